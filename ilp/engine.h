@@ -1,0 +1,51 @@
+/* The ideal-machine dependency engine (DESIGN.md, "The ideal machine"),
+ * with per-function isolated call instances and the constrained variants.
+ * It consumes perpi_events and knows nothing of ptrace. */
+#ifndef PERPI_ENGINE_H
+#define PERPI_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracer/event.h"
+
+struct engine_options {
+	unsigned window;       /* instruction window W; 0 = unlimited */
+	unsigned width;        /* issue width N per step; 0 = unlimited */
+	int stack_engine;      /* implicit RSP updates of push/pop/call/ret are free */
+	unsigned class_mask;   /* bit per enum perpi_class that counts; 0 = all (--only) */
+};
+
+struct engine_totals {
+	uint64_t insns;                    /* I */
+	uint64_t steps;                    /* C */
+	uint64_t class_insns[CLASS_COUNT]; /* counted instructions by class */
+	uint64_t unknown;                  /* undecodable instructions seen */
+	uint64_t syscalls;                 /* not counted in I */
+};
+
+/* A function's figures over the run: the sum of its isolated instances. */
+struct engine_function {
+	uint64_t entry; /* callee's first instruction address */
+	uint64_t insns; /* I_f = sum of instances' I */
+	uint64_t steps; /* C_f = sum of instances' C */
+	uint64_t calls; /* number of instances (open ones closed at the end) */
+};
+
+struct engine;
+
+struct engine *engine_new(const struct engine_options *opt); /* opt may be NULL */
+void engine_delete(struct engine *engine);
+
+/* Feed one event; a perpi_event_fn, so it can be the tracer's sink. */
+int engine_event(void *engine, const struct perpi_event *ev);
+
+/* Close open call instances (a program that exits from inside a call). */
+void engine_finish(struct engine *engine);
+
+void engine_totals(const struct engine *engine, struct engine_totals *out);
+
+/* The functions seen, in no particular order; owned by the engine. */
+size_t engine_functions(const struct engine *engine, const struct engine_function **out);
+
+#endif

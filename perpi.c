@@ -1,0 +1,44 @@
+/* perpi: instruction-level parallelism and resource-bound throughput of
+ * x86-64 programs. main only dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"help", NULL, "show this list"},
+};
+
+static int usage(FILE *out)
+{
+	fprintf(out, "usage: perpi [OPTIONS] PROGRAM [ARGS...]\n"
+		     "       perpi COMMAND [OPTIONS] [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'perpi COMMAND --help' and 'man perpi' tell more.\n");
+	return out == stderr ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "--version")) {
+		printf("perpi %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help"))
+		return usage(stdout);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].run && !strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "perpi: unknown command '%s'\n", argv[1]);
+	return usage(stderr);
+}
