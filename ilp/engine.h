@@ -48,4 +48,26 @@ void engine_totals(const struct engine *engine, struct engine_totals *out);
 /* The functions seen, in no particular order; owned by the engine. */
 size_t engine_functions(const struct engine *engine, const struct engine_function **out);
 
+/* Observers (histogram, data-flow graph, critical path, trace views) see
+ * every counted event with the step the engine gave it and, when asked,
+ * the producer of each source: an edge of the data-flow graph. */
+enum engine_dep_kind { DEP_UNIT, DEP_MEMORY };
+struct engine_dep {
+	uint64_t producer; /* dynamic index of the last writer in the analysed region */
+	uint64_t what;     /* the unit (DEP_UNIT) or the first byte's address (DEP_MEMORY) */
+	uint8_t kind;      /* enum engine_dep_kind */
+	uint8_t size;      /* bytes carried, for DEP_MEMORY */
+};
+struct engine_step_info {
+	uint64_t index;                 /* dynamic index of this instruction, from 0 */
+	uint64_t step;                  /* its step c (0 for an event not counted) */
+	const struct perpi_event *ev;
+	size_t n_deps;                  /* 0 unless the observer wants dependencies */
+	const struct engine_dep *deps;  /* valid during the call only */
+};
+typedef void (*engine_observer_fn)(void *ctx, const struct engine_step_info *info);
+
+/* At most a few observers; want_deps makes the engine track producers. */
+void engine_add_observer(struct engine *engine, engine_observer_fn fn, void *ctx, int want_deps);
+
 #endif
