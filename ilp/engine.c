@@ -22,6 +22,7 @@
 
 #define GLOBAL_PAGE_SHIFT 12 /* 4 KiB of the address space per page */
 #define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
+#define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
 
 struct frame {
@@ -56,6 +57,7 @@ struct engine {
 
 	struct frame *frames;
 	size_t depth, frames_cap;
+	struct shadow_pool frame_pool;
 
 	struct engine_function *funcs;
 	size_t n_funcs, funcs_cap;
@@ -79,6 +81,7 @@ struct engine *engine_new(const struct engine_options *opt)
 		e->unit_writer[u] = -1;
 	e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 0);
 	limits_init(&e->lim, e->opt.window, e->opt.width);
+	e->frame_pool.keep = FRAME_POOL_KEEP;
 	e->func_bits = 6;
 	e->func_slots = xcalloc((size_t)1 << e->func_bits, sizeof(*e->func_slots));
 	return e;
@@ -94,6 +97,7 @@ void engine_delete(struct engine *e)
 			limits_done(&e->frames[i].lim);
 	}
 	free(e->frames);
+	shadow_pool_done(&e->frame_pool);
 	shadow_delete(e->mem);
 	limits_done(&e->lim);
 	free(e->funcs);
@@ -296,35 +300,53 @@ static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
 	return ready + 1 < UINT32_MAX ? (uint32_t)(ready + 1) : 0;
 }
 
-static uint32_t frame_sources(const struct engine *e, const struct frame *f,
-			      const struct perpi_event *ev, const uint8_t *src, size_t n_src)
-{
-	uint32_t c = 0;
-	for (size_t i = 0; i < n_src; i++) {
-		unsigned u = src[i];
-		if (e->unit_writer[u] >= f->start && f->unit_ready[u] > c)
-			c = f->unit_ready[u];
-	}
-	if (f->mem && f->mem->used)
-		for (size_t m = 0; m < ev->n_mem; m++)
-			if (!ev->mem[m].write) {
-				uint32_t r = shadow_max(f->mem, ev->mem[m].addr, ev->mem[m].size);
-				c = r > c ? r : c;
-			}
-	return c;
-}
-
-static void frame_writes(struct frame *f, const struct perpi_event *ev, const uint8_t *dst,
-			 size_t n_dst)
+static void frame_writes(struct frame *f, struct shadow_pool *pool, const struct perpi_event *ev,
+			 const uint8_t *dst, size_t n_dst)
 {
 	for (size_t i = 0; i < n_dst; i++)
 		f->unit_ready[dst[i]] = f->c;
 	for (size_t m = 0; m < ev->n_mem; m++)
 		if (ev->mem[m].write) {
 			if (!f->mem)
-				f->mem = shadow_new(FRAME_PAGE_SHIFT, 0);
+				f->mem = shadow_new_pooled(FRAME_PAGE_SHIFT, pool);
 			shadow_set(f->mem, ev->mem[m].addr, ev->mem[m].size, f->c, 0);
 		}
+}
+
+/* Max ready step of the sources in every private frame (f->c). Frames are
+ * nested in time, so a unit whose last write came before frame k's start
+ * came before every deeper frame's too, and a page frame k never wrote
+ * no deeper frame wrote: both loops stop at the first frame that misses. */
+static void frame_sources(struct engine *e, size_t first, const struct perpi_event *ev,
+			  const uint8_t *src, size_t n_src)
+{
+	struct frame *frames = e->frames;
+	size_t depth = e->depth;
+	for (size_t k = first; k < depth; k++)
+		frames[k].c = 0;
+	for (size_t i = 0; i < n_src; i++) {
+		unsigned u = src[i];
+		int64_t w = e->unit_writer[u];
+		for (size_t k = first; k < depth && frames[k].start <= w; k++)
+			if (frames[k].unit_ready[u] > frames[k].c)
+				frames[k].c = frames[k].unit_ready[u];
+	}
+	for (size_t m = 0; m < ev->n_mem; m++) {
+		if (ev->mem[m].write)
+			continue;
+		for (size_t k = first; k < depth; k++) {
+			struct shadow *sh = frames[k].mem;
+			uint64_t a = ev->mem[m].addr, size = ev->mem[m].size;
+			if (!sh || !sh->used)
+				break;
+			if (((a & (((uint64_t)1 << sh->shift) - 1)) + size) <= ((uint64_t)1 << sh->shift) &&
+			    !shadow_lookup(sh, a >> sh->shift))
+				break;
+			uint32_t r = shadow_max(sh, a, size);
+			if (r > frames[k].c)
+				frames[k].c = r;
+		}
+	}
 }
 
 /* Steps of this event in the whole run (returned) and in every open frame
@@ -342,16 +364,18 @@ static uint32_t schedule(struct engine *e, const struct perpi_event *ev, int cou
 		}
 	if (counted && !(c = place(e, &e->lim, c)))
 		return 0;
-	for (size_t k = 0; k < e->depth; k++) {
-		struct frame *f = &e->frames[k];
-		if (f->shares_global) {
-			f->c = (uint32_t)c;
-			continue;
-		}
-		f->c = frame_sources(e, f, ev, src, n_src);
-		if (counted && !(f->c = place(e, &f->lim, f->c)))
-			return 0;
+	if (!e->depth)
+		return (uint32_t)c;
+	size_t first = 0;
+	if (e->frames[0].shares_global) {
+		e->frames[0].c = (uint32_t)c;
+		first = 1;
 	}
+	frame_sources(e, first, ev, src, n_src);
+	if (counted)
+		for (size_t k = first; k < e->depth; k++)
+			if (!(e->frames[k].c = place(e, &e->frames[k].lim, e->frames[k].c)))
+				return 0;
 	return (uint32_t)c;
 }
 
@@ -367,7 +391,7 @@ static void writes(struct engine *e, const struct perpi_event *ev, uint32_t c, i
 			shadow_set(e->mem, ev->mem[m].addr, ev->mem[m].size, c, index);
 	for (size_t k = 0; k < e->depth; k++)
 		if (!e->frames[k].shares_global)
-			frame_writes(&e->frames[k], ev, dst, n_dst);
+			frame_writes(&e->frames[k], &e->frame_pool, ev, dst, n_dst);
 }
 
 static void account(struct engine *e, const struct perpi_event *ev, int counted, uint32_t c)
