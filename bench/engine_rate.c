@@ -125,31 +125,43 @@ int main(int argc, char **argv)
 			ev->addr = addr;
 		}
 	}
-	struct engine *e = engine_new(&opt);
-	uint64_t sink = 0;
-	if (deps)
-		engine_add_observer(e, no_op, &sink, 1);
-	static struct perpi_event ev;
-	double t0 = perpi_now();
-	for (size_t i = 0; i < n; i++) {
-		const struct rec *r = &recs[i & (ring - 1)];
-		ev.insn = &insns[r->insn];
-		ev.sp = r->sp;
-		ev.flags = i ? 0 : EVENT_CALL_ENTRY; /* the first event enters main */
-		ev.n_src = r->n_src;
-		ev.n_dst = r->n_dst;
-		ev.n_mem = r->n_mem;
-		memcpy(ev.src, r->src, 3);
-		memcpy(ev.dst, r->dst, 2);
-		ev.mem[0] = (struct perpi_mem_access){r->addr, 8, r->write};
-		engine_event(e, &ev);
+	/* Best of three runs: the machine is shared, the best is the least
+	 * disturbed. */
+	struct engine *e = NULL;
+	double t = 1e300;
+	for (int rep = 0; rep < 3; rep++) {
+		engine_delete(e);
+		e = engine_new(&opt);
+		uint64_t sink = 0;
+		if (deps)
+			engine_add_observer(e, no_op, &sink, 1);
+		static struct perpi_event ev;
+		double t0 = perpi_now();
+		for (size_t i = 0; i < n; i++) {
+			const struct rec *r = &recs[i & (ring - 1)];
+			ev.insn = &insns[r->insn];
+			ev.sp = r->sp;
+			ev.flags = i ? 0 : EVENT_CALL_ENTRY; /* the first event enters main */
+			ev.n_src = r->n_src;
+			ev.n_dst = r->n_dst;
+			ev.n_mem = r->n_mem;
+			memcpy(ev.src, r->src, 3);
+			memcpy(ev.dst, r->dst, 2);
+			ev.mem[0] = (struct perpi_mem_access){r->addr, 8, r->write};
+			engine_event(e, &ev);
+		}
+		engine_finish(e);
+		if (perpi_now() - t0 < t)
+			t = perpi_now() - t0;
 	}
-	engine_finish(e);
-	double t = perpi_now() - t0;
 	struct engine_totals tot;
 	engine_totals(e, &tot);
 	const struct engine_function *f;
 	size_t nf = engine_functions(e, &f);
+	uint64_t calls = 0;
+	for (size_t i = 0; i < nf; i++)
+		calls += f[i].calls;
+	printf("instances %llu\n", (unsigned long long)calls);
 	printf("events %zu  seconds %.3f  Mevents/s %.1f  (I %llu, C %llu, functions %zu)\n", n, t,
 	       n / t / 1e6, (unsigned long long)tot.insns, (unsigned long long)tot.steps, nf);
 	engine_delete(e);
