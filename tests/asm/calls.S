@@ -51,7 +51,7 @@ stack_call:
 	.size stack_call, .-stack_call
 
 /* Nested instances each start from scratch.
- * EXPECT nest_outer I=9 C=7
+ * EXPECT nest_outer I=10 C=7
  * EXPECT nest_inner I=4 C=3
  *                        outer  inner
  *   add rax,rax x3       1 2 3
@@ -61,7 +61,8 @@ stack_call:
  *     mov edx,eax        6      3
  *     ret                2      1   (outer: rsp and return address (1))
  *   add rax,rdx          7          (rax (5), rdx (6))
- *   ret                  3          (rsp (2)) */
+ *   ret                  3          (rsp (2))
+ * outer: 3 + 1 + 4 + 1 + 1 = 10 instructions; inner: 4. */
 	.globl nest_outer
 	.type nest_outer, @function
 nest_outer:
