@@ -3,16 +3,22 @@
  * and 15% 8-byte stores (stack and a heap of a few MiB), a call or return
  * every ~12 instructions with the call depth wandering between 2 and 20,
  * each depth running a loop body of 48 static instructions.
- * The events are built in memory first, then fed to the engine and timed,
- * the way a trace replay feeds it.
+ * The events are built in memory first (compact records), then expanded
+ * into one event and fed to the engine, the way a trace replay feeds it;
+ * the best of three runs is reported.
  * Usage: engine_rate [EVENTS] [--flat] [--random PCT] [--stack-engine] [--window W]
  *                    [--width N] [--deps]
  * (--random: the share of heap accesses at random places in 4 MiB, 30 by
  * default; the others walk it sequentially)
+ * engine_rate --span BYTES [--frames]: memory instead of speed: 8-byte
+ * stores over BYTES of address space (at main's level, or --frames: half of
+ * them inside a call), then the engine's peak memory against the target of
+ * 64 MiB + 8x the bytes touched.
  * (--flat: no calls at all, the whole-run figures alone) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/util.h"
 #include "ilp/engine.h"
@@ -31,12 +37,62 @@ static void no_op(void *ctx, const struct engine_step_info *info)
 	(*(uint64_t *)ctx) += info->n_deps;
 }
 
+static long max_rss_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Peak memory of the engine after stores over span bytes. */
+static int memory_run(uint64_t span, int in_frame)
+{
+	static struct perpi_insn insn = {.addr = 0x400000, .klass = CLASS_STORE};
+	static struct perpi_insn call = {.addr = 0x400004, .klass = CLASS_BRANCH,
+					 .control = CTRL_CALL};
+	static struct perpi_event ev;
+	long before = max_rss_kib();
+	struct engine *e = engine_new(NULL);
+	uint64_t base = 0x100000000ull, sp = 0x7fff0000;
+	double t0 = perpi_now();
+	ev.insn = &insn;
+	ev.sp = sp;
+	ev.flags = EVENT_CALL_ENTRY;
+	ev.n_src = 1;
+	ev.src[0] = UNIT_RAX;
+	ev.n_mem = 1;
+	for (uint64_t a = 0; a < span; a += 8) {
+		if (in_frame && a == span / 2) {
+			/* a call: the second half is stored inside an instance */
+			ev.insn = &call;
+			ev.mem[0] = (struct perpi_mem_access){sp - 8, 8, 1};
+			engine_event(e, &ev);
+			ev.insn = &insn;
+			ev.sp = sp - 8;
+		}
+		ev.mem[0] = (struct perpi_mem_access){base + a, 8, 1};
+		engine_event(e, &ev);
+		ev.flags = 0;
+	}
+	engine_finish(e);
+	double t = perpi_now() - t0;
+	long used = max_rss_kib() - before;
+	double target = 64.0 * 1024 + 8.0 * span / 1024;
+	printf("span %.0f MiB%s: %.1f s, engine peak %.0f MiB, target %.0f MiB (%s)\n",
+	       span / 1048576.0, in_frame ? " (half in a call)" : "", t, used / 1024.0,
+	       target / 1024, used <= target ? "within" : "OVER");
+	engine_delete(e);
+	return used <= target ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = 10000000;
 	struct engine_options opt = {0};
 	int deps = 0, max_depth = 20;
 	unsigned random_pct = 30;
+	uint64_t span = 0;
+	int span_frames = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stack-engine"))
 			opt.stack_engine = 1;
@@ -48,11 +104,17 @@ int main(int argc, char **argv)
 			deps = 1;
 		else if (!strcmp(argv[i], "--random") && i + 1 < argc)
 			random_pct = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--span") && i + 1 < argc)
+			span = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--frames"))
+			span_frames = 1;
 		else if (!strcmp(argv[i], "--flat"))
 			max_depth = 0;
 		else
 			n = strtoull(argv[i], NULL, 0);
 	}
+	if (span)
+		return memory_run(span, span_frames);
 	/* A small static program: 4096 instructions at distinct addresses. */
 	struct perpi_insn *insns = xcalloc(4096, sizeof(*insns));
 	for (int i = 0; i < 4096; i++) {

@@ -111,8 +111,11 @@ void engine_add_observer(struct engine *e, engine_observer_fn fn, void *ctx, int
 		perpi_fatal("engine: more than %d observers", MAX_OBSERVERS);
 	e->observers[e->n_observers++] = (struct observer){fn, ctx, want_deps};
 	if (want_deps && !e->want_deps) {
-		/* Producers of memory bytes need a writer per byte; observers are
-		 * added before the first event, so nothing is lost. */
+		/* Producers of memory bytes need a writer per byte, from the
+		 * first event on. */
+		if (e->index)
+			perpi_fatal("engine: an observer of dependencies must be added before "
+				    "the first event");
 		e->want_deps = 1;
 		shadow_delete(e->mem);
 		e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 1);
@@ -474,7 +477,8 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	e->pending_call = insn->control == CTRL_CALL;
 
 	int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
-		      (!e->opt.class_mask || ((e->opt.class_mask >> insn->klass) & 1));
+		      (!e->opt.class_mask ||
+		       (insn->klass < CLASS_COUNT && ((e->opt.class_mask >> insn->klass) & 1)));
 	const uint8_t *src = ev->src, *dst = ev->dst;
 	size_t n_src = ev->n_src, n_dst = ev->n_dst;
 	uint8_t src_buf[UNIT_COUNT], dst_buf[UNIT_COUNT];
