@@ -30,7 +30,10 @@ enum action {
 	A_LANE,         /* lane-selecting: arg enum lane */
 	A_GPR_SET,      /* implicit GPR gets exactly this access: arg as A_GPR */
 	A_ST_OPS_RW,    /* explicit ST(i) operands are read and written */
-	A_VZEROUPPER,   /* writes bits 128-511 of v0-v15 */
+	A_VZEROUPPER,   /* writes parts arg (bitmask) of v0-v15 */
+	A_MEM_SIZE,     /* the explicit memory operand has arg bytes */
+	A_NO_FLAGS_W,   /* writes no flag */
+	A_X87_CMOV,     /* fcmovcc st(0), st(i): st(0) merges, st(i) read */
 };
 enum lane { L_EXTRACT, L_INSERT, L_PERM2, L_PERMQ, L_SHUF4 };
 
@@ -62,17 +65,12 @@ static const struct fix fixes[] = {
 	{"ret", S_CS, C_ANY, A_POP, 0},
 	{"leave", S_CS, C_ANY, A_LEAVE, 0}, {"enter", S_CS, C_ANY, A_ENTER, 0},
 	{"pushfq", S_ALL, C_ANY, A_FLAGS_R, FL_ALL}, {"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
-	/* Stores reported as reads. */
-	{"movups", S_CS, C_STORE, A_MEM_W, 0}, {"movaps", S_CS, C_STORE, A_MEM_W, 0},
-	{"movupd", S_CS, C_STORE, A_MEM_W, 0}, {"movapd", S_CS, C_STORE, A_MEM_W, 0},
-	{"movdqu", S_CS, C_STORE, A_MEM_W, 0}, {"movdqa", S_CS, C_STORE, A_MEM_W, 0},
-	{"movq", S_CS, C_STORE, A_MEM_W, 0}, {"movd", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovdqu", S_CS, C_STORE, A_MEM_W, 0}, {"vmovdqa", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovdqu8", S_CS, C_STORE, A_MEM_W, 0}, {"vmovdqu64", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovups", S_CS, C_STORE, A_MEM_W, 0}, {"vmovaps", S_CS, C_STORE, A_MEM_W, 0},
-	{"fstp", S_CS, C_STORE, A_MEM_W, 0}, {"fst", S_CS, C_STORE, A_MEM_W, 0},
-	{"fistp", S_CS, C_STORE, A_MEM_W, 0}, {"fisttp", S_CS, C_STORE, A_MEM_W, 0},
-	{"set*", S_CS, C_STORE, A_MEM_W, 0},
+	/* Stores reported as reads: moves whose first operand is memory. */
+	{"mov*", S_CS, C_STORE, A_MEM_W, 0}, {"vmov*", S_CS, C_STORE, A_MEM_W, 0},
+	{"fst", S_CS, C_STORE, A_MEM_W, 0}, {"fstp", S_CS, C_STORE, A_MEM_W, 0},
+	{"fist", S_CS, C_STORE, A_MEM_W, 0}, {"fistp", S_CS, C_STORE, A_MEM_W, 0},
+	{"fisttp", S_CS, C_STORE, A_MEM_W, 0}, {"fnstcw", S_CS, C_STORE, A_MEM_W, 0},
+	{"fnstsw", S_CS, C_STORE, A_MEM_W, 0}, {"set*", S_CS, C_STORE, A_MEM_W, 0},
 	{"stmxcsr", S_CS, C_ANY, A_MEM_W, 0}, {"vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
 	/* lea, prefetches, clflush: address registers, no memory. */
 	{"lea", S_CS, C_ANY, A_AGEN, 0}, {"prefetch*", S_ALL, C_ANY, A_AGEN, 0},
@@ -92,7 +90,7 @@ static const struct fix fixes[] = {
 	{"cdq", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 4, AC_R)},
 	{"cwd", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 2, AC_R)},
 	{"rcl", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)}, {"rcr", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 0},
+	{"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 6}, {"vzeroall", S_ALL, C_ANY, A_VZEROUPPER, 7},
 	/* Destination merges. */
 	{"cvtsi2sd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"cvtsi2ss", S_ALL, C_LEGACY, A_DEST_READ, 0},
 	{"cvtss2sd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"cvtsd2ss", S_ALL, C_LEGACY, A_DEST_READ, 0},
@@ -101,8 +99,39 @@ static const struct fix fixes[] = {
 	{"rcpss", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"rsqrtss", S_ALL, C_LEGACY, A_DEST_READ, 0},
 	{"movss", S_ALL, C_REG, A_DEST_READ, 0}, {"movsd", S_ALL, C_REG, A_DEST_READ, 0},
 	{"cmov*", S_ALL, C_ANY, A_DEST_READ, 0},
-	/* EVEX masked moves leave the stored register / loaded memory without access. */
-	{"vmov*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
+	{"movhps", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"movlps", S_ALL, C_LEGACY, A_DEST_READ, 0},
+	{"movhpd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"movlpd", S_ALL, C_LEGACY, A_DEST_READ, 0},
+	{"movhlps", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"movlhps", S_ALL, C_LEGACY, A_DEST_READ, 0},
+	{"pinsr*", S_ALL, C_LEGACY, A_DEST_READ, 0},
+	/* EVEX masked forms leave operands without access: they are read. */
+	{"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
+	{"pcmpistri", S_CS, C_ANY, A_FLAGS_W, FL_STATUS}, {"pcmpestri", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+	{"pcmpistrm", S_CS, C_ANY, A_FLAGS_W, FL_STATUS}, {"pcmpestrm", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+	{"lzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)}, {"tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
+	{"vcomis*", S_CS, C_ANY, A_FLAGS_W, FL_STATUS}, {"vucomis*", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+	{"comiss", S_CS, C_ANY, A_MEM_SIZE, 4}, {"ucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
+	{"vcomiss", S_CS, C_ANY, A_MEM_SIZE, 4}, {"vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
+	{"comisd", S_CS, C_ANY, A_MEM_SIZE, 8}, {"ucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},
+	{"vcomisd", S_CS, C_ANY, A_MEM_SIZE, 8}, {"vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},
+	{"fnstsw", S_CS, C_MEM, A_MEM_SIZE, 2},
+	{"vbroadcast?32x4", S_CS, C_MEM, A_MEM_SIZE, 16}, {"vbroadcast?64x2", S_CS, C_MEM, A_MEM_SIZE, 16},
+	{"vbroadcast?32x8", S_CS, C_MEM, A_MEM_SIZE, 32}, {"vbroadcast?64x4", S_CS, C_MEM, A_MEM_SIZE, 32},
+	{"cmp*", S_CS, C_VEC, A_NO_FLAGS_W, 0}, /* SSE compares write a mask, not flags */
+	{"cmps*", S_CS, C_NOVEC, A_FLAGS_R, FL(UNIT_DF)}, {"scas*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)},
+	{"lods*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)}, {"stos*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)},
+	{"adcx", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)}, {"adox", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_OF)},
+	{"adcx", S_CS, C_ANY, A_DEST_READ, 0}, {"adox", S_CS, C_ANY, A_DEST_READ, 0},
+	{"cmc", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+	{"lahf", S_CS, C_ANY, A_FLAGS_R, FL_STATUS & ~FL(UNIT_OF)},
+	{"rol", S_CS, C_MEM, A_MEM_RW, 0}, {"ror", S_CS, C_MEM, A_MEM_RW, 0},
+	{"rcl", S_CS, C_MEM, A_MEM_RW, 0}, {"rcr", S_CS, C_MEM, A_MEM_RW, 0},
+	{"extractps", S_CS, C_STORE, A_MEM_W, 0}, {"vextract*", S_CS, C_STORE, A_MEM_W, 0},
+	{"pextr*", S_CS, C_STORE, A_MEM_W, 0}, {"vpextr*", S_CS, C_STORE, A_MEM_W, 0},
+	{"fcmovb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)}, {"fcmovnb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+	{"fcmove", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)}, {"fcmovne", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)},
+	{"fcmovbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
+	{"fcmovnbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
+	{"fcmovu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)}, {"fcmovnu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)},
 	/* Syscalls (DESIGN.md): not counted, fixed register sets. */
 	{"syscall", S_ALL, C_ANY, A_SYSCALL, 0}, {"sysenter", S_ALL, C_ANY, A_SYSCALL, 0},
 	/* Special registers, which the IR does not carry as operands. */
@@ -125,7 +154,23 @@ static const struct fix fixes[] = {
 	{"fld1", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldz", S_ALL, C_ANY, A_X87_PUSH, 0},
 	{"fldpi", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldl2e", S_ALL, C_ANY, A_X87_PUSH, 0},
 	{"fldln2", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldlg2", S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fst", S_ALL, C_MEM, A_ST, STA(0, AC_R)}, {"fstp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
+	{"fldl2t", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fbld", S_ALL, C_ANY, A_X87_PUSH, 0},
+	{"fxtract", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fxtract", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"fptan", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fptan", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"fsincos", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fsincos", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"fbstp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+	{"fcmov*", S_ALL, C_ANY, A_X87_CMOV, 0},
+	{"fiadd", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fisub", S_ALL, C_ANY, A_X87_ARITH, 0},
+	{"fisubr", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fimul", S_ALL, C_ANY, A_X87_ARITH, 0},
+	{"fidiv", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fidivr", S_ALL, C_ANY, A_X87_ARITH, 0},
+	{"ficom", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"ficomp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+	{"fst", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fstp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+	{"fscale", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)}, {"fscale", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
+	{"fprem*", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)}, {"fprem*", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
+	{"fsin", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)}, {"fcos", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"f2xm1", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"fpatan", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fpatan", S_ALL, C_ANY, A_ST, STA(1, AC_R | AC_W)},
+	{"fyl2x*", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fyl2x*", S_ALL, C_ANY, A_ST, STA(1, AC_R | AC_W)},
 	{"fist", S_ALL, C_MEM, A_ST, STA(0, AC_R)}, {"fistp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
 	{"fisttp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
 	{"fadd", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fsub", S_ALL, C_ANY, A_X87_ARITH, 0},
@@ -443,9 +488,16 @@ static void fix_x87_arith(struct x86_ir *ir)
 {
 	int n = 0;
 	for (int i = 0; i < ir->nops; i++)
-		n += ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST && !ir->ops[i].implicit;
-	if (n <= 1) /* "fadd st(1)" or "fadd m64": st(0) op= operand */
+		n += ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST;
+	if (n <= 1) { /* "fadd st(1)" or "fadd m64": st(0) op= operand */
 		ensure_reg(ir, reg_of(RC_ST, 0, 10), AC_R | AC_W);
+		return;
+	}
+	for (int i = 0; i < ir->nops; i++) /* "fmul st(2), st(0)": the first is updated */
+		if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST) {
+			ir->ops[i].access = AC_R | AC_W;
+			return;
+		}
 }
 
 static void fix_action(struct x86_ir *ir, const struct fix *f)
@@ -453,7 +505,12 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 	switch (f->action) {
 	case A_ZERO_IDIOM: fix_zero_idiom(ir); break;
 	case A_PUSH: case A_POP: case A_LEAVE: case A_ENTER: fix_stack(ir, f->action); break;
-	case A_MEM_W: set_mem_access(ir, AC_W); break;
+	case A_MEM_W:
+		if (ir->nops && ir->ops[0].type == OP_MEM)
+			ir->ops[0].access = AC_W;
+		else
+			set_mem_access(ir, AC_W);
+		break;
 	case A_MEM_RW: set_mem_access(ir, AC_R | AC_W); break;
 	case A_AGEN:
 		for (int i = 0; i < ir->nops; i++)
@@ -507,6 +564,21 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 	case A_SHIFT: fix_shift(ir); break;
 	case A_GATHER: fix_gather(ir); break;
 	case A_LANE: fix_lane(ir, (int)f->arg); break;
+	case A_MEM_SIZE:
+		for (int i = 0; i < ir->nops; i++)
+			if (ir->ops[i].type == OP_MEM && !ir->ops[i].implicit)
+				ir->ops[i].size = (uint16_t)f->arg;
+		break;
+	case A_NO_FLAGS_W: ir->flags_write = 0; break;
+	case A_X87_CMOV: {
+		int first = 1;
+		for (int i = 0; i < ir->nops; i++)
+			if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST) {
+				ir->ops[i].access = first ? AC_R | AC_W : AC_R;
+				first = 0;
+			}
+		break;
+	}
 	case A_GPR_SET:
 		for (int i = 0; i < ir->nops; i++)
 			if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_GPR &&
@@ -523,7 +595,7 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 		ir->nops = 0;
 		for (int v = 0; v < 16; v++) {
 			x86_ir_add_reg(ir, reg_of(RC_VEC, v, 64), AC_W, 1);
-			ir->ops[ir->nops - 1].part_mask = 6;
+			ir->ops[ir->nops - 1].part_mask = (uint8_t)f->arg;
 		}
 		break;
 	}
