@@ -117,7 +117,8 @@ static void mem_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 	m->size = op->size;
 	if (ir->bcast && ir->elem_size && !op->implicit) {
 		const struct x86_irop *d = &ir->ops[0];
-		m->size = ir->elem_size;
+		if (ir->bcast == 1) /* embedded {1toN}: one element; 2: a whole broadcast source */
+			m->size = ir->elem_size;
 		m->bcast_elems = (uint8_t)((d->type == OP_REG && d->reg.cls == RC_VEC ? d->size : 64) /
 					   ir->elem_size);
 	}

@@ -423,7 +423,7 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 		ir->rep = 1;
 	if (zi.avx.mask.mode == ZYDIS_MASK_MODE_DISABLED)
 		ir->mask_k = 0;
-	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID)
+	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID && !zi.avx.broadcast.is_static)
 		ir->bcast = 1;
 	for (int i = 0; i < zi.operand_count; i++)
 		if (zo[i].element_size && zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&

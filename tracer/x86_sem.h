@@ -63,7 +63,7 @@ struct x86_ir {
 	struct x86_irop ops[IR_MAX_OPS];
 	uint8_t flags_read, flags_write;
 	uint8_t mask_k, mask_zero; /* EVEX {kN}, {z} */
-	uint8_t bcast;             /* EVEX embedded broadcast on the memory operand */
+	uint8_t bcast;             /* 1: EVEX embedded broadcast; 2: vbroadcast* source */
 	uint8_t elem_size;         /* bytes of one vector element (masking, broadcast) */
 	uint8_t rep, lock, addr32, opsize;
 	/* Semantics added by the fix table / rules */
@@ -131,6 +131,9 @@ void x86_classify(const struct x86_ir *ir, uint8_t *klass, uint8_t *control);
 
 /* The fix table: corrections and implicit effects by mnemonic. */
 void x86_fix_apply(struct x86_ir *ir);
+/* For the tests: how often entry i fired since the start of the process. */
+size_t x86_fix_count(void);
+unsigned long x86_fix_hits(size_t i, const char **mnemonic, int *capstone_only);
 
 /* Decoders into the IR. Return 0, or -1 if that decoder cannot decode. */
 struct x86_decoders;

@@ -19,6 +19,7 @@
 #include "tracer/x86_sem.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBM "/lib/x86_64-linux-gnu/libm.so.6" /* x87 and SSE math: more forms */
 
 /* Disagreement classes accepted, with the reason. A class is
  * "MNEMONIC KIND UNIT": KIND is src+/src-/dst+/dst-/mem+/mem- (+: perpi has
@@ -286,18 +287,14 @@ static int by_count(const void *a, const void *b)
 	return (y->count > x->count) - (y->count < x->count);
 }
 
-int main(int argc, char **argv)
+static int sweep_report(const char *path)
 {
-	const char *path = argc > 1 ? argv[1] : LIBC;
 	struct totals t = {0};
-	if (access(path, R_OK) != 0) {
-		printf("SKIP: %s not readable\n", path);
-		return 77;
-	}
 	double t0 = perpi_now();
+	n_classes = 0;
 	if (sweep(path, &t) < 0) {
 		fprintf(stderr, "perpi: test_x86_zydis: cannot read %s\n", path);
-		return 1;
+		return -1;
 	}
 	qsort(classes, (size_t)n_classes, sizeof(classes[0]), by_count);
 	long bad = 0, exc = 0;
@@ -317,4 +314,27 @@ int main(int argc, char **argv)
 	       t.compared - t.agreeing - t.excepted, exc, bad, t.zydis_only, t.unknown,
 	       t.length_mismatch, perpi_now() - t0);
 	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *defaults[] = {LIBC, LIBM};
+	const char **paths = argc > 1 ? (const char **)argv + 1 : defaults;
+	int n = argc > 1 ? argc - 1 : 2, failed = 0, swept = 0;
+	for (int i = 0; i < n; i++) {
+		if (access(paths[i], R_OK) != 0) {
+			printf("%s not readable: not swept\n", paths[i]);
+			continue;
+		}
+		int rc = sweep_report(paths[i]);
+		if (rc < 0)
+			return 1;
+		failed += rc;
+		swept++;
+	}
+	if (!swept) {
+		printf("SKIP: no library to sweep (%s)\n", LIBC);
+		return 77;
+	}
+	return failed ? 1 : 0;
 }
