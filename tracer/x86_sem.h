@@ -103,7 +103,6 @@ struct x86_memt {
 	int64_t disp;
 };
 
-#define SEM_MAX_UNITS 160
 #define SEM_MAX_MEM 3
 
 struct x86_sem {
@@ -122,9 +121,14 @@ struct x86_sem {
 	int8_t st_src[8], st_dst[8];
 	/* SP_GATHER */
 	uint8_t gather_dst, gather_mask_vec, gather_index_q, gather_count, gather_store;
-	uint8_t src[SEM_MAX_UNITS], dst[SEM_MAX_UNITS];
 	struct x86_memt mem[SEM_MAX_MEM];
+	uint8_t units[]; /* n_src sources, then n_dst destinations */
 };
+
+/* Room x86_sem_build needs, and the bytes a built sem really uses (the
+ * decoder keeps one per static instruction: it must stay small). */
+#define X86_SEM_MAX_SIZE (sizeof(struct x86_sem) + 2 * UNIT_COUNT)
+#define X86_SEM_SIZE(s) (sizeof(struct x86_sem) + (s)->n_src + (s)->n_dst)
 
 void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem);
 void x86_classify(const struct x86_ir *ir, uint8_t *klass, uint8_t *control);

@@ -367,6 +367,64 @@ static int check_unknown(struct x86_decoder *dec)
 	return 0;
 }
 
+/* Histogram classes and control flow (DESIGN.md "Histogram"): a load-op
+ * takes the class of its operation, a pure load is load, a pure store is
+ * store, register moves and immediates are move. */
+static const struct {
+	const char *hex, *text;
+	int klass, control;
+} classes[] = {
+	{"8b 06", "mov eax, [rsi]", CLASS_LOAD, CTRL_NONE},
+	{"48 89 07", "mov [rdi], rax", CLASS_STORE, CTRL_NONE},
+	{"48 89 d8", "mov rax, rbx", CLASS_MOVE, CTRL_NONE},
+	{"b8 01 00 00 00", "mov eax, 1", CLASS_MOVE, CTRL_NONE},
+	{"48 03 44 cb 10", "add rax, [rbx+rcx*8+16]", CLASS_INT, CTRL_NONE},
+	{"48 8d 47 08", "lea rax, [rdi+8]", CLASS_INT, CTRL_NONE},
+	{"0f 44 c3", "cmovz eax, ebx", CLASS_MOVE, CTRL_NONE},
+	{"f2 0f 58 c1", "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE},
+	{"f2 0f 59 07", "mulsd xmm0, [rdi]", CLASS_FP, CTRL_NONE},
+	{"c4 e2 f5 b8 c2", "vfmadd231pd", CLASS_FP, CTRL_NONE},
+	{"f2 0f 2c c0", "cvttsd2si eax, xmm0", CLASS_FP, CTRL_NONE},
+	{"d8 c1", "fadd st(1)", CLASS_FP, CTRL_NONE},
+	{"dd 07", "fld qword [rdi]", CLASS_LOAD, CTRL_NONE},
+	{"c5 fd fe c1", "vpaddd ymm0, ymm0, ymm1", CLASS_VEC, CTRL_NONE},
+	{"66 0f 70 c1 1b", "pshufd", CLASS_VEC, CTRL_NONE},
+	{"0f 54 c1", "andps", CLASS_VEC, CTRL_NONE},
+	{"0f 28 c1", "movaps xmm0, xmm1", CLASS_MOVE, CTRL_NONE},
+	{"c5 fe 6f 07", "vmovdqu ymm0, [rdi]", CLASS_LOAD, CTRL_NONE},
+	{"c5 fe 7f 07", "vmovdqu [rdi], ymm0", CLASS_STORE, CTRL_NONE},
+	{"50", "push rax", CLASS_STORE, CTRL_NONE},
+	{"5b", "pop rbx", CLASS_LOAD, CTRL_NONE},
+	{"e8 00 00 00 00", "call", CLASS_BRANCH, CTRL_CALL},
+	{"c3", "ret", CLASS_BRANCH, CTRL_RET},
+	{"74 00", "je", CLASS_BRANCH, CTRL_COND_JUMP},
+	{"e2 00", "loop", CLASS_BRANCH, CTRL_COND_JUMP},
+	{"eb 00", "jmp", CLASS_BRANCH, CTRL_JUMP},
+	{"ff 20", "jmp [rax]", CLASS_BRANCH, CTRL_JUMP},
+	{"0f 05", "syscall", CLASS_OTHER, CTRL_SYSCALL},
+	{"cd 80", "int 0x80", CLASS_OTHER, CTRL_SYSCALL},
+	{"cc", "int3", CLASS_OTHER, CTRL_OTHER},
+	{"0f a2", "cpuid", CLASS_OTHER, CTRL_NONE},
+	{"0f 1f 04 00", "nop [rax+rax]", CLASS_OTHER, CTRL_NONE},
+};
+
+static int check_classes(struct x86_decoder *dec)
+{
+	int bad = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
+		uint8_t b[16];
+		struct perpi_insn insn;
+		int n = parse_hex(classes[i].hex, b);
+		if (x86_decode(dec, 0x401000, b, (size_t)n, &insn) < 0 ||
+		    insn.klass != classes[i].klass || insn.control != classes[i].control) {
+			printf("FAIL class of %s: class %d control %d, want %d %d\n", classes[i].text,
+			       insn.klass, insn.control, classes[i].klass, classes[i].control);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* Every fix-table entry must have fired in at least one case above. */
 static int check_fix_coverage(void)
 {
@@ -410,6 +468,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		failed += run_case(dec, &cases[i]);
 	failed += check_unknown(dec);
+	failed += check_classes(dec);
 	failed += check_fix_coverage();
 	printf("%zu cases, %d failed\n", ARRAY_SIZE(cases) + 1, failed);
 	x86_decoder_delete(dec);
