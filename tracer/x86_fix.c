@@ -5,6 +5,7 @@
  * S_ALL entries are DESIGN.md rules no decoder knows (zero idioms, syscall,
  * the special registers, x87 pushes, dynamic handlers) and apply to both
  * decoders. Each entry is covered by a case in tests/x86/test_x86_sem.c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -624,13 +625,46 @@ unsigned long x86_fix_hits(size_t i, const char **mnemonic, int *capstone_only)
 	return fix_hits[i];
 }
 
+/* Which entries a mnemonic matches, cached: matching ~80 pattern lists per
+ * decode costs microseconds. Static, like the table (decoding is not
+ * multi-threaded). */
+#define MATCH_CACHE 4096
+#define MATCH_WORDS ((ARRAY_SIZE(fixes) + 63) / 64)
+static struct {
+	char mnemonic[32];
+	uint64_t match[MATCH_WORDS];
+} match_cache[MATCH_CACHE];
+
+static const uint64_t *matching_fixes(const char *m)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = m; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	for (uint32_t probe = 0; probe < MATCH_CACHE; probe++) {
+		__typeof__(match_cache[0]) *e = &match_cache[(h + probe) % MATCH_CACHE];
+		if (e->mnemonic[0] && strcmp(e->mnemonic, m))
+			continue;
+		if (!e->mnemonic[0]) {
+			snprintf(e->mnemonic, sizeof(e->mnemonic), "%s", m);
+			for (size_t i = 0; i < ARRAY_SIZE(fixes); i++)
+				if (mnemonic_match(fixes[i].mnemonics, m))
+					e->match[i / 64] |= 1ull << (i % 64);
+		}
+		return e->match;
+	}
+	return NULL; /* full: match without the cache */
+}
+
 void x86_fix_apply(struct x86_ir *ir)
 {
+	const uint64_t *match = matching_fixes(ir->mnemonic);
 	for (size_t i = 0; i < ARRAY_SIZE(fixes); i++) {
 		const struct fix *f = &fixes[i];
+		if (match ? !(match[i / 64] >> (i % 64) & 1) : !mnemonic_match(f->mnemonics, ir->mnemonic))
+			continue;
 		if (f->scope == S_CS && (ir->decoder != DECODER_CAPSTONE || ir->no_fixes))
 			continue;
-		if (!mnemonic_match(f->mnemonics, ir->mnemonic) || !cond_holds(ir, f->cond))
+		if (!cond_holds(ir, f->cond))
 			continue;
 		fix_hits[i]++;
 		fix_action(ir, f);
