@@ -56,6 +56,8 @@ static const struct fix fixes[] = {
 	 "pcmpeq* psub* vpsub* pcmpgt* vpcmpgt* pandn vpandn",
 	 S_ALL, C_ANY, A_ZERO_IDIOM, 0},
 	{"vpcmpeq*", S_ALL, C_VEC, A_ZERO_IDIOM, 0},
+	/* The mask-register forms glibc uses (kxnorq k2,k2,k2: all ones). */
+	{"kxnor? kxor?", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
 	/* Stack bytes: Capstone reports RSP only. */
 	{"push pushfq call", S_CS, C_ANY, A_PUSH, 0},
 	{"pop popfq ret", S_CS, C_ANY, A_POP, 0},
@@ -389,7 +391,8 @@ static void fix_lane(struct x86_ir *ir, int kind)
 		int out = dst->size; /* 16 or 32 bytes extracted */
 		s1->part_mask = (uint8_t)(out >= 32 ? ((imm & 1) ? 4 : 3) : lane_mask(imm & (s1->size == 64 ? 3 : 1)));
 	} else if (kind == L_INSERT && s1) {
-		int piece = s2 ? s2->size : 16, lanes = s1->size == 64 ? 3 : 1;
+		const struct x86_irop *m = explicit_op(ir, OP_MEM);
+		int piece = s2 ? s2->size : m ? m->size : 16, lanes = s1->size == 64 ? 3 : 1;
 		if (piece >= 32)
 			s1->part_mask = (imm & 1) ? 3 : 4;
 		else if (s1->size == 64)

@@ -207,6 +207,22 @@ static const struct tcase cases[] = {
 	{"vshuff32x4 selects lanes", "62 f3 75 48 23 c2 4e", "v1.2 v2.0 v2.1", V3(0), ""},
 	{"int 0x80", "cd 80", "rax rbx rcx rdx rsi rdi rbp", "rax", "", NULL, NULL,
 	 EVENT_NOT_COUNTED},
+	/* one-operand imul: CF OF defined, SF ZF AF PF undefined */
+	{"imul one-operand implicit rax rdx", "48 f7 eb", "rax rbx", "rax rdx" AR6, ""},
+	{"idiv implicit rax rdx", "48 f7 f9", "rax rdx rcx", "rax rdx" AR6, ""},
+	{"imul three-operand", "6b c3 03", "rbx", "rax" AR6, ""},
+	{"kxnorq k,k,k all-ones idiom", "c4 e1 ec 46 d2", "", "k2", ""},
+	/* vinserti32x8 ..., 1 replaces bits 256-511: keeps parts 0-1 of zmm1 */
+	{"vinserti32x8 from memory", "62 f3 75 48 3a 07 01", "rdi v1.0 v1.1", V3(0), "r:6000:32"},
+	/* vpermq zmm, imm 0xff: qword 3 of each 256-bit half: parts 1 and 2 */
+	{"vpermq zmm selects within halves", "62 f3 fd 48 00 c1 ff", "v1.1 v1.2", V3(0), ""},
+	/* xsavec with edx:eax = 7: compacted, the AVX component (256 bytes)
+	 * right after the header at 576 = 0x240; XSTATE_BV and XCOMP_BV written */
+	{"xsavec compacted layout", "0f c7 27",
+	 "rax rdx rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 "
+	 "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0 v0.1 v1.1 v2.1 v3.1 v4.1 "
+	 "v5.1 v6.1 v7.1 v8.1 v9.1 v10.1 v11.1 v12.1 v13.1 v14.1 v15.1", "",
+	 "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6240:256 w:6200:16", "rax=7 rdx=0"},
 	/* fxsave: x87 (bytes 0-23, 32-159) and SSE (24-31, 160-415) */
 	{"fxsave", "0f ae 07",
 	 "rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 v5.0 "
