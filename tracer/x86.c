@@ -104,8 +104,9 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 		rc = x86_ir_zydis(&dec->zydis, &dec->formatter, addr, bytes, avail, &ir, &len,
 				  out->text, sizeof(out->text));
 		if (rc == -2 && avail < 15)
-			return perpi_set_error("x86 decode at 0x%llx: %zu bytes are not a whole instruction",
-					       (unsigned long long)addr, avail);
+			return perpi_set_error(
+			    "x86 decode at 0x%llx: %zu bytes are not a whole instruction",
+			    (unsigned long long)addr, avail);
 	}
 	if (rc < 0)
 		fill_unknown(&ir, out, bytes);
@@ -132,8 +133,8 @@ int x86_decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, siz
 	return decode(dec, addr, bytes, avail, out, 0);
 }
 
-int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes,
-			 size_t avail, struct perpi_insn *out)
+int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,
+			 struct perpi_insn *out)
 {
 	int rc = decode(dec, addr, bytes, avail, out, 1);
 	return rc < 0 || out->decoder != DECODER_ZYDIS ? -1 : 0;

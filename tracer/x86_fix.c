@@ -18,125 +18,123 @@ struct fix {
 };
 
 static const struct fix fixes[] = {
-	/* Zero and all-ones idioms (DESIGN.md): no source. */
-	{"xor sub pxor xorps xorpd vpxor vpxord vpxorq vxorps vxorpd "
-	 "pcmpeq* psub* vpsub* pcmpgt* vpcmpgt* pandn vpandn",
-	 S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"vpcmpeq*", S_ALL, C_VEC, A_ZERO_IDIOM, 0},
-	/* The mask-register forms glibc uses (kxnorq k2,k2,k2: all ones). */
-	{"kxnor? kxor?", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	/* Stack bytes: Capstone reports RSP only. */
-	{"push pushfq call", S_CS, C_ANY, A_PUSH, 0},
-	{"pop popfq ret", S_CS, C_ANY, A_POP, 0},
-	{"leave", S_CS, C_ANY, A_LEAVE, 0},
-	{"enter", S_CS, C_ANY, A_ENTER, 0},
-	{"pushfq", S_ALL, C_ANY, A_FLAGS_R, FL_ALL},
-	{"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
-	/* Stores reported as reads: moves whose first operand is memory. */
-	{"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, A_MEM_W, 0},
-	{"stmxcsr vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
-	/* lea, prefetches, clflush: address registers, no memory. */
-	{"lea", S_CS, C_ANY, A_AGEN, 0},
-	{"prefetch* clflush clflushopt", S_ALL, C_ANY, A_AGEN, 0},
-	{"nop", S_ALL, C_ANY, A_NO_OPERANDS, 0},
-	/* Flags. */
-	{"adc sbb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"movsd movss", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
-	{"test", S_CS, C_ANY, A_NO_WRITE, 0},
-	/* Implicit registers. */
-	{"cpuid", S_CS, C_ANY, A_GPR64, 0},
-	{"cmpxchg", S_CS, C_ANY, A_CMPXCHG, 0},
-	{"cmpxchg8b cmpxchg16b", S_CS, C_ANY, A_MEM_RW, 0},
-	{"leave", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RSP, 8, AC_W)},
-	{"cqo", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 8, AC_R)},
-	{"cdq", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 4, AC_R)},
-	{"cwd", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 2, AC_R)},
-	{"rcl rcr", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 6},
-	{"vzeroall", S_ALL, C_ANY, A_VZEROUPPER, 7},
-	/* Destination merges. */
-	{"cvtsi2sd cvtsi2ss cvtss2sd cvtsd2ss sqrtsd sqrtss roundsd "
-	 "roundss rcpss rsqrtss movhps movlps movhpd movlpd movhlps "
-	 "movlhps pinsr*",
-	 S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"movss movsd", S_ALL, C_REG, A_DEST_READ, 0},
-	{"cmov*", S_ALL, C_ANY, A_DEST_READ, 0},
-	/* EVEX masked forms leave operands without access: they are read. */
-	{"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
-	{"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*",
-	 S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
-	{"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
-	{"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
-	{"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},
-	{"fnstsw", S_CS, C_MEM, A_MEM_SIZE, 2},
-	{"vbroadcast?32x4 vbroadcast?64x2", S_CS, C_MEM, A_MEM_SIZE, 16},
-	/* SSE compares write a mask, not flags */
-	{"cmp*", S_CS, C_VEC, A_NO_FLAGS_W, 0},
-	/* Flags Capstone 4 does not report read */
-	{"cmps*", S_CS, C_NOVEC, A_FLAGS_R, FL(UNIT_DF)},
-	{"scas* lods* stos*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)},
-	{"adcx cmc fcmovb fcmovnb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"adox", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_OF)},
-	{"adcx adox", S_CS, C_ANY, A_DEST_READ, 0},
-	{"lahf", S_CS, C_ANY, A_FLAGS_R, FL_STATUS & ~FL(UNIT_OF)},
-	{"rol ror rcl rcr", S_CS, C_MEM, A_MEM_RW, 0},
-	{"extractps vextract* pextr* vpextr*", S_CS, C_STORE, A_MEM_W, 0},
-	{"fcmove fcmovne", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)},
-	{"fcmovbe fcmovnbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
-	{"fcmovu fcmovnu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)},
-	/* Syscalls (DESIGN.md): not counted, fixed register sets. */
-	{"syscall sysenter", S_ALL, C_ANY, A_SYSCALL, 0},
-	{"int", S_ALL, C_ANY, A_INT80, 0},
-	/* Special registers, which the IR does not carry as operands. */
-	{"stmxcsr vstmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_R << 8},
-	{"ldmxcsr vldmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_W << 8},
-	{"fnstsw fstsw", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_R << 8},
-	{"fnstcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_R << 8},
-	{"fldcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_W << 8},
-	{"fcom fcomp fcompp fucom fucomp fucompp ficom ficomp ftst fxam fprem fprem1",
-	 S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	/* x87: the stack through TOP. */
-	{"fld fild fld1 fldz fldpi fldl2e fldln2 fldlg2 fldl2t fbld "
-	 "fxtract fptan fsincos",
-	 S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fxtract fptan fsincos fscale fprem* fsin fcos f2xm1 fxch "
-	 "fchs fabs fsqrt frndint",
-	 S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"fbstp ficom ficomp fst fstp fpatan fyl2x* faddp fsubp "
-	 "fsubrp fmulp fdivp fdivrp fcomi* fucomi* fcom fcomp fucom "
-	 "fucomp fcompp fucompp ftst fxam",
-	 S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fcmov*", S_ALL, C_ANY, A_X87_CMOV, 0},
-	{"fiadd fisub fisubr fimul fidiv fidivr fadd fsub fsubr fmul "
-	 "fdiv fdivr",
-	 S_ALL, C_ANY, A_X87_ARITH, 0},
-	{"fscale fprem* fcompp fucompp", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
-	{"fpatan fyl2x*", S_ALL, C_ANY, A_ST, STA(1, AC_R | AC_W)},
-	{"fist fistp fisttp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
-	{"faddp fsubp fsubrp fmulp fdivp fdivrp fxch", S_ALL, C_ANY, A_ST_OPS_RW, 0},
-	{"fcomi fcomip fucomi fucomip", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS},
-	/* Dynamic handlers. */
-	{"shl sal shr sar rol ror rcl rcr shld shrd", S_ALL, C_ANY, A_SHIFT, 0},
-	{"movs* cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
-	{"stos* lods* scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
-	{"vgather* vpgather* vscatter* vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
-	/* Masked broadcasts read their one source if any element is selected. */
-	{"vbroadcast* vpbroadcast*", S_ALL, C_MEM, A_STATIC_BCAST, 0},
-	{"xsave xsave64 xsavec xsavec64 xsaveopt xsaveopt64 fxsave "
-	 "fxsave64",
-	 S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"xrstor xrstor64 fxrstor fxrstor64", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
-	/* Lane-selecting instructions read exactly the lanes they select. */
-	{"vextractf128 vextracti128 vextract?32x4 vextract?64x2 "
-	 "vextract?32x8 vextract?64x4",
-	 S_ALL, C_ANY, A_LANE, L_EXTRACT},
-	{"vinsertf128 vinserti128 vinsert?32x4 vinsert?64x2 vinsert?32x8 vinsert?64x4",
-	 S_ALL, C_ANY, A_LANE, L_INSERT},
-	{"vperm2f128 vperm2i128", S_ALL, C_ANY, A_LANE, L_PERM2},
-	{"vpermq vpermpd", S_ALL, C_ANY, A_LANE, L_PERMQ},
-	{"vshuf?32x4 vshuf?64x2", S_ALL, C_ANY, A_LANE, L_SHUF4},
+    /* Zero and all-ones idioms (DESIGN.md): no source. */
+    {"xor sub pxor xorps xorpd vpxor vpxord vpxorq vxorps vxorpd "
+     "pcmpeq* psub* vpsub* pcmpgt* vpcmpgt* pandn vpandn",
+     S_ALL, C_ANY, A_ZERO_IDIOM, 0},
+    {"vpcmpeq*", S_ALL, C_VEC, A_ZERO_IDIOM, 0},
+    /* The mask-register forms glibc uses (kxnorq k2,k2,k2: all ones). */
+    {"kxnor? kxor?", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
+    /* Stack bytes: Capstone reports RSP only. */
+    {"push pushfq call", S_CS, C_ANY, A_PUSH, 0},
+    {"pop popfq ret", S_CS, C_ANY, A_POP, 0},
+    {"leave", S_CS, C_ANY, A_LEAVE, 0},
+    {"enter", S_CS, C_ANY, A_ENTER, 0},
+    {"pushfq", S_ALL, C_ANY, A_FLAGS_R, FL_ALL},
+    {"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
+    /* Stores reported as reads: moves whose first operand is memory. */
+    {"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, A_MEM_W, 0},
+    {"stmxcsr vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
+    /* lea, prefetches, clflush: address registers, no memory. */
+    {"lea", S_CS, C_ANY, A_AGEN, 0},
+    {"prefetch* clflush clflushopt", S_ALL, C_ANY, A_AGEN, 0},
+    {"nop", S_ALL, C_ANY, A_NO_OPERANDS, 0},
+    /* Flags. */
+    {"adc sbb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+    {"movsd movss", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
+    {"test", S_CS, C_ANY, A_NO_WRITE, 0},
+    /* Implicit registers. */
+    {"cpuid", S_CS, C_ANY, A_GPR64, 0},
+    {"cmpxchg", S_CS, C_ANY, A_CMPXCHG, 0},
+    {"cmpxchg8b cmpxchg16b", S_CS, C_ANY, A_MEM_RW, 0},
+    {"leave", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RSP, 8, AC_W)},
+    {"cqo", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 8, AC_R)},
+    {"cdq", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 4, AC_R)},
+    {"cwd", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 2, AC_R)},
+    {"rcl rcr", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+    {"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 6},
+    {"vzeroall", S_ALL, C_ANY, A_VZEROUPPER, 7},
+    /* Destination merges. */
+    {"cvtsi2sd cvtsi2ss cvtss2sd cvtsd2ss sqrtsd sqrtss roundsd "
+     "roundss rcpss rsqrtss movhps movlps movhpd movlpd movhlps "
+     "movlhps pinsr*",
+     S_ALL, C_LEGACY, A_DEST_READ, 0},
+    {"movss movsd", S_ALL, C_REG, A_DEST_READ, 0},
+    {"cmov*", S_ALL, C_ANY, A_DEST_READ, 0},
+    /* EVEX masked forms leave operands without access: they are read. */
+    {"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
+    {"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+    {"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
+    {"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
+    {"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},
+    {"fnstsw", S_CS, C_MEM, A_MEM_SIZE, 2},
+    {"vbroadcast?32x4 vbroadcast?64x2", S_CS, C_MEM, A_MEM_SIZE, 16},
+    /* SSE compares write a mask, not flags */
+    {"cmp*", S_CS, C_VEC, A_NO_FLAGS_W, 0},
+    /* Flags Capstone 4 does not report read */
+    {"cmps*", S_CS, C_NOVEC, A_FLAGS_R, FL(UNIT_DF)},
+    {"scas* lods* stos*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)},
+    {"adcx cmc fcmovb fcmovnb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+    {"adox", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_OF)},
+    {"adcx adox", S_CS, C_ANY, A_DEST_READ, 0},
+    {"lahf", S_CS, C_ANY, A_FLAGS_R, FL_STATUS & ~FL(UNIT_OF)},
+    {"rol ror rcl rcr", S_CS, C_MEM, A_MEM_RW, 0},
+    {"extractps vextract* pextr* vpextr*", S_CS, C_STORE, A_MEM_W, 0},
+    {"fcmove fcmovne", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)},
+    {"fcmovbe fcmovnbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
+    {"fcmovu fcmovnu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)},
+    /* Syscalls (DESIGN.md): not counted, fixed register sets. */
+    {"syscall sysenter", S_ALL, C_ANY, A_SYSCALL, 0},
+    {"int", S_ALL, C_ANY, A_INT80, 0},
+    /* Special registers, which the IR does not carry as operands. */
+    {"stmxcsr vstmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_R << 8},
+    {"ldmxcsr vldmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_W << 8},
+    {"fnstsw fstsw", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_R << 8},
+    {"fnstcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_R << 8},
+    {"fldcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_W << 8},
+    {"fcom fcomp fcompp fucom fucomp fucompp ficom ficomp ftst fxam fprem fprem1", S_ALL, C_ANY,
+     A_UNIT, RC_FPSW | AC_W << 8},
+    /* x87: the stack through TOP. */
+    {"fld fild fld1 fldz fldpi fldl2e fldln2 fldlg2 fldl2t fbld "
+     "fxtract fptan fsincos",
+     S_ALL, C_ANY, A_X87_PUSH, 0},
+    {"fxtract fptan fsincos fscale fprem* fsin fcos f2xm1 fxch "
+     "fchs fabs fsqrt frndint",
+     S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+    {"fbstp ficom ficomp fst fstp fpatan fyl2x* faddp fsubp "
+     "fsubrp fmulp fdivp fdivrp fcomi* fucomi* fcom fcomp fucom "
+     "fucomp fcompp fucompp ftst fxam",
+     S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+    {"fcmov*", S_ALL, C_ANY, A_X87_CMOV, 0},
+    {"fiadd fisub fisubr fimul fidiv fidivr fadd fsub fsubr fmul "
+     "fdiv fdivr",
+     S_ALL, C_ANY, A_X87_ARITH, 0},
+    {"fscale fprem* fcompp fucompp", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
+    {"fpatan fyl2x*", S_ALL, C_ANY, A_ST, STA(1, AC_R | AC_W)},
+    {"fist fistp fisttp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
+    {"faddp fsubp fsubrp fmulp fdivp fdivrp fxch", S_ALL, C_ANY, A_ST_OPS_RW, 0},
+    {"fcomi fcomip fucomi fucomip", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS},
+    /* Dynamic handlers. */
+    {"shl sal shr sar rol ror rcl rcr shld shrd", S_ALL, C_ANY, A_SHIFT, 0},
+    {"movs* cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
+    {"stos* lods* scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
+    {"vgather* vpgather* vscatter* vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
+    /* Masked broadcasts read their one source if any element is selected. */
+    {"vbroadcast* vpbroadcast*", S_ALL, C_MEM, A_STATIC_BCAST, 0},
+    {"xsave xsave64 xsavec xsavec64 xsaveopt xsaveopt64 fxsave "
+     "fxsave64",
+     S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
+    {"xrstor xrstor64 fxrstor fxrstor64", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
+    /* Lane-selecting instructions read exactly the lanes they select. */
+    {"vextractf128 vextracti128 vextract?32x4 vextract?64x2 "
+     "vextract?32x8 vextract?64x4",
+     S_ALL, C_ANY, A_LANE, L_EXTRACT},
+    {"vinsertf128 vinserti128 vinsert?32x4 vinsert?64x2 vinsert?32x8 vinsert?64x4", S_ALL, C_ANY,
+     A_LANE, L_INSERT},
+    {"vperm2f128 vperm2i128", S_ALL, C_ANY, A_LANE, L_PERM2},
+    {"vpermq vpermpd", S_ALL, C_ANY, A_LANE, L_PERMQ},
+    {"vshuf?32x4 vshuf?64x2", S_ALL, C_ANY, A_LANE, L_SHUF4},
 };
-
 
 static int pattern_match(const char *p, size_t len, const char *m)
 {
@@ -210,7 +208,8 @@ void x86_fix_apply(struct x86_ir *ir)
 	const uint64_t *match = matching_fixes(ir->mnemonic);
 	for (size_t i = 0; i < ARRAY_SIZE(fixes); i++) {
 		const struct fix *f = &fixes[i];
-		if (match ? !(match[i / 64] >> (i % 64) & 1) : !mnemonic_match(f->mnemonics, ir->mnemonic))
+		if (match ? !(match[i / 64] >> (i % 64) & 1)
+			  : !mnemonic_match(f->mnemonics, ir->mnemonic))
 			continue;
 		if (f->scope == S_CS && (ir->decoder != DECODER_CAPSTONE || ir->no_fixes))
 			continue;

@@ -34,13 +34,20 @@ int x86_fix_cond(const struct x86_ir *ir, int cond)
 		mem |= op->type == OP_MEM;
 	}
 	switch (cond) {
-	case C_VEC: return vec;
-	case C_NOVEC: return !vec;
-	case C_MEM: return mem;
-	case C_REG: return !mem;
-	case C_LEGACY: return ir->enc == ENC_LEGACY;
-	case C_STORE: return ir->nops && ir->ops[0].type == OP_MEM && !ir->ops[0].implicit;
-	default: return 1;
+	case C_VEC:
+		return vec;
+	case C_NOVEC:
+		return !vec;
+	case C_MEM:
+		return mem;
+	case C_REG:
+		return !mem;
+	case C_LEGACY:
+		return ir->enc == ENC_LEGACY;
+	case C_STORE:
+		return ir->nops && ir->ops[0].type == OP_MEM && !ir->ops[0].implicit;
+	default:
+		return 1;
 	}
 }
 
@@ -136,8 +143,8 @@ static void fix_syscall(struct x86_ir *ir)
 
 static void fix_int80(struct x86_ir *ir)
 {
-	static const uint8_t in[] = {UNIT_RAX, UNIT_RBX, UNIT_RCX, UNIT_RDX, UNIT_RSI, UNIT_RDI,
-				     UNIT_RBP};
+	static const uint8_t in[] = {UNIT_RAX, UNIT_RBX, UNIT_RCX, UNIT_RDX,
+				     UNIT_RSI, UNIT_RDI, UNIT_RBP};
 	const struct x86_irop *imm = explicit_op(ir, OP_IMM);
 	if (!imm || (imm->imm & 0xff) != 0x80)
 		return;
@@ -218,11 +225,15 @@ static void fix_lane(struct x86_ir *ir, int kind)
 		struct x86_irop *op = &ir->ops[i];
 		if (op->implicit || op->type != OP_REG || op->reg.cls != RC_VEC)
 			continue;
-		if (!s1) s1 = op; else if (!s2) s2 = op;
+		if (!s1)
+			s1 = op;
+		else if (!s2)
+			s2 = op;
 	}
 	if (kind == L_EXTRACT && s1) {
 		int out = dst->size; /* 16 or 32 bytes extracted */
-		s1->part_mask = (uint8_t)(out >= 32 ? ((imm & 1) ? 4 : 3) : lane_mask(imm & (s1->size == 64 ? 3 : 1)));
+		s1->part_mask = (uint8_t)(out >= 32 ? ((imm & 1) ? 4 : 3)
+						    : lane_mask(imm & (s1->size == 64 ? 3 : 1)));
 	} else if (kind == L_INSERT && s1) {
 		const struct x86_irop *m = explicit_op(ir, OP_MEM);
 		int piece = s2 ? s2->size : m ? m->size : 16, lanes = s1->size == 64 ? 3 : 1;
@@ -251,7 +262,8 @@ static void fix_lane(struct x86_ir *ir, int kind)
 	} else if (kind == L_SHUF4 && s1) {
 		wide = s1->size == 64;
 		int m1 = wide ? lane_mask(imm & 3) | lane_mask(imm >> 2 & 3) : 1 << (imm & 1);
-		int m2 = wide ? lane_mask(imm >> 4 & 3) | lane_mask(imm >> 6 & 3) : 1 << (imm >> 1 & 1);
+		int m2 =
+		    wide ? lane_mask(imm >> 4 & 3) | lane_mask(imm >> 6 & 3) : 1 << (imm >> 1 & 1);
 		s1->part_mask = (uint8_t)m1;
 		if (s2)
 			s2->part_mask = (uint8_t)m2;
@@ -298,24 +310,42 @@ static void fix_x87_arith(struct x86_ir *ir)
 void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 {
 	switch (action) {
-	case A_ZERO_IDIOM: fix_zero_idiom(ir); break;
-	case A_PUSH: case A_POP: case A_LEAVE: case A_ENTER: fix_stack(ir, action); break;
+	case A_ZERO_IDIOM:
+		fix_zero_idiom(ir);
+		break;
+	case A_PUSH:
+	case A_POP:
+	case A_LEAVE:
+	case A_ENTER:
+		fix_stack(ir, action);
+		break;
 	case A_MEM_W:
 		if (ir->nops && ir->ops[0].type == OP_MEM)
 			ir->ops[0].access = AC_W;
 		else
 			set_mem_access(ir, AC_W);
 		break;
-	case A_MEM_RW: set_mem_access(ir, AC_R | AC_W); break;
+	case A_MEM_RW:
+		set_mem_access(ir, AC_R | AC_W);
+		break;
 	case A_AGEN:
 		for (int i = 0; i < ir->nops; i++)
 			if (ir->ops[i].type == OP_MEM)
 				ir->ops[i].type = OP_AGEN;
 		break;
-	case A_NO_OPERANDS: ir->nops = 0; ir->flags_read = ir->flags_write = 0; break;
-	case A_FLAGS_R: ir->flags_read |= (uint8_t)arg; break;
-	case A_FLAGS_W: ir->flags_write |= (uint8_t)arg; break;
-	case A_FLAGS_NOT_R: ir->flags_read &= (uint8_t)~arg; break;
+	case A_NO_OPERANDS:
+		ir->nops = 0;
+		ir->flags_read = ir->flags_write = 0;
+		break;
+	case A_FLAGS_R:
+		ir->flags_read |= (uint8_t)arg;
+		break;
+	case A_FLAGS_W:
+		ir->flags_write |= (uint8_t)arg;
+		break;
+	case A_FLAGS_NOT_R:
+		ir->flags_read &= (uint8_t)~arg;
+		break;
 	case A_NO_WRITE:
 		for (int i = 0; i < ir->nops; i++)
 			if (!ir->ops[i].implicit && ir->ops[i].type != OP_IMM)
@@ -326,7 +356,8 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 		break;
 	case A_GPR64:
 		for (int i = 0; i < ir->nops; i++)
-			if (ir->ops[i].implicit && ir->ops[i].reg.cls == RC_GPR && ir->ops[i].size == 4)
+			if (ir->ops[i].implicit && ir->ops[i].reg.cls == RC_GPR &&
+			    ir->ops[i].size == 4)
 				ir->ops[i].size = ir->ops[i].reg.size = 8;
 		break;
 	case A_DEST_READ:
@@ -344,9 +375,15 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 		ensure_reg(ir, r, (int)(arg >> 8));
 		break;
 	}
-	case A_X87_PUSH: fix_x87_push(ir); break;
-	case A_X87_ARITH: fix_x87_arith(ir); break;
-	case A_UNIT: x86_ir_add_reg(ir, reg_of((int)(arg & 0xff), 0, 4), (int)(arg >> 8), 1); break;
+	case A_X87_PUSH:
+		fix_x87_push(ir);
+		break;
+	case A_X87_ARITH:
+		fix_x87_arith(ir);
+		break;
+	case A_UNIT:
+		x86_ir_add_reg(ir, reg_of((int)(arg & 0xff), 0, 4), (int)(arg >> 8), 1);
+		break;
 	case A_SPECIAL:
 		if (arg != SP_STRING || ir->rep) {
 			ir->special = (uint8_t)arg;
@@ -354,19 +391,35 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 				ensure_reg(ir, reg_of(RC_GPR, UNIT_RCX, 8), AC_R | AC_W);
 		}
 		break;
-	case A_SYSCALL: fix_syscall(ir); break;
-	case A_INT80: fix_int80(ir); break;
-	case A_STATIC_BCAST: ir->bcast = 2; break;
-	case A_CMPXCHG: fix_cmpxchg(ir); break;
-	case A_SHIFT: fix_shift(ir); break;
-	case A_GATHER: fix_gather(ir); break;
-	case A_LANE: fix_lane(ir, (int)arg); break;
+	case A_SYSCALL:
+		fix_syscall(ir);
+		break;
+	case A_INT80:
+		fix_int80(ir);
+		break;
+	case A_STATIC_BCAST:
+		ir->bcast = 2;
+		break;
+	case A_CMPXCHG:
+		fix_cmpxchg(ir);
+		break;
+	case A_SHIFT:
+		fix_shift(ir);
+		break;
+	case A_GATHER:
+		fix_gather(ir);
+		break;
+	case A_LANE:
+		fix_lane(ir, (int)arg);
+		break;
 	case A_MEM_SIZE:
 		for (int i = 0; i < ir->nops; i++)
 			if (ir->ops[i].type == OP_MEM && !ir->ops[i].implicit)
 				ir->ops[i].size = (uint16_t)arg;
 		break;
-	case A_NO_FLAGS_W: ir->flags_write = 0; break;
+	case A_NO_FLAGS_W:
+		ir->flags_write = 0;
+		break;
 	case A_X87_CMOV: {
 		int first = 1;
 		for (int i = 0; i < ir->nops; i++)
