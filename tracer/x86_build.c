@@ -219,6 +219,7 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	if (sem->special == SP_GATHER)
 		gather_setup(ir, sem);
 	sem->xsave_kind = ir->xsave_kind;
+	sem->compress = ir->compress;
 	memcpy(sem->units, src_units, sem->n_src);
 	memcpy(sem->units + sem->n_src, dst_units, sem->n_dst);
 	sem->needs_xstate =

@@ -397,6 +397,9 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 	case A_INT80:
 		fix_int80(ir);
 		break;
+	case A_COMPRESS:
+		ir->compress = 1;
+		break;
 	case A_STATIC_BCAST:
 		ir->bcast = 2;
 		break;

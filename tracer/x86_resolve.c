@@ -116,6 +116,12 @@ static void resolve_masked(const struct x86_sem *s, const struct perpi_insn *ins
 			continue;
 		}
 		unsigned n = m->size / s->elem_size;
+		if (s->compress) {
+			uint64_t sel = n >= 64 ? k : k & ((1ull << n) - 1);
+			mem_add_access(ev, base, (uint32_t)__builtin_popcountll(sel) * s->elem_size,
+				       m->access);
+			continue;
+		}
 		for (unsigned e = 0; e < n;) {
 			if (!(k >> e & 1)) {
 				e++;

@@ -87,6 +87,7 @@ struct x86_ir {
 	uint8_t xsave_kind;	/* 0 xsave/xrstor, 1 compacted (xsavec), 2 fxsave/fxrstor */
 	uint8_t shift_mask;	/* SP_SHIFT_CL: count mask */
 	uint8_t gather_index_q; /* SP_GATHER: 64-bit indices */
+	uint8_t compress;	/* vpcompress/vpexpand: selected elements are contiguous */
 };
 
 void x86_ir_add_reg(struct x86_ir *ir, struct x86_ireg r, int access, int implicit);
@@ -129,6 +130,7 @@ struct x86_sem {
 	uint8_t elem_size;
 	uint8_t rep;
 	uint8_t xsave_kind; /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
+	uint8_t compress;   /* SP_MASKED: popcount(k) contiguous elements */
 	/* x87: ST(i) as offsets from TOP before execution (-1: the pushed slot) */
 	uint8_t n_st_src, n_st_dst;
 	int8_t st_src[8], st_dst[8];

@@ -222,6 +222,11 @@ static const struct tcase cases[] = {
      "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0 v0.1 v1.1 v2.1 v3.1 v4.1 "
      "v5.1 v6.1 v7.1 v8.1 v9.1 v10.1 v11.1 v12.1 v13.1 v14.1 v15.1",
      "", "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6240:256 w:6200:16", "rax=7 rdx=0"},
+    /* k1 = 0b1010: two dwords, stored / loaded contiguously at the address */
+    {"vpcompressd stores popcount(k) elements", "62 f2 7d 49 8b 07", "rdi k1" V3(0), "", "w:6000:8",
+     NULL, "k1=0xa"},
+    {"vpexpandd loads popcount(k) elements", "62 f2 7d c9 89 06", "rsi k1", V3(0), "r:5000:8", NULL,
+     "k1=0xa"},
     /* fxsave: x87 (bytes 0-23, 32-159) and SSE (24-31, 160-415) */
     {"fxsave", "0f ae 07",
      "rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 v5.0 "
