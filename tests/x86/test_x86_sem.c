@@ -222,6 +222,10 @@ static const struct tcase cases[] = {
      "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0 v0.1 v1.1 v2.1 v3.1 v4.1 "
      "v5.1 v6.1 v7.1 v8.1 v9.1 v10.1 v11.1 v12.1 v13.1 v14.1 v15.1",
      "", "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6240:256 w:6200:16", "rax=7 rdx=0"},
+    /* vcvtps2pd zmm0{k1}, m256 with k1 = 0b1100: floats 2 and 3, bytes 8-15;
+     * merge masking reads zmm0 */
+    {"masked conversion: memory elements are the source's", "62 f1 7c 49 5a 07", "rdi k1" V3(0),
+     V3(0), "r:6008:8", NULL, "k1=0xc"},
     /* k1 = 0b1010: two dwords, stored / loaded contiguously at the address */
     {"vpcompressd stores popcount(k) elements", "62 f2 7d 49 8b 07", "rdi k1" V3(0), "", "w:6000:8",
      NULL, "k1=0xa"},
