@@ -101,7 +101,7 @@ static void starts_add(struct tracer *t, uint64_t link_addr)
 }
 
 /* Choose the region of interest from the options and the program. */
-static int region_plan(struct tracer *t)
+static int region_choose(struct tracer *t)
 {
 	const struct trace_options *o = &t->opt;
 	const struct elf_symbol *main_sym = elf_image_lookup(t->prog, "main");
@@ -144,6 +144,19 @@ static int region_plan(struct tracer *t)
 		t->end_kind = END_RETURN;
 	} else {
 		t->start_at_entry = 1;
+	}
+	return 0;
+}
+
+static int region_plan(struct tracer *t)
+{
+	if (region_choose(t) < 0)
+		return -1;
+	/* regions that start at a function's first instruction open its call */
+	t->starts_are_functions = t->n_starts && !t->start_at_entry;
+	for (size_t i = 0; i < t->n_starts; i++) {
+		const struct elf_symbol *s = elf_image_find(t->prog, t->starts[i]);
+		t->starts_are_functions &= s && s->value == t->starts[i];
 	}
 	return 0;
 }
@@ -295,7 +308,7 @@ static int emit(struct tracer *t, const struct perpi_event *ev)
 
 /* Single-step from the current stop to the region's end: the return of the
  * call entered at end_rsp (END_RETURN), the stop address, or the exit. */
-static int region_trace(struct tracer *t, uint64_t end_rsp)
+static int region_trace(struct tracer *t, uint64_t end_rsp, int call_entry)
 {
 	struct perpi_event *cur = &t->ev[0], *prev = &t->ev[1];
 	int have_prev = 0, signal_entry = 0;
@@ -313,7 +326,9 @@ static int region_trace(struct tracer *t, uint64_t end_rsp)
 		resolve(t, e, cur);
 		if (signal_entry)
 			cur->flags |= EVENT_SIGNAL_ENTRY;
-		signal_entry = 0;
+		if (call_entry) /* a function entered by a call we did not trace */
+			cur->flags |= EVENT_CALL_ENTRY;
+		signal_entry = call_entry = 0;
 		int r = trace_step(t);
 		switch (r) {
 		case STEP_DONE:
@@ -360,7 +375,7 @@ static int region_enter(struct tracer *t)
 		if (r != STEP_DONE)
 			return r;
 	}
-	return region_trace(t, t->regs.rsp);
+	return region_trace(t, t->regs.rsp, !t->skip_start_call && t->starts_are_functions);
 }
 
 static int is_start(const struct tracer *t, uint64_t addr)
@@ -436,7 +451,7 @@ int tracer_run(struct tracer *t, struct trace_result *res)
 	if (trace_get_regs(t) < 0)
 		return -1;
 	if (t->start_now)
-		r = region_trace(t, t->regs.rsp);
+		r = region_trace(t, t->regs.rsp, 0);
 	while (r == STEP_DONE && !trace_stop_signal) {
 		r = native_run(t);
 		if (r == STEP_DONE)

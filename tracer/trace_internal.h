@@ -59,6 +59,7 @@ struct tracer {
 	uint64_t *starts; /* run-time addresses where regions start */
 	size_t n_starts;
 	int start_now, start_at_entry, skip_start_call;
+	int starts_are_functions; /* every start is a function's entry */
 	int end_kind;
 	int have_stop;
 	uint64_t stop_addr;
