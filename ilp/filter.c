@@ -162,3 +162,79 @@ const char *filter_describe_addr(const struct insn_namer *namer, const struct pe
 		snprintf(buf, sizeof(buf), "%s", name);
 	return buf;
 }
+
+const char *filter_function_name(void *reader, uint64_t addr)
+{
+	const struct perpi_insn *insn = trace_reader_insn_at(reader, addr);
+	if (!insn)
+		return NULL;
+	struct insn_namer namer = filter_trace_namer(reader);
+	return filter_describe_addr(&namer, insn, addr);
+}
+
+void filter_write_header(FILE *out, const struct filter_options *o, const struct filter_result *r)
+{
+	const char *argv = NULL, *cpu = NULL, *date = NULL, *version = NULL;
+	for (size_t i = 0; i < r->n_meta; i++) {
+		const char *k = r->meta[i].key, *v = r->meta[i].value;
+		if (!strcmp(k, "argv"))
+			argv = v;
+		else if (!strcmp(k, "cpu"))
+			cpu = v;
+		else if (!strcmp(k, "date"))
+			date = v;
+		else if (!strcmp(k, "perpi_version"))
+			version = v;
+	}
+	fprintf(out, "# %s: %s\n", o->input, argv ? argv : "(program unknown)");
+	fprintf(out, "# recorded%s%s%s%s by perpi %s; %s\n", date ? " " : "", date ? date : "",
+		cpu ? " on " : "", cpu ? cpu : "", version ? version : "?", trace_end_describe(&r->end));
+	if (o->function) {
+		fprintf(out, "# --function %s: %llu call instance%s", o->function,
+			(unsigned long long)r->instances, r->instances == 1 ? "" : "s");
+		if (o->call)
+			fprintf(out, ", --call %llu", (unsigned long long)o->call);
+		fprintf(out, "\n");
+	}
+	if (o->step_first || o->step_last != UINT64_MAX)
+		fprintf(out, "# --steps %llu:%llu of %llu steps\n",
+			(unsigned long long)(o->step_first ? o->step_first : 1),
+			(unsigned long long)(o->step_last < r->run_steps ? o->step_last : r->run_steps),
+			(unsigned long long)r->run_steps);
+	const struct engine_options *e = &o->engine;
+	if (e->class_mask) {
+		fprintf(out, "# --only");
+		for (unsigned k = 0, first = 1; k < CLASS_COUNT; k++)
+			if (e->class_mask & (1u << k))
+				fprintf(out, "%s%s", first ? " " : ",", hist_class_name(k)), first = 0;
+		fprintf(out, ": other instructions are free\n");
+	}
+	if (e->window || e->width || e->stack_engine)
+		fprintf(out, "# machine: window %u, width %u, stack engine %s (0 = unlimited)\n",
+			e->window, e->width, e->stack_engine ? "on" : "off");
+}
+
+int filter_parse_args(struct filter_options *o, int argc, char **argv,
+		      int (*own)(void *ctx, int argc, char **argv, int *i), void *ctx,
+		      const char *command)
+{
+	for (int i = 1; i < argc; i++) {
+		int rc = filter_parse_option(o, argc, argv, &i);
+		if (rc == 0 && own)
+			rc = own(ctx, argc, argv, &i);
+		if (rc < 0) {
+			fprintf(stderr, "perpi %s: %s\n", command, perpi_error());
+			return -1;
+		}
+		if (rc == 0) {
+			fprintf(stderr, "perpi %s: unknown option or argument '%s' (perpi %s --help)\n",
+				command, argv[i], command);
+			return -1;
+		}
+	}
+	if (o->call && !o->function) {
+		fprintf(stderr, "perpi %s: --call N needs --function SYM\n", command);
+		return -1;
+	}
+	return 0;
+}

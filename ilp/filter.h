@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ilp/engine.h"
 #include "ilp/trace_file.h"
@@ -59,6 +60,7 @@ struct filter_result {
 	uint64_t instances;                /* call instances analysed (--function) */
 	uint64_t run_steps;                /* C before --steps was applied */
 	struct trace_end end;
+	struct engine *engine;             /* without --function: the run's engine, finished */
 	const struct trace_meta_entry *meta; /* valid until trace_reader_close */
 	size_t n_meta;
 };
@@ -79,5 +81,19 @@ struct insn_namer filter_trace_namer(struct trace_reader *reader);
 /* "Sum2", "Sum2+0x1c", or "0x401540" when no symbol is known. Static buffer. */
 const char *filter_describe_addr(const struct insn_namer *namer, const struct perpi_insn *insn,
 				 uint64_t addr);
+
+/* A report_name_fn over a trace reader (ctx): "Sum2", "Sum2+0x1c"... */
+const char *filter_function_name(void *reader, uint64_t addr);
+
+/* "# FILE: PROGRAM ARGS", how it was recorded and ended, and the filters
+ * in force: the comment lines every analysis's text output starts with. */
+void filter_write_header(FILE *out, const struct filter_options *o, const struct filter_result *r);
+
+/* Parses a command's argv[1..]: the shared options, then the command's own
+ * (own returns 1 when it took argv[*i], 0 if unknown, -1 on error). Prints
+ * "perpi COMMAND: ..." and returns -1 on a bad argument. */
+int filter_parse_args(struct filter_options *o, int argc, char **argv,
+		      int (*own)(void *ctx, int argc, char **argv, int *i), void *ctx,
+		      const char *command);
 
 #endif

@@ -104,7 +104,10 @@ static void close_region(struct pipeline *p)
 	r->totals.syscalls += t.syscalls;
 	p->step_offset += t.steps;
 	p->index_offset += p->fed;
-	engine_delete(p->engine);
+	if (p->o->function)
+		engine_delete(p->engine);
+	else
+		r->engine = p->engine; /* the whole run's: report_text prints it */
 	p->engine = NULL;
 }
 
@@ -226,6 +229,9 @@ int filter_run(const struct filter_options *o, const struct filter_observer *obs
 
 void filter_result_done(struct filter_result *res)
 {
+	if (res->engine)
+		engine_delete(res->engine);
+	res->engine = NULL;
 	free(res->functions);
 	res->functions = NULL;
 	res->n_functions = 0;
