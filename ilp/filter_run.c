@@ -133,7 +133,7 @@ static int instance_event(void *ctx, const struct perpi_event *ev)
 			close_region(p);
 	}
 	if (!p->in_instance) {
-		if (!after_call || !is_entry_of(p, ev->insn))
+		if (!(after_call || ev->flags & EVENT_CALL_ENTRY) || !is_entry_of(p, ev->insn))
 			return 0;
 		p->in_instance = 1;
 		p->entry_sp = ev->sp;
