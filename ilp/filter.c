@@ -156,8 +156,9 @@ const char *filter_describe_addr(const struct insn_namer *namer, const struct pe
 							     : NULL;
 	if (!name)
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
-	else if (off)
-		snprintf(buf, sizeof(buf), "%s+0x%llx", name, (unsigned long long)off);
+	else if (off) /* "name+0x1c@libc.so.6", as the tracer's symbolizer writes it */
+		snprintf(buf, sizeof(buf), "%.*s+0x%llx%s", (int)strcspn(name, "@"), name,
+			 (unsigned long long)off, name + strcspn(name, "@"));
 	else
 		snprintf(buf, sizeof(buf), "%s", name);
 	return buf;

@@ -115,7 +115,10 @@ static int is_entry_of(struct pipeline *p, const struct perpi_insn *insn)
 {
 	uint64_t off;
 	const char *name = trace_reader_function(p->reader, insn, &off);
-	return name && off == 0 && !strcmp(name, p->o->function);
+	size_t n = strlen(p->o->function);
+	/* "strlen" names "strlen@libc.so.6" too */
+	return name && off == 0 && !strncmp(name, p->o->function, n) &&
+	       (name[n] == 0 || (name[n] == '@' && !strchr(p->o->function, '@')));
 }
 
 /* --function: feeds only the events of SYM's call instances, an engine per

@@ -145,11 +145,11 @@ static void write_ranks(const struct graph *g, FILE *out)
 		order[i] = &g->nodes[i];
 	qsort(order, g->n_nodes, sizeof(*order), by_step);
 	/* A column of step labels, chained invisibly, pins one rank per step. */
-	fprintf(out, "  node [shape=plaintext, style=\"\", fontname=\"sans-serif\"];\n");
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		if (i && order[i]->step == order[i - 1]->step)
 			continue;
-		fprintf(out, "  s%llu [label=\"step %llu\"];\n", (unsigned long long)order[i]->step,
+		fprintf(out, "  s%llu [label=\"step %llu\", shape=plaintext, style=\"\", "
+			     "fontname=\"sans-serif\"];\n", (unsigned long long)order[i]->step,
 			(unsigned long long)order[i]->step);
 		if (i)
 			fprintf(out, "  s%llu -> s%llu [style=invis];\n",
@@ -179,7 +179,6 @@ int graph_write_dot(const struct graph *g, FILE *out, const struct insn_namer *n
 		     "label=");
 	dot_string(out, title ? title : "data-flow graph");
 	fprintf(out, "];\n  edge [fontname=\"monospace\", fontsize=9, color=\"#555555\"];\n");
-	write_ranks(g, out);
 	fprintf(out, "  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\", "
 		     "fontsize=10];\n");
 	for (size_t i = 0; i < g->n_nodes; i++) {
@@ -193,16 +192,30 @@ int graph_write_dot(const struct graph *g, FILE *out, const struct insn_namer *n
 			(unsigned long long)n->step, hist_class_name(n->insn->klass));
 		free(label);
 	}
+	write_ranks(g, out);
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const struct node *n = &g->nodes[i];
+		const struct engine_dep *deps = &g->deps[n->first_dep];
 		for (size_t d = 0; d < n->n_deps; d++) {
-			const struct engine_dep *dep = &g->deps[n->first_dep + d];
-			if (!find_node(g, dep->producer))
+			if (!find_node(g, deps[d].producer))
 				continue; /* produced outside the graph's range */
-			fprintf(out, "  n%llu -> n%llu [label=", (unsigned long long)dep->producer,
+			size_t e = 0;
+			while (e < d && deps[e].producer != deps[d].producer)
+				e++;
+			if (e < d)
+				continue; /* already drawn with the first one */
+			/* One edge per producer, labelled with all it carries. */
+			struct strbuf label;
+			strbuf_init(&label);
+			for (e = d; e < n->n_deps; e++)
+				if (deps[e].producer == deps[d].producer)
+					strbuf_addf(&label, "%s%s", e > d ? ", " : "",
+						    graph_dep_name(&deps[e]));
+			fprintf(out, "  n%llu -> n%llu [label=", (unsigned long long)deps[d].producer,
 				(unsigned long long)n->index);
-			dot_string(out, graph_dep_name(dep));
+			dot_string(out, label.buf);
 			fprintf(out, "];\n");
+			strbuf_done(&label);
 		}
 	}
 	fprintf(out, "}\n");

@@ -108,12 +108,14 @@ grep -q '^legend: l load' h.txt || { echo "FAIL: no legend"; fail=1; }
 [ "$(awk -F, 'NR > 1 { printf "%s-%s:%s ", $1, $2, $12 }' b.csv)" = "1-3:12 4-5:4 " ] ||
 	{ echo "FAIL: 2 bins"; cat b.csv; fail=1; }
 
-# Data-flow graph: 16 nodes; 15 edges (#4 xmm0, #6 rax rcx, #7 rsp [S-8],
-# #8 rsp, #9 xmm0, #10 xmm0, #11 xmm3, #12 rax rcx, #13 rsp [S-8], #14 rax,
-# #15 [0x601000]); Graphviz renders it.
+# Data-flow graph: 16 nodes; 13 edges, one per producer and reader: #4
+# xmm0, #6 rax and rcx, #7 rsp + [S-8] (one edge from #2), #8 rsp, #9 xmm0,
+# #10 xmm0, #11 xmm3, #12 rax and rcx, #13 rsp + [S-8], #14 rax,
+# #15 [0x601000]. Graphviz renders it.
 "$PERPI" graph -o g.dot 2>/dev/null || { echo "FAIL: graph"; fail=1; }
-[ "$(grep -c -- '-> n[0-9]* \[label' g.dot)" = 15 ] || { echo "FAIL: edges"; fail=1; }
+[ "$(grep -c -- '-> n[0-9]* \[label' g.dot)" = 13 ] || { echo "FAIL: edges"; fail=1; }
 grep -qF 'n14 -> n15 [label="[0x601000]:8"]' g.dot || { echo "FAIL: memory edge"; fail=1; }
+grep -qF 'n2 -> n7 [label="rsp, [0x7ffdfff8]:8"]' g.dot || { echo "FAIL: merged edge"; fail=1; }
 if command -v dot >/dev/null; then
 	dot -Tsvg g.dot -o g.svg && xmllint --noout g.svg || { echo "FAIL: dot -Tsvg"; fail=1; }
 fi
