@@ -10,8 +10,10 @@
 #define NO_NODE UINT64_MAX
 
 struct slot {
-	uint64_t step;                 /* 0: not observed */
-	const struct perpi_insn *insn;
+	const struct perpi_insn *insn; /* NULL: not observed */
+	uint64_t step;                 /* the step; for a free instruction (--only),
+					* the step its inputs were ready at */
+	int counted;
 	uint64_t pred;                 /* index of the chosen producer, or NO_NODE */
 	struct engine_dep dep;
 };
@@ -53,24 +55,26 @@ static void grow(void **array, size_t *cap, size_t need, size_t elem, int fill)
 void critical_observe(void *crit, const struct engine_step_info *info)
 {
 	struct critical *c = crit;
-	if (!info->step)
-		return;
 	grow((void **)&c->slots, &c->cap, info->index, sizeof(*c->slots), 0);
-	grow((void **)&c->at_step, &c->cap_steps, info->step, sizeof(*c->at_step), 0xff);
 	struct slot *s = &c->slots[info->index];
-	s->step = info->step;
 	s->insn = info->ev->insn;
+	s->counted = info->step != 0;
 	s->pred = NO_NODE;
 	uint64_t best = 0;
+	/* The producer that made it wait longest; a free producer counts at
+	 * the step its own inputs were ready. */
 	for (size_t i = 0; i < info->n_deps; i++) {
 		uint64_t p = info->deps[i].producer;
-		if (p < c->cap && c->slots[p].step && c->slots[p].step < info->step &&
-		    c->slots[p].step > best) {
+		if (p < c->cap && c->slots[p].insn && p < info->index && c->slots[p].step > best) {
 			best = c->slots[p].step;
 			s->pred = p;
 			s->dep = info->deps[i];
 		}
 	}
+	s->step = info->step ? info->step : best;
+	if (!info->step)
+		return;
+	grow((void **)&c->at_step, &c->cap_steps, info->step, sizeof(*c->at_step), 0xff);
 	if (c->at_step[info->step] == NO_NODE)
 		c->at_step[info->step] = info->index;
 	if (info->step > c->max_step)
@@ -87,18 +91,22 @@ size_t critical_path(const struct critical *c, struct critical_link **out)
 	uint64_t i = c->at_step[c->max_step];
 	while (i != NO_NODE) {
 		const struct slot *s = &c->slots[i];
+		if (!s->counted) { /* a free link: followed, not shown */
+			i = s->pred;
+			continue;
+		}
 		if (n == cap)
 			links = xrealloc(links, (cap *= 2) * sizeof(*links));
 		struct critical_link *l = &links[n++];
 		l->index = i;
 		l->step = s->step;
 		l->insn = s->insn;
-		l->has_dep = s->pred != NO_NODE;
+		l->has_dep = s->pred != NO_NODE && c->slots[s->pred].step;
 		l->dep = s->dep;
 		/* No data producer (a call instance's first instruction, or a
 		 * wait imposed by --window/--width): go on from any instruction
 		 * at the step before. */
-		if (s->pred != NO_NODE)
+		if (s->pred != NO_NODE && c->slots[s->pred].step)
 			i = s->pred;
 		else if (s->step > 1 && s->step - 1 < c->cap_steps)
 			i = c->at_step[s->step - 1];

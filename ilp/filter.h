@@ -66,8 +66,8 @@ struct filter_result {
 };
 
 /* Opens o->input and replays it through the filters into the engine and
- * the observers (which see only the counted instructions in the step
- * range, with the run's step and index numbering). On success the reader
+ * the observers (which see the counted instructions in the step range,
+ * with the run's step and index numbering, and the free ones with step 0). On success the reader
  * is returned in *reader (for names and metadata; the caller closes it).
  * -1 with perpi_error() on a bad file, an unknown function, an empty step
  * range... */

@@ -28,13 +28,13 @@ struct pipeline {
 static void forward(void *ctx, const struct engine_step_info *info)
 {
 	struct pipeline *p = ctx;
-	if (!info->step)
-		return;
-	uint64_t step = info->step + p->step_offset;
-	if (step < p->o->step_first || step > p->o->step_last)
+	/* Free instructions (--only, system calls) have step 0: they go to
+	 * the observers too, as links of dependency chains, with no step. */
+	uint64_t step = info->step ? info->step + p->step_offset : 0;
+	if (step && (step < p->o->step_first || step > p->o->step_last))
 		return;
 	struct filter_result *r = p->res;
-	if (p->o->step_first || p->o->step_last != UINT64_MAX) {
+	if (step && (p->o->step_first || p->o->step_last != UINT64_MAX)) {
 		r->totals.insns++;
 		r->totals.class_insns[info->ev->insn->klass % CLASS_COUNT]++;
 		if (step > p->range_steps_seen)

@@ -240,6 +240,36 @@ static void test_critical(void)
 	critical_delete(c);
 }
 
+/* --only: free instructions reach observers with step 0 and are links of
+ * chains. #0 fp step 1 -> #1 free move (xmm1 <- xmm0) -> #2 fp step 2
+ * (reads xmm1), and #3 fp step 1 alone. The chain is #0, #2: 2 = C. */
+static void test_critical_free_links(void)
+{
+	static const struct spec free_run[] = {
+		{CLASS_FP, "addsd xmm0, xmm0", 1, 0, {{0}}},
+		{CLASS_MOVE, "movapd xmm1, xmm0", 0, 1, {U(0, UNIT_VEC_PART(0, 0))}},
+		{CLASS_FP, "mulsd xmm1, xmm1", 2, 1, {U(1, UNIT_VEC_PART(1, 0))}},
+		{CLASS_FP, "addsd xmm5, xmm5", 1, 0, {{0}}},
+	};
+	struct critical *c = critical_new();
+	struct perpi_insn in[4];
+	for (unsigned i = 0; i < 4; i++) {
+		struct perpi_event ev = {.insn = &in[i]};
+		in[i] = (struct perpi_insn){.addr = 0x402000 + 4 * i, .id = i,
+					    .klass = free_run[i].klass};
+		snprintf(in[i].text, sizeof(in[i].text), "%s", free_run[i].text);
+		struct engine_step_info info = {i, free_run[i].step, &ev, free_run[i].n_deps,
+						free_run[i].deps};
+		critical_observe(c, &info);
+	}
+	struct critical_link *l;
+	size_t n = critical_path(c, &l);
+	CHECK(n == 2 && l[0].index == 0 && l[1].index == 2 && l[1].has_dep &&
+		      l[1].dep.what == UNIT_VEC_PART(1, 0), "chain through a free link (%zu links)", n);
+	free(l);
+	critical_delete(c);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/perpi-test-outputs-XXXXXX";
@@ -249,6 +279,7 @@ int main(void)
 	test_hist_files(dir);
 	test_graph(dir);
 	test_critical();
+	test_critical_free_links();
 	rmdir(dir);
 	if (!failures)
 		printf("PASS: histogram, graph and critical path on a hand-built run\n");
