@@ -99,10 +99,11 @@ int hist_bin(const struct hist *h, uint64_t first, uint64_t last, unsigned max_b
 	}
 	if (!first)
 		first = 1;
+	if (!h->max_step)
+		return perpi_set_error("no instruction to show: the analysed run is empty");
 	if (first > last)
-		return perpi_set_error("no step in %llu..%llu: the run has %llu steps",
-				       (unsigned long long)first, (unsigned long long)last,
-				       (unsigned long long)h->max_step);
+		return perpi_set_error("no step from %llu on: the run has %llu steps",
+				       (unsigned long long)first, (unsigned long long)h->max_step);
 	uint64_t lo = (first - 1) / h->width * h->width + 1;
 	uint64_t span = last - lo + 1;
 	uint64_t width = h->width;

@@ -15,6 +15,7 @@
  *   #14 main  mov [rdi], rax      store   rdi rax, writes [0x601000]:8
  *   #15 main  mov rdx, [rdi]      load    rdi, reads [0x601000]:8 -> rdx
  * Scenario "pushes": four push rax (rsp rax -> rsp, writes [sp-8]:8).
+ * Scenario "empty": no instruction (a region of interest never reached).
  * Source lines: main's instructions on scenario.c:10+k for the k-th static
  * instruction of main, f's on scenario.c:20 (#3, #4) and 21 (#5-#7). */
 #include <stdio.h>
@@ -111,13 +112,16 @@ static const struct perpi_insn *insn_of(const struct step *s)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "pushes"))) {
-		fprintf(stderr, "usage: make_trace calls|pushes FILE\n");
+	if (argc != 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "pushes") &&
+			  strcmp(argv[1], "empty"))) {
+		fprintf(stderr, "usage: make_trace calls|pushes|empty FILE\n");
 		return 2;
 	}
 	int is_calls = !strcmp(argv[1], "calls");
 	const struct step *run = is_calls ? calls : pushes;
 	size_t n = is_calls ? ARRAY_SIZE(calls) : ARRAY_SIZE(pushes);
+	if (!strcmp(argv[1], "empty"))
+		n = 0;
 	const struct trace_meta_entry meta[] = {
 		{"program", "scenario"}, {"argv", is_calls ? "scenario calls" : "scenario pushes"},
 		{"cpu", "hand-made"}, {"date", "2026-01-01T00:00:00Z"}};

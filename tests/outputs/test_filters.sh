@@ -144,5 +144,11 @@ open('bad.data', 'wb').write(d)"
 refused corrupt 1 'corrupt' "$PERPI" critical -i bad.data
 refused bad-option 2 "unknown option or argument '--frobnicate'" "$PERPI" report --frobnicate
 
+# An empty run: zero figures, and a histogram that says why it is empty.
+"$top_builddir/tests/outputs/make_trace" empty empty.data || exit 1
+check empty 'whole run :: I [0] :: C [0] :: ILP [0.00]' "$PERPI" report -i empty.data
+refused empty-hist 1 'the analysed run is empty' "$PERPI" hist -i empty.data
+check empty-critical 'critical path: no instruction in the analysed range' "$PERPI" critical -i empty.data
+
 [ "$fail" = 0 ] && echo "PASS: filters, constraints and outputs on hand-made runs"
 exit "$fail"

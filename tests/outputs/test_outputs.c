@@ -103,7 +103,7 @@ static void test_hist(void)
 	/* Steps 2..3 hold #2-#5. */
 	CHECK(hist_bin(h, 2, 3, 0, &b) == 0 && b.n == 2 && b.total == 4, "range 2..3");
 	hist_bins_done(&b);
-	CHECK(hist_bin(h, 6, 9, 0, &b) < 0 && strstr(perpi_error(), "no step"), "empty range");
+	CHECK(hist_bin(h, 6, 9, 0, &b) < 0 && strstr(perpi_error(), "no step from 6"), "empty range");
 	hist_delete(h);
 
 	/* Long runs: 3 instructions at each of 200000 steps. The histogram
