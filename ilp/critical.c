@@ -9,13 +9,13 @@
 
 #define NO_NODE UINT64_MAX
 
-struct slot {
+struct slot { /* 32 bytes: a run of 10^8 instructions needs 3.2 GB */
 	const struct perpi_insn *insn; /* NULL: not observed */
-	uint64_t step;                 /* the step; for a free instruction (--only),
-					* the step its inputs were ready at */
-	int counted;
 	uint64_t pred;                 /* index of the chosen producer, or NO_NODE */
-	struct engine_dep dep;
+	uint64_t dep_what;             /* what the producer carried (engine_dep) */
+	uint32_t step;                 /* the step; for a free instruction (--only),
+					* the step its inputs were ready at */
+	uint8_t counted, dep_kind, dep_size;
 };
 
 struct critical {
@@ -68,10 +68,12 @@ void critical_observe(void *crit, const struct engine_step_info *info)
 		if (p < c->cap && c->slots[p].insn && p < info->index && c->slots[p].step > best) {
 			best = c->slots[p].step;
 			s->pred = p;
-			s->dep = info->deps[i];
+			s->dep_what = info->deps[i].what;
+			s->dep_kind = info->deps[i].kind;
+			s->dep_size = info->deps[i].size;
 		}
 	}
-	s->step = info->step ? info->step : best;
+	s->step = (uint32_t)(info->step ? info->step : best);
 	if (!info->step)
 		return;
 	grow((void **)&c->at_step, &c->cap_steps, info->step, sizeof(*c->at_step), 0xff);
@@ -102,7 +104,7 @@ size_t critical_path(const struct critical *c, struct critical_link **out)
 		l->step = s->step;
 		l->insn = s->insn;
 		l->has_dep = s->pred != NO_NODE && c->slots[s->pred].step;
-		l->dep = s->dep;
+		l->dep = (struct engine_dep){s->pred, s->dep_what, s->dep_kind, s->dep_size};
 		/* No data producer (a call instance's first instruction, or a
 		 * wait imposed by --window/--width): go on from any instruction
 		 * at the step before. */

@@ -1,7 +1,7 @@
 /* The critical path (DESIGN.md): a longest dependency chain, followed back
  * from an instruction at the last step through, at each step c, a producer
  * at step c-1, shown instruction by instruction with function and source
- * line, and summed up per source line. Keeps three words per dynamic
+ * line, and summed up per source line. Keeps 32 bytes per dynamic
  * instruction: the chain can only be known once the run is over. */
 #ifndef PERPI_CRITICAL_H
 #define PERPI_CRITICAL_H
