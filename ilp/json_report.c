@@ -17,9 +17,14 @@ static json_object *json_u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+/* I / C with 6 decimals (the exact figures are beside it). */
 static json_object *json_ilp(uint64_t insns, uint64_t steps)
 {
-	return steps ? json_object_new_double((double)insns / steps) : json_object_new_null();
+	char text[32];
+	if (!steps)
+		return NULL;
+	snprintf(text, sizeof(text), "%.6f", (double)insns / steps);
+	return json_object_new_double_s((double)insns / steps, text);
 }
 
 static json_object *trace_object(const struct filter_options *o, const struct filter_result *r)
@@ -119,7 +124,10 @@ int json_report_write(FILE *out, const struct filter_options *o, const struct fi
 	json_object_object_add(root, "options", options_object(o));
 	json_object_object_add(root, "totals", totals_object(r));
 	json_object_object_add(root, "instances", o->function ? json_u64(r->instances) : NULL);
-	json_object_object_add(root, "functions", functions_array(r, reader));
+	/* The per-function figures are the whole analysis's: none for a step range. */
+	int ranged = o->step_first || o->step_last != UINT64_MAX;
+	json_object_object_add(root, "functions",
+			       ranged ? json_object_new_array() : functions_array(r, reader));
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	int rc = fprintf(out, "%s\n", s) < 0 ? perpi_set_error("writing the JSON report failed") : 0;

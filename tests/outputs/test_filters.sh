@@ -97,6 +97,14 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 
+# With --steps 2:3, the same 7 instructions in 2 steps as the text report.
+"$PERPI" report --json --steps 2:3 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+t = r["totals"]
+sys.exit(0 if (t["instructions"], t["steps"], r["options"]["steps"], r["functions"]) == (7, 2, [2, 3], []) else 1)' ||
+	{ echo "FAIL: JSON with --steps"; fail=1; }
+
 # Histogram: CSV rows are the per-step counts, they add up to I.
 "$PERPI" hist --csv h.csv --svg h.svg > h.txt || { echo "FAIL: hist"; fail=1; }
 [ "$(awk -F, 'NR > 1 { printf "%s ", $12; s += $12 } END { print s }' h.csv)" = "5 4 3 3 1 16" ] ||
