@@ -116,6 +116,7 @@ static void mem_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 	m->seg = op->seg;
 	m->access = op->access;
 	m->addr32 = ir->addr32;
+	m->index_low8 = op->index.cls == RC_GPR && op->index.size == 1;
 	m->disp = op->disp;
 	m->size = op->size;
 	if (ir->bcast && ir->elem_size && !op->implicit) {
@@ -220,6 +221,8 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 		gather_setup(ir, sem);
 	sem->xsave_kind = ir->xsave_kind;
 	sem->compress = ir->compress;
+	sem->bit_reg = ir->bit_reg;
+	sem->bit_size = ir->bit_size;
 	memcpy(sem->units, src_units, sem->n_src);
 	memcpy(sem->units + sem->n_src, dst_units, sem->n_dst);
 	sem->needs_xstate =

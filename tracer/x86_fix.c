@@ -119,6 +119,9 @@ static const struct fix fixes[] = {
     {"movs* cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
     {"stos* lods* scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
     {"vgather* vpgather* vscatter* vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
+    /* bt m, r: the bit offset in the register moves the address; xlat: [rbx + al]. */
+    {"bt bts btr btc", S_ALL, C_MEM, A_BIT_OFFSET, 0},
+    {"xlatb xlat", S_ALL, C_ANY, A_XLAT, 0},
     /* Compress stores and expand loads touch popcount(k) contiguous elements. */
     {"vpcompress* vcompress* vpexpand* vexpand*", S_ALL, C_MEM, A_COMPRESS, 0},
     /* Masked broadcasts read their one source if any element is selected. */

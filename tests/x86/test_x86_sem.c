@@ -226,6 +226,16 @@ static const struct tcase cases[] = {
      * merge masking reads zmm0 */
     {"masked conversion: memory elements are the source's", "62 f1 7c 49 5a 07", "rdi k1" V3(0),
      V3(0), "r:6008:8", NULL, "k1=0xc"},
+    /* xlatb: al = 0x34 from rax = 0x1234, byte at rbx + 0x34 = 0x334; writing al merges */
+    {"xlatb reads [rbx+al]", "d7", "rbx rax", "rax", "r:334:1", "rax=0x1234"},
+    /* bt m64, rax with rax = -1: floor(-1 / 64) = -1 qword: 0x6000 - 8;
+     * bt writes CF, leaves OF SF AF PF undefined, ZF unaffected */
+    {"bt m, r: negative bit offset", "48 0f a3 07", "rdi rax", "cf pf af sf of", "r:5ff8:8",
+     "rax=0xffffffffffffffff"},
+    /* bts m32, ecx with rcx = 100: dword 100 / 32 = 3 at 0x600c, read and written */
+    {"bts m, r: bit offset 100", "0f ab 0f", "rdi rcx", "cf pf af sf of", "r:600c:4 w:600c:4",
+     "rcx=100"},
+    {"bt m, imm: no address change", "0f ba 27 05", "rdi", "cf pf af sf of", "r:6000:4"},
     /* k1 = 0b1010: two dwords, stored / loaded contiguously at the address */
     {"vpcompressd stores popcount(k) elements", "62 f2 7d 49 8b 07", "rdi k1" V3(0), "", "w:6000:8",
      NULL, "k1=0xa"},
