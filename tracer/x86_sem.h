@@ -131,7 +131,6 @@ struct x86_sem {
 	uint8_t flags_dyn;  /* SP_SHIFT_CL: flag units to drop when count is 0 */
 	uint8_t mask_k;	    /* masking register (0: none) */
 	uint8_t elem_size;
-	uint8_t rep;
 	uint8_t xsave_kind;	   /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
 	uint8_t compress;	   /* SP_MASKED: popcount(k) contiguous elements */
 	uint8_t bit_reg, bit_size; /* SP_BITOFFSET */
@@ -139,7 +138,7 @@ struct x86_sem {
 	uint8_t n_st_src, n_st_dst;
 	int8_t st_src[8], st_dst[8];
 	/* SP_GATHER */
-	uint8_t gather_dst, gather_mask_vec, gather_index_q, gather_count, gather_store;
+	uint8_t gather_mask_vec, gather_index_q, gather_count;
 	struct x86_memt mem[SEM_MAX_MEM];
 	uint8_t units[]; /* n_src sources, then n_dst destinations */
 };
