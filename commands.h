@@ -4,5 +4,6 @@
 #define PERPI_COMMANDS_H
 
 /* int cmd_NAME(int argc, char **argv); one line per command */
+int cmd_palmed(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
+	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
 };
 
 static int usage(FILE *out)

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "palmed/lp.h"
@@ -42,7 +43,7 @@ struct state {
 	struct measured *meas;
 	size_t nres;
 	double **rho;   /* nres vectors of n */
-	char **satkern; /* the kernel each resource was isolated in */
+	char **satkern; /* a kernel whose bottleneck each resource is */
 	unsigned long long rng;
 };
 
@@ -70,10 +71,14 @@ void infer_options_noisy(struct infer_options *o)
 	o->seed = 1;
 }
 
+/* Lines starting with \r update in place on a terminal and are left out
+ * elsewhere (logs keep the stage summaries only). */
 static void progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void progress(struct state *st, const char *fmt, ...)
 {
 	if (!st->o->progress)
+		return;
+	if (!isatty(fileno(st->o->progress)) && (fmt[0] == '\r' || !strcmp(fmt, "\n")))
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -235,7 +240,7 @@ static int isolate(struct state *st, const double *kernel)
 				dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol);
 		}
 		if (found) {
-			add_resource(st, rho, base);
+			add_resource(st, rho, kernel);
 			rho = NULL;
 		}
 	}
@@ -354,6 +359,8 @@ static unsigned search_pairs(struct state *st)
 			 (unsigned)st->nres, st->stats->benchmarks);
 	}
 	progress(st, "\n");
+	progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n", (unsigned)st->nres,
+		 st->stats->benchmarks);
 	return found;
 }
 
@@ -422,6 +429,7 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 		progress(st, "\rpalmed: singles %zu/%zu", i + 1, nforms);
 	}
 	progress(st, "\n");
+	progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
 	free(sorted);
 	for (size_t i = 0; i < st->n; i++) {
 		st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));

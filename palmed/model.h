@@ -9,6 +9,7 @@
 #define PERPI_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "palmed/kernel.h"
 
@@ -17,7 +18,7 @@
 
 struct model_resource {
 	char *name;   /* "R0", "R1"... */
-	char *kernel; /* a kernel it is the only bottleneck of, or NULL */
+	char *kernel; /* a kernel it is the bottleneck of (found there), or NULL */
 };
 
 struct model_unmapped {
@@ -91,3 +92,19 @@ char *model_host_cpu(void);
 int model_check_cpu(const struct model *m);
 
 #endif
+
+/* $XDG_DATA_HOME/perpi/model.json, else ~/.local/share/perpi/model.json;
+ * the caller frees it. */
+char *model_default_path(void);
+
+/* The table of `perpi palmed show`: resources and the forms using each,
+ * forms and their usage, classes of forms that behave alike, unmapped
+ * forms and why. */
+void model_show(const struct model *m, FILE *out);
+/* The bipartite form/resource graph in Graphviz dot. */
+void model_write_dot(const struct model *m, FILE *out);
+
+/* Loads path (NULL: model_default_path()) for predicting on this machine:
+ * a missing default model says how to build one; a model of another CPU
+ * is loaded with a warning (model_check_cpu). */
+int model_load_for_use(const char *path, struct model **out);

@@ -30,7 +30,7 @@ int model_save(const struct model *m, const char *path)
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(m->res[r].name));
 		if (m->res[r].kernel)
-			json_object_object_add(o, "saturating_kernel",
+			json_object_object_add(o, "bottleneck_of",
 					       json_object_new_string(m->res[r].kernel));
 		json_object_array_add(arr, o);
 	}
@@ -113,7 +113,7 @@ static int load_resources(json_object *root, struct model *m)
 		if (!json_object_is_type(o, json_type_object) || get_string(o, "name", &name) < 0)
 			return perpi_set_error("corrupt model '%s': resource %zu has no name",
 					       load_path, r);
-		const char *kernel = json_object_object_get_ex(o, "saturating_kernel", &k)
+		const char *kernel = json_object_object_get_ex(o, "bottleneck_of", &k)
 					     ? json_object_get_string(k)
 					     : NULL;
 		model_add_resource(m, name, kernel);
@@ -235,5 +235,25 @@ int model_load(const char *path, struct model **out)
 	load_path = path;
 	int rc = load_root(root, out);
 	json_object_put(root);
+	return rc;
+}
+
+int model_load_for_use(const char *path, struct model **out)
+{
+	char *def = path ? NULL : model_default_path();
+	const char *p = path ? path : def;
+	FILE *f = fopen(p, "r");
+	if (!f) {
+		int rc = perpi_set_error("no model at '%s' (%s): build one with 'perpi palmed "
+					 "build'%s",
+					 p, strerror(errno), path ? "" : " or give one with -m FILE");
+		free(def);
+		return rc;
+	}
+	fclose(f);
+	int rc = model_load(p, out);
+	free(def);
+	if (rc == 0)
+		model_check_cpu(*out);
 	return rc;
 }
