@@ -56,18 +56,21 @@ void infer_options_exact(struct infer_options *o)
 	o->probe_fraction = 0;
 	o->random_kernels = 200;
 	o->max_passes = 4;
+	o->attempts = 3;
 	o->seed = 1;
 }
 
 void infer_options_noisy(struct infer_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->tol = 0.04;
-	o->scale = 2;
-	o->perturb = 0;
+	o->tol = 0.02;
+	o->scale = 8;
+	o->perturb = 1;
 	o->probe_fraction = 0.3;
 	o->random_kernels = 40;
 	o->max_passes = 2;
+	o->attempts = 1;
+	o->max_benchmarks = 3000;
 	o->seed = 1;
 }
 
@@ -194,6 +197,21 @@ static void add_resource(struct state *st, double *rho, const double *kernel_sig
 	kernel_done(&k);
 }
 
+/* How many instances of form j to add to base (cb cycles): about
+ * probe_fraction of its cycles, but few enough that no known resource
+ * overtakes the one base isolates (its cycles are cb, a known resource's
+ * load is exact), so the extra cycles come from that resource. */
+static double probe_count(const struct state *st, const double *base, double cb, size_t j)
+{
+	if (st->o->probe_fraction <= 0)
+		return 1;
+	double m = st->o->probe_fraction * cb / st->single[j];
+	for (size_t r = 0; r < st->nres; r++)
+		if (st->rho[r][j] > 0)
+			m = fmin(m, 0.8 * (cb - dot(st->rho[r], base, st->n)) / st->rho[r][j]);
+	return fmax(1, floor(m));
+}
+
 /* A kernel whose bottleneck is unknown to the model: repeat it so that
  * bottleneck dominates, then add one instance of each form in turn. */
 static int isolate(struct state *st, const double *kernel)
@@ -202,7 +220,7 @@ static int isolate(struct state *st, const double *kernel)
 	double *base = xmalloc(n * sizeof(double)), *probe = xmalloc(n * sizeof(double));
 	double *rho = NULL, cb, cp;
 	int found = 0;
-	for (unsigned attempt = 0; attempt < 3 && !found; attempt++) {
+	for (unsigned attempt = 0; attempt < st->o->attempts && !found; attempt++) {
 		double scale = (double)st->o->scale * (1u << (2 * attempt));
 		for (size_t j = 0; j < n; j++)
 			base[j] = scale * kernel[j] +
@@ -213,9 +231,7 @@ static int isolate(struct state *st, const double *kernel)
 		rho = xcalloc(n, sizeof(double));
 		int failed = 0;
 		for (size_t j = 0; j < n && !failed; j++) {
-			double extra = st->o->probe_fraction > 0
-					       ? fmax(1, round(st->o->probe_fraction * cb / st->single[j]))
-					       : 1;
+			double extra = probe_count(st, base, cb, j);
 			memcpy(probe, base, n * sizeof(double));
 			probe[j] += extra;
 			failed = measure(st, probe, &cp) < 0;
@@ -308,6 +324,10 @@ static void to_integers(const double *x, size_t k, double *out)
 static int check_kernel(struct state *st, const double *sigma)
 {
 	double model = lower_bound(st, sigma), cycles;
+	if (st->o->max_benchmarks && st->stats->benchmarks >= st->o->max_benchmarks) {
+		st->stats->budget_exhausted = 1;
+		return 0;
+	}
 	st->stats->candidates++;
 	int known = 0;
 	for (size_t b = 0; b < st->nmeas && !known; b++)

@@ -16,6 +16,8 @@ struct infer_options {
 	double probe_fraction;   /* a probed form adds about this share of cycles */
 	unsigned random_kernels; /* mixes of 3-5 forms searched per pass */
 	unsigned max_passes;
+	unsigned attempts;       /* kernel scales tried when isolating a resource */
+	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
 	FILE *progress; /* NULL: quiet */
 };
@@ -32,6 +34,7 @@ struct infer_stats {
 	unsigned certified;      /* of those, settled without measuring */
 	unsigned discoveries;    /* resources found */
 	unsigned failed;         /* kernels where no resource could be isolated */
+	int budget_exhausted;    /* the search stopped at max_benchmarks */
 };
 
 /* Builds a model of forms (names, any order) from m. Forms that cannot be

@@ -1,6 +1,7 @@
 #include "palmed/sim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,4 +240,26 @@ void sim_measure(const struct sim_machine *m, struct measure *out)
 	out->ctx = (void *)m;
 	out->cycles = sim_measure_cycles;
 	out->cpu = m->cpu;
+}
+
+static int sim_noisy_cycles(void *ctx, const struct kernel *k, double *cycles)
+{
+	const struct sim_noisy *n = ctx;
+	if (sim_cycles(n->machine, k, cycles) < 0)
+		return -1;
+	char *spec = kernel_to_string(k);
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (const char *p = spec; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	free(spec);
+	double u = (double)(h >> 11) / (double)(1ULL << 53); /* [0, 1) */
+	*cycles *= 1 + n->noise * (2 * u - 1);
+	return 0;
+}
+
+void sim_measure_noisy(struct sim_noisy *noisy, struct measure *out)
+{
+	out->ctx = noisy;
+	out->cycles = sim_noisy_cycles;
+	out->cpu = noisy->machine->cpu;
 }

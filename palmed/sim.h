@@ -47,4 +47,14 @@ int sim_cycles_lp(const struct sim_machine *m, const struct kernel *k, double *c
 /* A measurement interface answering with sim_cycles. */
 void sim_measure(const struct sim_machine *m, struct measure *out);
 
+/* The same with measurement noise: each kernel's cycles are multiplied by
+ * a factor in [1 - noise, 1 + noise] drawn from a hash of its spec (the
+ * same kernel always gets the same factor, like a measurement database).
+ * noisy must outlive out. */
+struct sim_noisy {
+	const struct sim_machine *machine;
+	double noise;
+};
+void sim_measure_noisy(struct sim_noisy *noisy, struct measure *out);
+
 #endif

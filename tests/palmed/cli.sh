@@ -49,7 +49,7 @@ check "a missing model is an error" $?
 $PERPI palmed show -m "$tmp/m.json" --dot "$tmp/m.dot" >"$tmp/out" 2>&1
 check "show exits 0" $?
 contains "$tmp/out" "unmapped forms"; check "show lists unmapped forms" $?
-contains "$tmp/out" "^  ADD_A .*ADD_B\|^  MOV "; [ $? -ne 0 ]; check "ADD_A and ADD_B are not one class" $?
+contains "$tmp/out" "^  ADD_A .*ADD_B"; [ $? -ne 0 ]; check "ADD_A and ADD_B are not one class" $?
 if command -v dot >/dev/null; then
 	dot -Tsvg "$tmp/m.dot" >/dev/null 2>&1; check "the dot graph is valid Graphviz" $?
 fi
