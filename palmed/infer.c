@@ -69,7 +69,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->probe_fraction = 0.3;
 	o->random_kernels = 40;
 	o->max_passes = 2;
-	o->attempts = 1;
+	o->attempts = 2;
 	o->max_benchmarks = 3000;
 	o->seed = 1;
 }
@@ -212,48 +212,91 @@ static double probe_count(const struct state *st, const double *base, double cb,
 	return fmax(1, floor(m));
 }
 
-/* A kernel whose bottleneck is unknown to the model: repeat it so that
- * bottleneck dominates, then add one instance of each form in turn. */
-static int isolate(struct state *st, const double *kernel)
+/* One instance of forms to break ties between resources equally loaded
+ * by the kernel: every form when budget is infinite (exact measurements),
+ * else the cheapest forms while their cycles alone stay within budget, so
+ * they do not displace the bottleneck. Another attempt doubles some. */
+static void perturbation(const struct state *st, double budget, unsigned attempt, double *g)
+{
+	size_t n = st->n, *order = xmalloc(n * sizeof(size_t));
+	for (size_t j = 0; j < n; j++) {
+		order[j] = j;
+		g[j] = 0;
+	}
+	for (size_t a = 1; a < n; a++) /* insertion sort by cycles alone, stable */
+		for (size_t b = a; b > 0 && st->single[order[b]] < st->single[order[b - 1]]; b--) {
+			size_t t = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	double used = 0;
+	for (size_t a = 0; a < n && st->o->perturb; a++) {
+		size_t j = order[a];
+		double w = 1 + (attempt ? (j + attempt) % 2 : 0);
+		if (used + w * st->single[j] > budget)
+			break;
+		g[j] = w;
+		used += w * st->single[j];
+	}
+	free(order);
+}
+
+/* Noisy probes over-estimate where the isolated resource stopped being
+ * the bottleneck: shrink until every measurement agrees. */
+static void shrink_to_measurements(const struct state *st, double *rho)
+{
+	double shrink = 1;
+	for (size_t b = 0; b < st->nmeas; b++) {
+		double load = dot(rho, st->meas[b].sigma, st->n);
+		if (load > st->meas[b].cycles)
+			shrink = fmin(shrink, st->meas[b].cycles / load);
+	}
+	for (size_t j = 0; j < st->n; j++)
+		rho[j] *= shrink;
+}
+
+/* The usage vector read off base (cb cycles): one probe per form. */
+static double *probe_forms(struct state *st, const double *base, double cb)
+{
+	double *rho = xcalloc(st->n, sizeof(double)), *probe = xmalloc(st->n * sizeof(double));
+	double cp;
+	for (size_t j = 0; j < st->n; j++) {
+		double extra = probe_count(st, base, cb, j);
+		memcpy(probe, base, st->n * sizeof(double));
+		probe[j] += extra;
+		if (measure(st, probe, &cp) < 0) {
+			free(rho);
+			rho = NULL;
+			break;
+		}
+		rho[j] = fmax(0, (cp - cb) / extra);
+	}
+	free(probe);
+	return rho;
+}
+
+/* A kernel (cycles ck) whose bottleneck is unknown to the model: repeat
+ * it so that bottleneck dominates, then add instances of each form in
+ * turn; what they add is the resource's usage. */
+static int isolate(struct state *st, const double *kernel, double ck)
 {
 	size_t n = st->n;
-	double *base = xmalloc(n * sizeof(double)), *probe = xmalloc(n * sizeof(double));
-	double *rho = NULL, cb, cp;
-	int found = 0;
+	double *base = xmalloc(n * sizeof(double)), *g = xmalloc(n * sizeof(double));
+	double *rho = NULL, cb;
+	int found = 0, noisy = st->o->probe_fraction > 0;
 	for (unsigned attempt = 0; attempt < st->o->attempts && !found; attempt++) {
 		double scale = (double)st->o->scale * (1u << (2 * attempt));
+		perturbation(st, noisy ? 0.25 * scale * ck : INFINITY, attempt, g);
 		for (size_t j = 0; j < n; j++)
-			base[j] = scale * kernel[j] +
-				  (st->o->perturb ? 1 + (attempt ? (j + attempt) % 2 : 0) : 0);
-		if (measure(st, base, &cb) < 0)
-			break;
+			base[j] = scale * kernel[j] + g[j];
 		free(rho);
-		rho = xcalloc(n, sizeof(double));
-		int failed = 0;
-		for (size_t j = 0; j < n && !failed; j++) {
-			double extra = probe_count(st, base, cb, j);
-			memcpy(probe, base, n * sizeof(double));
-			probe[j] += extra;
-			failed = measure(st, probe, &cp) < 0;
-			rho[j] = fmax(0, (cp - cb) / extra);
-		}
-		if (failed)
+		if (measure(st, base, &cb) < 0 || !(rho = probe_forms(st, base, cb)))
 			break;
-		if (st->o->probe_fraction > 0) {
-			/* Noisy probes over-estimate where the resource stopped being
-			 * the bottleneck: shrink until every measurement agrees. */
-			double shrink = 1;
-			for (size_t b = 0; b < st->nmeas; b++) {
-				double load = dot(rho, st->meas[b].sigma, n);
-				if (load > st->meas[b].cycles)
-					shrink = fmin(shrink, st->meas[b].cycles / load);
-			}
-			for (size_t j = 0; j < n; j++)
-				rho[j] *= shrink;
+		found = fabs(dot(rho, base, n) - cb) <= st->o->tol * cb && consistent(st, rho) &&
+			dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol);
+		if (!found && noisy && attempt + 1 == st->o->attempts) {
+			shrink_to_measurements(st, rho);
 			found = dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol / 4);
-		} else {
-			found = fabs(dot(rho, base, n) - cb) <= st->o->tol * cb && consistent(st, rho) &&
-				dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol);
 		}
 		if (found) {
 			add_resource(st, rho, kernel);
@@ -264,7 +307,7 @@ static int isolate(struct state *st, const double *kernel)
 		st->stats->failed++;
 	free(rho);
 	free(base);
-	free(probe);
+	free(g);
 	return found;
 }
 
@@ -340,7 +383,7 @@ static int check_kernel(struct state *st, const double *sigma)
 		return 0;
 	if (cycles <= model * (1 + st->o->tol) + 1e-12)
 		return 0;
-	return isolate(st, sigma);
+	return isolate(st, sigma, cycles);
 }
 
 static int check_direction(struct state *st, const size_t *support, const double *w, size_t k)
@@ -468,7 +511,8 @@ static void map_singles(struct state *st)
 	double *e = xcalloc(st->n, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
 		e[i] = 1;
-		if (lower_bound(st, e) < st->single[i] * (1 - st->o->tol) && !isolate(st, e)) {
+		if (lower_bound(st, e) < st->single[i] * (1 - st->o->tol) &&
+		    !isolate(st, e, st->single[i])) {
 			double *rho = xcalloc(st->n, sizeof(double));
 			rho[i] = st->single[i];
 			add_resource(st, rho, e);
