@@ -94,6 +94,23 @@ uint32_t shadow_max_slow(struct shadow *sh, uint64_t addr, uint64_t size);
 void shadow_set_slow(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t ready,
 		     int64_t writer);
 
+static inline uint32_t shadow_max2(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Max of p[0..n): the common 8-byte access as a tree, without a loop. */
+static inline uint32_t shadow_max_n(const uint32_t *p, uint64_t n)
+{
+	uint32_t m = 0;
+	if (n == 8)
+		return shadow_max2(shadow_max2(shadow_max2(p[0], p[1]), shadow_max2(p[2], p[3])),
+				   shadow_max2(shadow_max2(p[4], p[5]), shadow_max2(p[6], p[7])));
+	for (uint64_t i = 0; i < n; i++)
+		m = shadow_max2(m, p[i]);
+	return m;
+}
+
 /* Max ready time over bytes [addr, addr + size). */
 static inline uint32_t shadow_max(struct shadow *sh, uint64_t addr, uint64_t size)
 {
@@ -101,12 +118,7 @@ static inline uint32_t shadow_max(struct shadow *sh, uint64_t addr, uint64_t siz
 	if (off + size > mask + 1)
 		return shadow_max_slow(sh, addr, size);
 	const uint32_t *p = shadow_lookup(sh, addr >> sh->shift);
-	uint32_t m = 0;
-	if (!p)
-		return 0;
-	for (uint64_t i = 0; i < size; i++)
-		m = p[off + i] > m ? p[off + i] : m;
-	return m;
+	return p ? shadow_max_n(p + off, size) : 0;
 }
 
 /* Bytes [addr, addr + size) become ready at ready, written by writer (the
@@ -119,9 +131,13 @@ static inline void shadow_set(struct shadow *sh, uint64_t addr, uint64_t size, u
 		shadow_set_slow(sh, addr, size, ready, writer);
 		return;
 	}
-	uint32_t *p = shadow_get(sh, addr >> sh->shift);
+	uint32_t *p = shadow_get(sh, addr >> sh->shift) + off;
+	if (size == 8) {
+		p[0] = p[1] = p[2] = p[3] = p[4] = p[5] = p[6] = p[7] = ready;
+		return;
+	}
 	for (uint64_t i = 0; i < size; i++)
-		p[off + i] = ready;
+		p[i] = ready;
 }
 
 #endif
