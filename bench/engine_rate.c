@@ -145,9 +145,11 @@ int main(int argc, char **argv)
 	uint64_t sp = 0x7fff0000, heap = 0x10000000, walk = 0;
 	int depth = 0;
 	uint64_t entry = 0;
+	double depth_sum = 0;
 	for (size_t i = 0; i < ring; i++) {
 		struct rec *ev = &recs[i];
 		uint64_t r = next_rand();
+		depth_sum += depth + 1; /* main's instance too */
 		/* code locality: a 48-instruction loop body per call depth */
 		ev->insn = (uint16_t)(4 + (depth * 331 + i % 48) % 4000);
 		ev->sp = entry ? entry : sp;
@@ -229,12 +231,10 @@ int main(int argc, char **argv)
 	engine_totals(e, &tot);
 	const struct engine_function *f;
 	size_t nf = engine_functions(e, &f);
-	uint64_t calls = 0;
-	for (size_t i = 0; i < nf; i++)
-		calls += f[i].calls;
-	printf("instances %llu\n", (unsigned long long)calls);
-	printf("events %zu  cpu seconds %.3f  Mevents/s %.1f  (I %llu, C %llu, functions %zu)\n", n, t,
-	       n / t / 1e6, (unsigned long long)tot.insns, (unsigned long long)tot.steps, nf);
+	printf("events %zu  cpu seconds %.3f  Mevents/s %.1f  (I %llu, C %llu, functions %zu, "
+	       "mean open instances %.1f)\n",
+	       n, t, n / t / 1e6, (unsigned long long)tot.insns, (unsigned long long)tot.steps, nf,
+	       depth_sum / ring);
 	engine_delete(e);
 	free(recs);
 	free(insns);
