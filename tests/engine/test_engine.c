@@ -333,6 +333,79 @@ static void test_signal(void)
 	engine_delete(e);
 }
 
+/* A signal arrives between a call and its callee's first instruction: the
+ * callee's instance opens when the program gets back to it. */
+static void test_signal_at_call(void)
+{
+	struct engine *e = fresh(NULL);
+	/*                                          whole/main  handler  f
+	 * m1 call f (main entry, at S)                  1
+	 * h1 add rax,rax (handler, at S-0x400)          1        1
+	 * h2 ret at S-0x400: rsp (m1) 1, writes rsp     2        1   -> I=2, C=1
+	 * r1 mov eax,15 (sigreturn stub, S-0x3f8)       1
+	 * r2 syscall: reads rax (1): rax rcx r11 ready 1, not counted
+	 * f1 add rcx,rcx (f's entry, at S-8)            2                 1
+	 * f2 ret at S-8: rsp (h2) 2, [S-8] (m1) 1       3                 1
+	 *    (in f both come from before it)  f: I=2, C=1
+	 * m2 ret at S: rsp (f2) 3                       4
+	 * main: I=7, C=4. */
+	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
+	   .ctrl = CTRL_CALL, .flags = EVENT_CALL_ENTRY);
+	ev_sp = S - 0x400;
+	EV(e, .addr = 0x900, .src = "rax", .dst = "rax", .flags = EVENT_SIGNAL_ENTRY);
+	ev_ret(e);
+	EV(e, .dst = "rax");
+	EV(e, .text = "syscall", .src = "rax", .dst = "rax rcx r11", .flags = EVENT_NOT_COUNTED,
+	   .ctrl = CTRL_SYSCALL);
+	ev_sp = S - 8;
+	EV(e, .addr = 0x200, .src = "rcx", .dst = "rcx");
+	ev_ret(e);
+	ev_ret(e);
+	ev_check_totals("signal at call", e, 7, 4);
+	ev_check_function("signal at call", e, 0x900, 2, 1, 1);
+	ev_check_function("signal at call", e, 0x200, 2, 1, 1);
+	ev_check_function("signal at call", e, 0x100, 7, 4, 1);
+	engine_delete(e);
+}
+
+/* A handler on an alternate stack above the program's: its sigreturn stub
+ * runs above every open instance, which must not be taken as unwinding. */
+static void test_sigaltstack(void)
+{
+	struct engine *e = fresh(NULL);
+	const uint64_t A = 0x9000000; /* the alternate stack */
+	/*                                          whole/main  g   handler
+	 * m1 add rax,rax (main entry, at S)             1
+	 * m2 call g                                     1
+	 * g1 add rax,rax (at S-8)                       2      1
+	 * h1 add rbx,rbx (handler, at A)                1      1   1
+	 * h2 ret at A: rsp (m2) 1, [A] never            2      1   1  -> I=2, C=1
+	 *    (in g, rsp comes from before g: 1)
+	 * r1 mov eax,15 at A+8 (above g and main)       1      1
+	 * r2 syscall at A+8, reads rax: not counted
+	 * g2 ret at S-8: rsp (h2) 2, [S-8] (m2) 1       3      2  (in g: rsp
+	 *    from h2, which ran inside g (1); [S-8] from before g)
+	 * g: g1 h1 h2 r1 g2: I=5, C=2.
+	 * m3 ret at S: rsp (g2) 3                       4
+	 * main: I=8, C=4. */
+	EV(e, .addr = 0x100, .src = "rax", .dst = "rax", .flags = EVENT_CALL_ENTRY);
+	ev_call(e);
+	EV(e, .addr = 0x200, .src = "rax", .dst = "rax");
+	EV(e, .addr = 0x900, .src = "rbx", .dst = "rbx", .flags = EVENT_SIGNAL_ENTRY, .sp = A);
+	EV(e, .text = "ret", .src = "rsp", .dst = "rsp", .mem = "r:9000000:8", .ctrl = CTRL_RET,
+	   .sp = A);
+	EV(e, .dst = "rax", .sp = A + 8);
+	EV(e, .text = "syscall", .src = "rax", .dst = "rax rcx r11", .flags = EVENT_NOT_COUNTED,
+	   .ctrl = CTRL_SYSCALL, .sp = A + 8);
+	ev_ret(e);
+	ev_check_function("sigaltstack", e, 0x900, 2, 1, 1);
+	ev_check_function("sigaltstack", e, 0x200, 5, 2, 1);
+	ev_ret(e);
+	ev_check_totals("sigaltstack", e, 8, 4);
+	ev_check_function("sigaltstack", e, 0x100, 8, 4, 1);
+	engine_delete(e);
+}
+
 /* The observer's view: steps and producers. */
 struct seen {
 	uint64_t step[16];
@@ -597,6 +670,8 @@ int main(void)
 	test_partial_unwind();
 	test_tail_call();
 	test_signal();
+	test_signal_at_call();
+	test_sigaltstack();
 	test_observer();
 	test_window();
 	test_width();
