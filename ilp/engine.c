@@ -24,6 +24,7 @@
 #define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
 #define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
+#define DEEP_CALLS 4096 /* nested instances before a warning about the cost */
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
@@ -58,6 +59,7 @@ struct engine {
 	uint64_t call_sp;    /* the RSP its callee starts with */
 	uint64_t resume_sp;  /* a call interrupted by a signal: its callee's RSP, 0 = none */
 	int in_sigreturn;    /* between a handler's ret and the sigreturn syscall */
+	int warned_deep;
 
 	struct frame *frames;
 	size_t depth, frames_cap;
@@ -187,6 +189,12 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 		e->frames = xrealloc(e->frames, cap * sizeof(*e->frames));
 		memset(e->frames + e->frames_cap, 0, (cap - e->frames_cap) * sizeof(*e->frames));
 		e->frames_cap = cap;
+	}
+	if (e->depth == DEEP_CALLS && !e->warned_deep) {
+		e->warned_deep = 1;
+		perpi_warn("more than %d nested calls: each instance is analysed apart, so the "
+			   "per-function analysis slows down and grows with the depth",
+			   DEEP_CALLS);
 	}
 	struct frame *f = &e->frames[e->depth++];
 	f->entry = ev->insn->addr;

@@ -406,6 +406,44 @@ static void test_sigaltstack(void)
 	engine_delete(e);
 }
 
+/* A recursion N deep, past the frame array's growth and the depth warning:
+ * main calls r; levels 1..N-1 of r call r; level N returns; every level
+ * returns. Every event reads rsp, so the whole run is one chain:
+ * whole/main: N calls then N + 1 rets: I = C = 2N + 1.
+ * Level i in isolation: its N - i calls (steps 1..N-i), then N - i + 1 rets
+ * (the ret of level i reads the return address the caller wrote before the
+ * instance: 0; its rsp from the ret before): I_i = C_i = 2(N - i) + 1.
+ * r over its N instances: I = C = sum of 2(N - i) + 1 for i = 1..N = N^2. */
+static void test_deep_recursion(void)
+{
+	enum { N = 4200 }; /* just past the warning at 4096 */
+	struct engine *e = fresh(NULL);
+	EV(e, .addr = 0x100, .text = "call r", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
+	   .ctrl = CTRL_CALL, .klass = CLASS_BRANCH, .flags = EVENT_CALL_ENTRY);
+	char mem[64];
+	for (int i = 1; i < N; i++) { /* level i's call, at r's entry 0x200 */
+		ev_sp = S - 8 * i;
+		snprintf(mem, sizeof(mem), "w:%llx:8", (unsigned long long)(ev_sp - 8));
+		EV(e, .addr = 0x200, .text = "call r", .src = "rsp", .dst = "rsp", .mem = mem,
+		   .ctrl = CTRL_CALL, .klass = CLASS_BRANCH);
+	}
+	for (int i = N; i >= 1; i--) { /* level i's ret; level N's is at r's entry */
+		ev_sp = S - 8 * i;
+		snprintf(mem, sizeof(mem), "r:%llx:8", (unsigned long long)ev_sp);
+		EV(e, .addr = i == N ? 0x200 : 0x205, .text = "ret", .src = "rsp", .dst = "rsp",
+		   .mem = mem, .ctrl = CTRL_RET, .klass = CLASS_BRANCH);
+	}
+	ev_sp = S;
+	ev_ret(e);
+	ev_check_totals("deep recursion", e, 2 * N + 1, 2 * N + 1);
+	ev_check_function("deep recursion", e, 0x100, 2 * N + 1, 2 * N + 1, 1);
+	ev_check_function("deep recursion", e, 0x200, (uint64_t)N * N, (uint64_t)N * N, N);
+	engine_finish(e);
+	ev_check("deep recursion: functions", engine_functions(e, &(const struct engine_function *){0}),
+		 2);
+	engine_delete(e);
+}
+
 /* The observer's view: steps and producers. */
 struct seen {
 	uint64_t step[16];
@@ -672,6 +710,7 @@ int main(void)
 	test_signal();
 	test_signal_at_call();
 	test_sigaltstack();
+	test_deep_recursion();
 	test_observer();
 	test_window();
 	test_width();
