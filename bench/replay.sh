@@ -23,7 +23,7 @@ if [ ! -s "$data" ]; then
 	$pin "$perpi" record -q -o "$data" "$build/examples/summation" 270000 >/dev/null
 fi
 events=$("$dir/trace_decode" "$data" | awk '{ print $2 }')
-insns=$("$perpi" report -i "$data" | awk '/^whole run/ { gsub(/[^0-9]/, "", $4); print $4 }')
+insns=$("$perpi" report -i "$data" | awk '/^whole run/ { gsub(/[^0-9]/, "", $5); print $5 }')
 bytes=$(wc -c < "$data")
 
 best() { # best of 3 wall-clock seconds of a command
