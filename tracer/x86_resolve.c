@@ -8,14 +8,14 @@
 #include "tracer/x86_sem.h"
 
 static const uint16_t gpr_offset[16] = {
-	offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rcx),
-	offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rbx),
-	offsetof(struct user_regs_struct, rsp), offsetof(struct user_regs_struct, rbp),
-	offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
-	offsetof(struct user_regs_struct, r8),  offsetof(struct user_regs_struct, r9),
-	offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
-	offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
-	offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
+    offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rcx),
+    offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rbx),
+    offsetof(struct user_regs_struct, rsp), offsetof(struct user_regs_struct, rbp),
+    offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
+    offsetof(struct user_regs_struct, r8),  offsetof(struct user_regs_struct, r9),
+    offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
+    offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
+    offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
 };
 
 static inline uint64_t gpr(const struct user_regs_struct *r, int n)
@@ -89,7 +89,8 @@ static int fetch(const struct x86_state *st, struct x86_xstate *xs)
 	return st->fetch_xstate(st->ctx, xs);
 }
 
-static void resolve_x87(const struct x86_sem *s, const struct x86_xstate *xs, struct perpi_event *ev)
+static void resolve_x87(const struct x86_sem *s, const struct x86_xstate *xs,
+			struct perpi_event *ev)
 {
 	int top = xs->fsw >> 11 & 7;
 	struct unit_set set;
@@ -177,8 +178,8 @@ int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st, struc
 	ev->flags = s->event_flags;
 	ev->n_src = s->n_src;
 	ev->n_dst = s->n_dst;
-	memcpy(ev->src, s->src, s->n_src);
-	memcpy(ev->dst, s->dst, s->n_dst);
+	memcpy(ev->src, s->units, s->n_src);
+	memcpy(ev->dst, s->units + s->n_src, s->n_dst);
 	ev->n_mem = 0;
 	if (s->special == SP_NONE || s->special == SP_SHIFT_CL || s->special == SP_X87) {
 		for (int i = 0; i < s->n_mem; i++)
