@@ -19,6 +19,7 @@
 #include "palmed/infer.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ struct state {
 	double *single;      /* cycles of each form alone */
 	size_t nmeas;
 	struct measured *meas;
+	size_t *slots, nslots; /* open addressing: index + 1 of a measurement, 0 free */
 	size_t nres;
 	double **rho;   /* nres vectors of n */
 	char **satkern; /* a kernel whose bottleneck each resource is */
@@ -106,14 +108,58 @@ static int same_vector(const double *a, const double *b, size_t n)
 	return 1;
 }
 
+static size_t hash_vector(const double *sigma, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t j = 0; j < n; j++)
+		h = (h ^ (uint64_t)llround(sigma[j] * 16)) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The measurement of sigma, or NULL. */
+static struct measured *find_measured(const struct state *st, const double *sigma)
+{
+	if (!st->nslots)
+		return NULL;
+	for (size_t i = hash_vector(sigma, st->n) & (st->nslots - 1); st->slots[i];
+	     i = (i + 1) & (st->nslots - 1))
+		if (same_vector(st->meas[st->slots[i] - 1].sigma, sigma, st->n))
+			return &st->meas[st->slots[i] - 1];
+	return NULL;
+}
+
+static void index_measured(struct state *st, size_t m)
+{
+	if (2 * (m + 1) > st->nslots) {
+		st->nslots = st->nslots ? 2 * st->nslots : 1024;
+		free(st->slots);
+		st->slots = xcalloc(st->nslots, sizeof(size_t));
+		for (size_t b = 0; b < m; b++)
+			index_measured(st, b);
+	}
+	size_t i = hash_vector(st->meas[m].sigma, st->n) & (st->nslots - 1);
+	while (st->slots[i])
+		i = (i + 1) & (st->nslots - 1);
+	st->slots[i] = m + 1;
+}
+
+static void log_measured(struct state *st, const double *sigma, double cycles)
+{
+	st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
+	st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
+	memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
+	st->meas[st->nmeas].cycles = cycles;
+	index_measured(st, st->nmeas++);
+}
+
 /* Measures the integer kernel sigma once; later calls hit the log. */
 static int measure(struct state *st, const double *sigma, double *cycles)
 {
-	for (size_t i = 0; i < st->nmeas; i++)
-		if (same_vector(st->meas[i].sigma, sigma, st->n)) {
-			*cycles = st->meas[i].cycles;
-			return 0;
-		}
+	const struct measured *known = find_measured(st, sigma);
+	if (known) {
+		*cycles = known->cycles;
+		return 0;
+	}
 	struct kernel k;
 	to_kernel(st, sigma, &k);
 	int rc = st->ms->cycles(st->ms->ctx, &k, cycles);
@@ -123,11 +169,7 @@ static int measure(struct state *st, const double *sigma, double *cycles)
 		char *spec = kernel_to_string(&k);
 		model_add_measurement(st->model, spec, *cycles);
 		free(spec);
-		st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
-		st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
-		memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
-		st->meas[st->nmeas].cycles = *cycles;
-		st->nmeas++;
+		log_measured(st, sigma, *cycles);
 		st->stats->benchmarks++;
 	}
 	kernel_done(&k);
@@ -372,10 +414,7 @@ static int check_kernel(struct state *st, const double *sigma)
 		return 0;
 	}
 	st->stats->candidates++;
-	int known = 0;
-	for (size_t b = 0; b < st->nmeas && !known; b++)
-		known = same_vector(st->meas[b].sigma, sigma, st->n);
-	if (!known && upper_bound(st, sigma) <= model * (1 + st->o->tol) + 1e-12) {
+	if (!find_measured(st, sigma) && upper_bound(st, sigma) <= model * (1 + st->o->tol) + 1e-12) {
 		st->stats->certified++;
 		return 0;
 	}
@@ -494,13 +533,13 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 	progress(st, "\n");
 	progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
 	free(sorted);
+	double *e = xcalloc(st->n + 1, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
-		st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
-		st->meas[st->nmeas].sigma = xcalloc(st->n, sizeof(double));
-		st->meas[st->nmeas].sigma[i] = 1;
-		st->meas[st->nmeas].cycles = st->single[i];
-		st->nmeas++;
+		e[i] = 1;
+		log_measured(st, e, st->single[i]);
+		e[i] = 0;
 	}
+	free(e);
 }
 
 /* Stage 2: the resource that bounds each form alone. A form whose
@@ -573,6 +612,7 @@ static void state_done(struct state *st)
 	free(st->forms);
 	free(st->single);
 	free(st->meas);
+	free(st->slots);
 	free(st->rho);
 	free(st->satkern);
 }
