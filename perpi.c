@@ -19,6 +19,9 @@ static const struct command commands[] = {
 	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
 	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
 	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
+	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
+	{"db", cmd_db, "export or import the measurement database"},
+	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
 	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
 };
 
