@@ -14,6 +14,9 @@ struct command {
 
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
+	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
+	{"db", cmd_db, "export or import the measurement database"},
+	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
 };
 
 static int usage(FILE *out)

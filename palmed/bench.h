@@ -34,7 +34,8 @@ struct bench_options {
 	unsigned num_measures; /* NUM_MEASURES: repetitions timed after warm-up (15) */
 	unsigned warmup;       /* warm-up rounds before timing (3) */
 	double max_spread;     /* re-measure when the relative spread is above (0.02) */
-	unsigned max_attempts; /* measurements of one kernel at most (3) */
+	unsigned max_attempts; /* stop at max_attempts x NUM_MEASURES clean samples (3) */
+	double max_seconds;    /* time budget per kernel while the host disturbs it (1.0) */
 	int cpu;               /* CPU the worker is pinned to; -1: the last CPU allowed */
 	int force_tsc;         /* do not use PAPI even if its counters work */
 	int fresh;             /* ignore cached results (still store the new ones) */
@@ -86,8 +87,9 @@ size_t bench_measure_many(struct bench_ctx *b, const struct kernel *ks, size_t n
  * Returns 0, or -1 with perpi_error() set (e.g. no register written). */
 int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out);
 
-/* The generated assembly of the kernel's loop, for --show-asm; caller
- * frees. NULL with perpi_error() set on failure. */
-char *bench_kernel_asm(struct bench_ctx *b, const struct kernel *k);
+/* The generated assembly of the kernel's loop (latency: the chain of a
+ * one-form kernel), for --show-asm; caller frees. NULL with perpi_error()
+ * set on failure. */
+char *bench_kernel_asm(struct bench_ctx *b, const struct kernel *k, int latency);
 
 #endif
