@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <Zydis/Zydis.h>
+
 #include "common/util.h"
 
 static const char *const kind_names[FORM_KIND_COUNT] = {
@@ -166,6 +168,17 @@ static void set_mnemonic(struct form *out, const char *mnemonic)
 	out->mnemonic[i] = '\0';
 }
 
+/* Register names need a handle; one, opened on first use, serves all. */
+static const char *register_name(unsigned reg)
+{
+	static csh names;
+	static int opened;
+	if (!opened)
+		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &names) == CS_ERR_OK ? 1 : -1;
+	const char *n = opened > 0 ? cs_reg_name(names, reg) : NULL;
+	return n ? n : "";
+}
+
 int form_from_insn(const cs_insn *insn, struct form *out)
 {
 	if (!insn->detail)
@@ -181,9 +194,7 @@ int form_from_insn(const cs_insn *insn, struct form *out)
 		enum form_kind k = FORM_REG;
 		switch (op->type) {
 		case X86_OP_REG: {
-			char name[16];
-			snprintf(name, sizeof(name), "%s", cs_reg_name(0, op->reg) ? cs_reg_name(0, op->reg) : "");
-			k = register_kind(name, op->size, is_shift);
+			k = register_kind(register_name(op->reg), op->size, is_shift);
 			break;
 		}
 		case X86_OP_IMM:
@@ -197,6 +208,55 @@ int form_from_insn(const cs_insn *insn, struct form *out)
 			break;
 		case X86_OP_MEM:
 			k = is_lea ? FORM_MEM : memory_kind(op->size);
+			break;
+		default:
+			break;
+		}
+		out->op[out->n++] = k;
+	}
+	return 0;
+}
+
+static enum form_kind zydis_register_kind(ZydisRegister reg, int is_shift)
+{
+	const char *name = ZydisRegisterGetString(reg);
+	char lower[16];
+	size_t i = 0;
+	for (; name && name[i] && i + 1 < sizeof(lower); i++)
+		lower[i] = (char)tolower((unsigned char)name[i]);
+	lower[i] = '\0';
+	unsigned width = ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, reg) / 8;
+	return register_kind(lower, width, is_shift);
+}
+
+int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
+		    const struct ZydisDecodedOperand_ *ops, struct form *out)
+{
+	const char *m = ZydisMnemonicGetString(insn->mnemonic);
+	memset(out, 0, sizeof(*out));
+	set_mnemonic(out, m ? m : "?");
+	int is_shift = mnemonic_is_shift(out->mnemonic);
+	for (unsigned i = 0; i < insn->operand_count_visible && out->n < FORM_MAX_OPERANDS; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		enum form_kind k = FORM_REG;
+		if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
+			continue;
+		switch (op->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER:
+			/* the EVEX write mask is not part of a form */
+			if (i > 0 && ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_MASK &&
+			    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
+				continue;
+			k = zydis_register_kind(op->reg.value, is_shift);
+			break;
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE: {
+			unsigned size = insn->raw.imm[0].size / 8;
+			k = size == 1 ? FORM_IMM8 : size == 2 ? FORM_IMM16 : size == 4 ? FORM_IMM32 :
+			    size == 8 ? FORM_IMM64 : op->imm.value.u == 1 ? FORM_ONE : FORM_IMM8;
+			break;
+		}
+		case ZYDIS_OPERAND_TYPE_MEMORY:
+			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM : memory_kind(op->size / 8);
 			break;
 		default:
 			break;

@@ -41,6 +41,13 @@ void form_print(const struct form *f, char *buf, size_t size);
  * Returns 0, or -1 with perpi_error() set if detail is missing. */
 int form_from_insn(const cs_insn *insn, struct form *out);
 
+/* The same from Zydis' decoding, for what Capstone 4 cannot decode (many
+ * EVEX forms): insn and its operands from ZydisDecoderDecodeFull. */
+struct ZydisDecodedInstruction_;
+struct ZydisDecodedOperand_;
+int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
+		    const struct ZydisDecodedOperand_ *ops, struct form *out);
+
 const char *form_kind_name(enum form_kind k);
 /* Bytes a memory kind accesses, or a register/immediate kind's width; 0
  * for MEM and kinds of no fixed size. */

@@ -168,7 +168,7 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 	}
 	unsigned j = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		if (f->op[i] == FORM_ONE && n_explicit < f->n) {
+		if ((f->op[i] == FORM_ONE || f->op[i] == FORM_CL) && n_explicit < f->n) {
 			info->access[i] = GEN_READ;
 			continue;
 		}

@@ -34,6 +34,10 @@ char *harness_make_dir(void)
 
 void harness_remove_dir(const char *dir)
 {
+	if (getenv("PERPI_KEEP_TMP")) { /* for debugging the generated code */
+		fprintf(stderr, "perpi: kept %s\n", dir);
+		return;
+	}
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
