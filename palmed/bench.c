@@ -40,7 +40,7 @@ void bench_options_default(struct bench_options *o)
 	o->warmup = 3;
 	o->max_spread = 0.02;
 	o->max_attempts = 3;
-	o->max_seconds = 1.0;
+	o->max_seconds = 2.0;
 	o->cpu = -1;
 }
 
@@ -214,9 +214,9 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 	if (o->status < 0) {
 		c->status[i] = -1;
 		c->errors[i] = xasprintf("kernel %s: %s", spec, o->error);
-	} else if (n_clean == 0) {
+	} else if (n_clean < 3) {
 		c->status[i] = -1;
-		c->errors[i] = xasprintf("kernel %s: every repetition was disturbed by the host for "
+		c->errors[i] = xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
 					 "%.1f s (a busy machine); try again, or give --max-seconds",
 					 spec, c->b->opt.max_seconds);
 	} else {

@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		"      --total N       TOTAL_INSN, instructions per timed repetition (100000)\n"
 		"      --measures N    NUM_MEASURES, timed repetitions (15)\n"
 		"      --warmup N      warm-up rounds (3)\n"
-		"      --max-seconds S time budget per kernel while the host disturbs it (1)\n"
+		"      --max-seconds S time budget per kernel while the host disturbs it (2)\n"
 		"  'man perpi-bench' tells more.\n");
 }
 

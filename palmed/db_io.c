@@ -97,8 +97,7 @@ static int export_csv(struct db *db, FILE *out)
 		csv_field(out, csv_columns[i], i == N_COLUMNS - 1);
 	const char *q = "SELECT ma.vendor, ma.family, ma.model, ma.stepping, ma.microcode,"
 			" ma.model_name, ma.kernel, k.spec, m.kind, m.params, m.timing,"
-			" printf('%.17g', m.cycles), printf('%.17g', m.ipc), printf('%.17g', m.spread),"
-			" m.flagged, m.flag_reason, printf('%.17g', m.ticks_per_cycle), m.date,"
+			" m.cycles, m.ipc, m.spread, m.flagged, m.flag_reason, m.ticks_per_cycle, m.date,"
 			" m.samples, m.clean FROM measurement m JOIN machine ma ON ma.id = m.machine_id"
 			" JOIN kernel k ON k.id = m.kernel_id ORDER BY m.id";
 	sqlite3_stmt *st;
@@ -106,8 +105,16 @@ static int export_csv(struct db *db, FILE *out)
 		return db_sql_error(db, "export");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		for (int i = 0; i < N_COLUMNS; i++)
-			csv_field(out, (const char *)sqlite3_column_text(st, i), i == N_COLUMNS - 1);
+		for (int i = 0; i < N_COLUMNS; i++) {
+			char num[32];
+			const char *text = (const char *)sqlite3_column_text(st, i);
+			/* C's %.17g round-trips a double; SQLite's printf may not */
+			if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+				snprintf(num, sizeof(num), "%.17g", sqlite3_column_double(st, i));
+				text = num;
+			}
+			csv_field(out, text, i == N_COLUMNS - 1);
+		}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "export");
 }
@@ -205,14 +212,37 @@ static int csv_record(char **p, char **fields, int max)
 			s++;
 			continue;
 		}
-		if (sep == '\r')
-			s++;
-		if (*s == '\n')
+		if (sep == '\r' && s[1] == '\n')
+			s += 2;
+		else if (sep == '\r' || sep == '\n')
 			s++;
 		break;
 	}
 	*p = s;
 	return n;
+}
+
+/* Numbers are bound as numbers: glibc's strtod rounds correctly, SQLite's
+ * own text-to-real conversion may miss the last bit. */
+static void bind_csv_field(sqlite3_stmt *st, int i, const char *text)
+{
+	static const unsigned char is_real[N_COLUMNS] = {[11] = 1, [12] = 1, [13] = 1, [16] = 1};
+	static const unsigned char is_int[N_COLUMNS] = {[1] = 1, [2] = 1, [3] = 1, [14] = 1};
+	char *end;
+	if (is_real[i] && *text) {
+		double v = strtod(text, &end);
+		if (!*end) {
+			sqlite3_bind_double(st, i + 1, v);
+			return;
+		}
+	} else if (is_int[i] && *text) {
+		long long v = strtoll(text, &end, 10);
+		if (!*end) {
+			sqlite3_bind_int64(st, i + 1, v);
+			return;
+		}
+	}
+	sqlite3_bind_text(st, i + 1, text, -1, SQLITE_TRANSIENT);
 }
 
 static int import_csv(struct db *db, FILE *in)
@@ -255,7 +285,7 @@ static int import_csv(struct db *db, FILE *in)
 				break;
 			}
 			for (int i = 0; i < sqlite3_bind_parameter_count(st); i++)
-				sqlite3_bind_text(st, i + 1, f[i], -1, SQLITE_TRANSIENT);
+				bind_csv_field(st, i, f[i]);
 			if (sqlite3_step(st) != SQLITE_DONE)
 				rc = perpi_set_error("import: line %d: %s", line, sqlite3_errmsg(db->sql));
 			sqlite3_finalize(st);

@@ -239,6 +239,14 @@ int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
 	for (unsigned i = 0; i < insn->operand_count_visible && out->n < FORM_MAX_OPERANDS; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
 		enum form_kind k = FORM_REG;
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_IMPLICIT && is_shift) {
+			/* Zydis calls the CL and the 1 of shifts implicit; forms name them */
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_CL)
+				out->op[out->n++] = FORM_CL;
+			else if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.value.u == 1)
+				out->op[out->n++] = FORM_ONE;
+			continue;
+		}
 		if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
 			continue;
 		switch (op->type) {

@@ -31,8 +31,8 @@ struct record {
 	char error[128];
 };
 
-#define WIDE_SLACK 1.03  /* a throughput probe this much slower than its best: disturbed */
-#define CHAIN_SLACK 0.01  /* calibrations before and after disagreeing more: disturbed */
+#define WIDE_SLACK 1.05  /* a throughput probe this much slower than its best: disturbed */
+#define CHAIN_SLACK 0.015 /* calibrations before and after disagreeing more: disturbed */
 #define KERNEL_TIMEOUT 30 /* seconds for one kernel, all attempts */
 
 struct worker {
@@ -109,13 +109,14 @@ static int chains_agree(uint64_t c0, uint64_t c1)
 	return fabs((double)c0 - (double)c1) <= CHAIN_SLACK * (double)cmin;
 }
 
-/* Only probes whose surrounding calibrations agree can lower the best. */
+/* Only two consecutive probes whose calibrations agree can lower the best,
+ * and only to the slower of the two: one lucky reading does not count. */
 static void update_best(struct worker *w, uint64_t c0, uint64_t w0, uint64_t c1, uint64_t w1)
 {
 	if (!chains_agree(c0, c1))
 		return;
 	double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
-	double lo = wc0 < wc1 ? wc0 : wc1;
+	double lo = wc0 > wc1 ? wc0 : wc1;
 	if (lo < w->best_wide && lo >= TIMING_WIDE_INSNS / 8.0)
 		w->best_wide = lo;
 }
@@ -124,25 +125,58 @@ struct samples {
 	unsigned n, cap, n_clean;
 	double *cycles;
 	unsigned char *clean;
+	double *wide;         /* the slower throughput probe around the repetition */
+	unsigned char *agree; /* the calibrations around it agree */
 	double tpc_sum;
 };
 
 /* Samples kept per kernel: every clean one, disturbed ones while room is left. */
 #define SAMPLES_KEPT 256
 
-static void add_sample(struct samples *s, double cycles, int clean, double tpc)
+static void add_sample(struct samples *s, double cycles, double wide, int agree, double tpc)
 {
-	if (!clean && s->n >= SAMPLES_KEPT)
-		return;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->cycles = xrealloc(s->cycles, s->cap * sizeof(*s->cycles));
+		s->wide = xrealloc(s->wide, s->cap * sizeof(*s->wide));
 		s->clean = xrealloc(s->clean, s->cap);
+		s->agree = xrealloc(s->agree, s->cap);
 	}
 	s->cycles[s->n] = cycles;
-	s->clean[s->n++] = (unsigned char)clean;
-	s->n_clean += clean != 0;
+	s->wide[s->n] = wide;
+	s->agree[s->n] = (unsigned char)agree;
+	s->clean[s->n++] = 0;
 	s->tpc_sum += tpc;
+}
+
+/* Clean: calibrations agree and the probes ran at full speed, judged
+ * against the best probe seen so far (it may improve as we go). */
+static void classify(struct samples *s, double best_wide)
+{
+	s->n_clean = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		s->clean[i] = s->agree[i] && s->wide[i] <= best_wide * WIDE_SLACK;
+		s->n_clean += s->clean[i];
+	}
+}
+
+/* Keep every clean sample and the first disturbed ones, SAMPLES_KEPT in all
+ * at most (clean ones first in priority, order preserved). */
+static void trim(struct samples *s)
+{
+	if (s->n <= SAMPLES_KEPT)
+		return;
+	unsigned dirty_room = s->n_clean >= SAMPLES_KEPT ? 0 : SAMPLES_KEPT - s->n_clean, j = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!s->clean[i]) {
+			if (!dirty_room)
+				continue;
+			dirty_room--;
+		}
+		s->cycles[j] = s->cycles[i];
+		s->clean[j++] = s->clean[i];
+	}
+	s->n = j;
 }
 
 /* Repetitions, each between two probes, until NUM_MEASURES clean ones agree
@@ -170,17 +204,23 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		double tpc = (double)(c0 + c1) / 2 / TIMING_CHAIN_CYCLES;
 		double ticks = (double)(t1 - t0) - (double)w->overhead;
 		double cycles = w->papi ? (double)cyc : ticks / tpc;
+		double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
+		double wide = wc0 > wc1 ? wc0 : wc1;
+		int agree = chains_agree(c0, c1);
 		update_best(w, c0, w0, c1, w1);
-		int clean = chains_agree(c0, c1) && wide_cycles(w0, c0) <= w->best_wide * WIDE_SLACK &&
-			    wide_cycles(w1, c1) <= w->best_wide * WIDE_SLACK;
-		add_sample(s, cycles / job->divisor, clean, tpc);
+		add_sample(s, cycles / job->divisor, wide, agree, tpc);
+		int clean = agree && wide <= w->best_wide * WIDE_SLACK;
 		dirty_streak = clean ? 0 : dirty_streak + 1;
+		if (getenv("PERPI_DEBUG_WORKER") && s->n < 40)
+			fprintf(stderr, "c0 %lu c1 %lu wide %.0f best %.0f cycles %.0f clean %d\n",
+				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles, clean);
 		c0 = c1;
 		w0 = w1;
-		if (s->n_clean >= m) {
+		if (clean && ++s->n_clean >= m) {
+			classify(s, w->best_wide);
 			unsigned n_clean;
 			double spread = clean_spread(s->cycles, s->clean, s->n, &n_clean);
-			if (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts)
+			if (n_clean >= m && (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts))
 				break;
 		}
 		if (perpi_now() - start > cfg->max_seconds)
@@ -195,6 +235,8 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 			dirty_streak = 0;
 		}
 	}
+	classify(s, w->best_wide);
+	trim(s);
 }
 
 static void pin(int cpu)
@@ -276,6 +318,8 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 		send(fd, &rec, s.cycles, s.clean);
 		free(s.cycles);
 		free(s.clean);
+		free(s.wide);
+		free(s.agree);
 	}
 	_exit(0);
 }

@@ -10,7 +10,7 @@
 /* Dependent adds timed by one calibration probe (its length in cycles). */
 #define TIMING_CHAIN_CYCLES 16384
 /* Independent adds in one throughput probe (4 per cycle on 4 ALUs). */
-#define TIMING_WIDE_INSNS 16384
+#define TIMING_WIDE_INSNS 32768
 
 /* TSC read fenced so that it neither starts before earlier instructions
  * finish nor lets later ones start early. */
@@ -27,7 +27,7 @@ uint64_t timing_wide_ticks(void);
 /* Ticks a timed empty region costs (the minimum of many reads). */
 uint64_t timing_overhead(void);
 
-/* TSC ticks per core cycle, from n calibration probes (their median). */
+/* TSC ticks per core cycle, from the fastest of n calibration probes. */
 double timing_calibrate(unsigned n);
 
 /* PAPI_TOT_CYC and PAPI_TOT_INS usable in this process? Probed once at
