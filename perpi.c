@@ -15,6 +15,10 @@ struct command {
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
 	{"run", cmd_run, "run a program and report its ILP per function (the default)"},
+	{"report", cmd_report, "the ILP of a recorded run's functions (text or JSON)"},
+	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
+	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
+	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
 };
 
 static int usage(FILE *out)
