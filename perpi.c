@@ -14,6 +14,11 @@ struct command {
 
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
+	{"run", cmd_run, "run a program and report its ILP per function (the default)"},
+	{"report", cmd_report, "the ILP of a recorded run's functions (text or JSON)"},
+	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
+	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
+	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
 	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
 	{"db", cmd_db, "export or import the measurement database"},
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
@@ -42,6 +47,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].run && !strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "perpi: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	/* perpi [OPTIONS] PROGRAM [ARGS...] is perpi run */
+	return cmd_run(argc, argv);
 }
