@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "palmed/bench.h"
 #include "palmed/kernel.h"
+#include "tests/pipedream/body_util.h"
 
 static int failures, skipped;
 static csh cs;
@@ -45,30 +46,6 @@ static int family(unsigned reg)
 	if (!strcmp(n, "rflags") || !strcmp(n, "eflags") || !strcmp(n, "flags"))
 		return 56;
 	return 57 + (int)reg % 64; /* anything else: its own id, unlikely to collide */
-}
-
-/* The body lines of the generated loop, assembled; returns its bytes. */
-static unsigned char *assemble_body(const char *text, size_t *len)
-{
-	const char *start = strstr(text, "_loop:\n"), *end = strstr(text, "\tdec r13\n");
-	if (!start || !end)
-		return NULL;
-	start += strlen("_loop:\n");
-	char path[256], cmd[1024];
-	snprintf(path, sizeof(path), "%s/body.s", dir);
-	FILE *f = fopen(path, "w");
-	fprintf(f, ".intel_syntax noprefix\n%.*s", (int)(end - start), start);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "as --64 -o %s/body.o %s && objcopy -O binary -j .text %s/body.o %s/body.bin",
-		 dir, path, dir, dir);
-	if (system(cmd) != 0)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/body.bin", dir);
-	f = fopen(path, "rb");
-	unsigned char *buf = malloc(1 << 20);
-	*len = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	return buf;
 }
 
 struct writer {
@@ -148,7 +125,7 @@ static void check(struct bench_ctx *b, const char *spec, int rmw, int flagged)
 	}
 	int is_flagged = !strncmp(text, "# flagged", 9);
 	size_t len;
-	unsigned char *code = assemble_body(text, &len);
+	unsigned char *code = pd_assemble_body(text, dir, &len);
 	free(text);
 	if (!code) {
 		printf("FAIL: %s: body does not assemble\n", spec);
