@@ -9,6 +9,7 @@
 #include "palmed/db.h"
 #include "palmed/gen.h"
 #include "palmed/harness.h"
+#include "palmed/timing.h"
 
 #define BATCH_MAX 256 /* kernels per shared object */
 
@@ -71,8 +72,8 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	__builtin_cpu_init();
 	b->gp.avx = __builtin_cpu_supports("avx");
 	b->gp.avx512 = __builtin_cpu_supports("avx512f");
-	if (db)
-		db_probe_get(db, &b->best_wide);
+	if (db && db_probe_get(db, &b->best_wide) == 0)
+		b->best_wide *= TIMING_WIDE_INSNS; /* stored per probe instruction */
 	return b;
 }
 
@@ -81,7 +82,7 @@ void bench_delete(struct bench_ctx *b)
 	if (!b)
 		return;
 	if (b->db && b->best_wide_dirty)
-		db_probe_put(b->db, b->best_wide);
+		db_probe_put(b->db, b->best_wide / TIMING_WIDE_INSNS);
 	if (b->dir) {
 		harness_remove_dir(b->dir);
 		free(b->dir);
@@ -108,6 +109,31 @@ static ssize_t find_form(struct bench_ctx *b, const char *name)
 	return -1;
 }
 
+static void add_form(struct bench_ctx *b, const struct gen_form_info *info)
+{
+	if (b->n_forms == b->cap_forms) {
+		b->cap_forms = b->cap_forms ? 2 * b->cap_forms : 64;
+		b->forms = xrealloc(b->forms, b->cap_forms * sizeof(*b->forms));
+		b->form_errors = xrealloc(b->form_errors, b->cap_forms * sizeof(char *));
+	}
+	b->forms[b->n_forms] = *info;
+	b->form_errors[b->n_forms++] = NULL;
+}
+
+/* A form's semantics from the database's cache, if there. */
+static int from_db_cache(struct bench_ctx *b, const char *form)
+{
+	char *text = NULL;
+	struct gen_form_info info;
+	if (!b->db || db_form_semantics_get(b->db, form, &text) != 1)
+		return 0;
+	int ok = gen_form_info_from_text(form, text, &info) == 0;
+	free(text);
+	if (ok)
+		add_form(b, &info);
+	return ok;
+}
+
 /* Probe every form of ks not seen yet, in one assembler run. */
 static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 {
@@ -116,7 +142,7 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 	for (size_t i = 0; i < n; i++)
 		for (size_t t = 0; t < ks[i].n; t++) {
 			const char *f = ks[i].terms[t].form;
-			int seen = find_form(b, f) >= 0;
+			int seen = find_form(b, f) >= 0 || from_db_cache(b, f);
 			for (size_t j = 0; j < m && !seen; j++)
 				seen = !strcmp(names[j], f);
 			if (!seen) {
@@ -137,6 +163,12 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 	}
 	int *status = xcalloc(m, sizeof(int));
 	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status, b->form_errors + b->n_forms);
+	for (size_t i = 0; i < m && b->db; i++)
+		if (status[i] == 0) {
+			char *text = gen_form_info_to_text(&b->forms[b->n_forms + i]);
+			db_form_semantics_put(b->db, names[i], text);
+			free(text);
+		}
 	b->n_forms += m;
 	free(status);
 	free(names);
@@ -289,8 +321,14 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 	}
 	char stem[32];
 	snprintf(stem, sizeof(stem), "batch%u", b->batch++);
+	if (n_jobs && ensure_dir(b) < 0) {
+		fail_all(c, idx, n, perpi_error());
+		n_jobs = 0;
+	}
+	double t0 = perpi_now(), t1 = 0, t2 = 0;
 	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 &&
-	    harness_link(b->dir, stem) == 0) {
+	    (t1 = perpi_now()) && harness_link(b->dir, stem) == 0) {
+		t2 = perpi_now();
 		struct harness_config hc = {
 			.measures = b->opt.num_measures ? b->opt.num_measures : 1,
 			.warmup = b->opt.warmup,
@@ -305,6 +343,9 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
 		if (harness_run(so, jobs, n_jobs, &hc, c->ho, job_done, c) < 0)
 			fail_all(c, idx, n, perpi_error());
+		if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
+			fprintf(stderr, "perpi: %zu kernels: as %.1f ms, ld %.1f ms, run %.1f ms\n",
+				n_jobs, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (perpi_now() - t2));
 		for (size_t j = 0; j < n_jobs; j++)
 			harness_output_done(&c->ho[j]);
 		free(c->ho);

@@ -31,6 +31,10 @@ static const char schema[] =
 	"CREATE TABLE probe(machine_id INTEGER PRIMARY KEY REFERENCES machine(id),"
 	" wide_cycles REAL NOT NULL);";
 
+/* Tables added since the first format: created when missing. */
+static const char schema_additions[] =
+	"CREATE TABLE IF NOT EXISTS form_semantics(name TEXT PRIMARY KEY, semantics TEXT NOT NULL);";
+
 char *db_default_path(void)
 {
 	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
@@ -126,7 +130,8 @@ int db_open(const char *path, struct db **out)
 	sqlite3_busy_timeout(db->sql, 10000);
 	if (check_or_create(db) < 0 ||
 	    sqlite3_exec(db->sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
-			 NULL) != SQLITE_OK) {
+			 NULL) != SQLITE_OK ||
+	    sqlite3_exec(db->sql, schema_additions, NULL, NULL, NULL) != SQLITE_OK) {
 		if (!strstr(perpi_error(), path))
 			perpi_set_error("database %s: %s", path, sqlite3_errmsg(db->sql));
 		db_close(db);
@@ -456,4 +461,33 @@ int db_probe_put(struct db *db, double cycles)
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "probe");
+}
+
+int db_form_semantics_get(struct db *db, const char *form, char **text)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, "SELECT semantics FROM form_semantics WHERE name = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_sql_error(db, "form semantics");
+	sqlite3_bind_text(st, 1, form, -1, SQLITE_TRANSIENT);
+	int found = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*text = xstrdup((const char *)sqlite3_column_text(st, 0));
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int db_form_semantics_put(struct db *db, const char *form, const char *text)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO form_semantics(name, semantics)"
+			       " VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+		return db_sql_error(db, "form semantics");
+	sqlite3_bind_text(st, 1, form, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "form semantics");
 }

@@ -319,3 +319,38 @@ size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 		ok += status[i] == 0;
 	return ok;
 }
+
+#define SEMANTICS_FORMAT "v1"
+
+char *gen_form_info_to_text(const struct gen_form_info *info)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, SEMANTICS_FORMAT " access=");
+	for (unsigned i = 0; i < info->form.n; i++)
+		strbuf_addf(&sb, "%s%u", i ? "," : "", info->access[i]);
+	strbuf_addf(&sb, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", info->implicit_read,
+		    info->implicit_write, info->flags_read, info->flags_written, info->evex);
+	return sb.buf;
+}
+
+int gen_form_info_from_text(const char *name, const char *text, struct gen_form_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (form_parse(name, &out->form) < 0 || strncmp(text, SEMANTICS_FORMAT " access=", 10))
+		return -1;
+	const char *p = text + 10;
+	for (unsigned i = 0; i < out->form.n; i++) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10);
+		if (end == p || a > 3)
+			return -1;
+		out->access[i] = (unsigned char)a;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (sscanf(p, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", &out->implicit_read,
+		   &out->implicit_write, &out->flags_read, &out->flags_written, &out->evex) != 5)
+		return -1;
+	return 0;
+}

@@ -36,6 +36,11 @@ struct gen_form_info {
 size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 		       struct gen_form_info *infos, int *status, char **errors);
 
+/* The semantics as one line of text, for the database's cache, and back
+ * (from_text: 0, or -1 if the text is not of this version's format). */
+char *gen_form_info_to_text(const struct gen_form_info *info);
+int gen_form_info_from_text(const char *name, const char *text, struct gen_form_info *out);
+
 /* The text of one instance of f with every register and memory operand
  * chosen the simple way (for discovery and probing). */
 void gen_sample_instance(const struct form *f, struct strbuf *out);

@@ -252,10 +252,12 @@ static void warm_up(struct worker *w)
 	w->overhead = timing_overhead();
 	double start = perpi_now();
 	/* let the core reach its clock before the first probe counts */
-	while (perpi_now() - start < 0.005)
+	while (perpi_now() - start < 0.002)
 		timing_chain_ticks();
+	/* without a reference from earlier runs, look for the best probe longer */
+	double look = isfinite(w->best_wide) ? 0 : 0.02;
 	uint64_t c0 = timing_chain_ticks(), w0 = timing_wide_ticks();
-	for (int i = 0; i < 64 || (i < 2000 && perpi_now() - start < 0.02); i++) {
+	for (int i = 0; i < 64 || (i < 4000 && perpi_now() - start < look); i++) {
 		uint64_t c1 = timing_chain_ticks(), w1 = timing_wide_ticks();
 		update_best(w, c0, w0, c1, w1);
 		c0 = c1;
