@@ -86,5 +86,5 @@ printf 'vendor,nonsense\n' >"$t/bad.csv"
 { [ $rc -ne 0 ] && grep -q '^perpi: db import: ' "$t/err"; } || { echo "FAIL: bad CSV accepted"; fail=1; }
 printf -- '-- perpi measurement database export, format 1\nDROP TABLE kernel;\n' >"$t/evil.sql"
 "$PERPI" db --db "$cdb" import "$t/evil.sql" 2>/dev/null && { echo "FAIL: an import dropped a table"; fail=1; }
-[ "$(sqlite3 "$cdb" 'select count(*) from kernel')" -ge "$n" ] || { echo "FAIL: kernel table damaged"; fail=1; }
+[ "$(sqlite3 "$cdb" 'select count(*) from kernel')" -ge "$rows" ] || { echo "FAIL: kernel table damaged"; fail=1; }
 exit $fail
