@@ -1,10 +1,14 @@
 #include "palmed/timing.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #ifdef HAVE_PAPI
+#include <linux/perf_event.h>
 #include <papi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 static uint64_t overhead_ticks;
@@ -85,6 +89,25 @@ double timing_calibrate(unsigned n)
 
 #ifdef HAVE_PAPI
 static int papi_state = -1; /* -1 unknown, 0 no, 1 yes */
+
+/* PAPI_library_init takes milliseconds; the kernel says in microseconds
+ * whether there is a cycle counter at all (a VM often has none). */
+static int cycle_counter_exists(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
 static int papi_events = PAPI_NULL;
 
 int timing_papi_works(void)
@@ -92,7 +115,7 @@ int timing_papi_works(void)
 	if (papi_state >= 0)
 		return papi_state;
 	papi_state = 0;
-	if (getenv("PERPI_NO_PAPI"))
+	if (getenv("PERPI_NO_PAPI") || !cycle_counter_exists())
 		return 0;
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return 0;
