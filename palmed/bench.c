@@ -436,6 +436,16 @@ int bench_measure(struct bench_ctx *b, const struct kernel *k, struct bench_resu
 	return measure_one(b, k, out, 0);
 }
 
+int bench_cycles(void *ctx, const struct kernel *k, double *cycles_per_iter)
+{
+	struct bench_result r;
+	if (bench_measure(ctx, k, &r) < 0)
+		return -1;
+	*cycles_per_iter = r.cycles;
+	bench_result_done(&r);
+	return 0;
+}
+
 int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out)
 {
 	struct kernel k;

@@ -87,6 +87,11 @@ size_t bench_measure_many(struct bench_ctx *b, const struct kernel *ks, size_t n
  * Returns 0, or -1 with perpi_error() set (e.g. no register written). */
 int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out);
 
+/* The callback of palmed/measure.h's struct measure, so that the Palmed
+ * inference measures through Pipedream: ctx is a struct bench_ctx *, and
+ * *cycles_per_iter is bench_measure's result.cycles. Returns 0 or -1. */
+int bench_cycles(void *ctx, const struct kernel *k, double *cycles_per_iter);
+
 /* The generated assembly of the kernel's loop (latency: the chain of a
  * one-form kernel), for --show-asm; caller frees. NULL with perpi_error()
  * set on failure. */

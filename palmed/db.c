@@ -197,6 +197,12 @@ void machine_identity_current(struct machine_identity *m)
 		snprintf(m->vendor, sizeof(m->vendor), "unknown");
 }
 
+void machine_identity_describe(const struct machine_identity *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s family %d model %d stepping %d: %s", m->vendor, m->family, m->model,
+		 m->stepping, m->model_name);
+}
+
 int db_sql_error(struct db *db, const char *what)
 {
 	return perpi_set_error("database %s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));
