@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -361,6 +362,9 @@ static size_t run_worker(const char *so, const struct harness_job *jobs, size_t 
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* perpi killed: stop measuring */
+		if (getppid() == 1)
+			_exit(1);
 		worker_main(so, jobs, from, n, cfg, cpu, fds[1]);
 	}
 	close(fds[1]);
