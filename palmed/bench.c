@@ -22,7 +22,7 @@ struct bench_ctx {
 	size_t n_forms, cap_forms;
 	struct gen_form_info *forms;
 	char **form_errors;
-	unsigned batch; /* shared objects built, for unique names */
+	unsigned batch;	  /* shared objects built, for unique names */
 	double best_wide; /* fewest cycles the throughput probe took here, 0 unknown */
 	int best_wide_dirty;
 };
@@ -162,7 +162,8 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 		b->form_errors = xrealloc(b->form_errors, b->cap_forms * sizeof(char *));
 	}
 	int *status = xcalloc(m, sizeof(int));
-	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status, b->form_errors + b->n_forms);
+	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status,
+			b->form_errors + b->n_forms);
 	for (size_t i = 0; i < m && b->db; i++)
 		if (status[i] == 0) {
 			char *text = gen_form_info_to_text(&b->forms[b->n_forms + i]);
@@ -248,9 +249,10 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		c->errors[i] = xasprintf("kernel %s: %s", spec, o->error);
 	} else if (n_clean < 3) {
 		c->status[i] = -1;
-		c->errors[i] = xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
-					 "%.1f s (a busy machine); try again, or give --max-seconds",
-					 spec, c->b->opt.max_seconds);
+		c->errors[i] =
+		    xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
+			      "%.1f s (a busy machine); try again, or give --max-seconds",
+			      spec, c->b->opt.max_seconds);
 	} else {
 		r->source = o->papi ? TIMING_PAPI : TIMING_TSC;
 		r->n_samples = o->n;
@@ -265,7 +267,8 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		c->status[i] = 0;
 		if (c->b->db) {
 			char *key = bench_options_key(&c->b->opt);
-			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key, r) < 0) {
+			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key,
+				     r) < 0) {
 				c->status[i] = -1;
 				c->errors[i] = xasprintf("storing %s: %s", spec, perpi_error());
 			}
@@ -292,7 +295,7 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 	struct bench_ctx *b = c->b;
 	struct strbuf s;
 	struct harness_job *jobs = xcalloc(n, sizeof(*jobs));
-	char (*symbols)[32] = xcalloc(n, sizeof(*symbols));
+	char(*symbols)[32] = xcalloc(n, sizeof(*symbols));
 	size_t n_jobs = 0;
 
 	c->gi = xcalloc(n, sizeof(*c->gi));
@@ -326,18 +329,18 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 		n_jobs = 0;
 	}
 	double t0 = perpi_now(), t1 = 0, t2 = 0;
-	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 &&
-	    (t1 = perpi_now()) && harness_link(b->dir, stem) == 0) {
+	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 && (t1 = perpi_now()) &&
+	    harness_link(b->dir, stem) == 0) {
 		t2 = perpi_now();
 		struct harness_config hc = {
-			.measures = b->opt.num_measures ? b->opt.num_measures : 1,
-			.warmup = b->opt.warmup,
-			.max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
-			.max_spread = b->opt.max_spread,
-			.cpu = b->opt.cpu,
-			.force_tsc = b->opt.force_tsc,
-			.max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
-			.best_wide_hint = b->best_wide,
+		    .measures = b->opt.num_measures ? b->opt.num_measures : 1,
+		    .warmup = b->opt.warmup,
+		    .max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
+		    .max_spread = b->opt.max_spread,
+		    .cpu = b->opt.cpu,
+		    .force_tsc = b->opt.force_tsc,
+		    .max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
+		    .best_wide_hint = b->best_wide,
 		};
 		char *so = xasprintf("%s/%s.so", b->dir, stem);
 		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
@@ -364,8 +367,15 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		      struct bench_result *out, int *status, char **errors, int latency,
 		      bench_progress_fn progress, void *arg)
 {
-	struct campaign c = {.b = b, .ks = ks, .out = out, .status = status, .errors = errors,
-			     .latency = latency, .progress = progress, .arg = arg, .total = n};
+	struct campaign c = {.b = b,
+			     .ks = ks,
+			     .out = out,
+			     .status = status,
+			     .errors = errors,
+			     .latency = latency,
+			     .progress = progress,
+			     .arg = arg,
+			     .total = n};
 	size_t *pending = xcalloc(n + 1, sizeof(size_t)), n_pending = 0;
 	char *key = bench_options_key(&b->opt);
 	for (size_t i = 0; i < n; i++) {
@@ -373,9 +383,10 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		status[i] = 0;
 		errors[i] = NULL;
 		char *spec = kernel_to_string(&ks[i]);
-		int hit = b->db && !b->opt.fresh ?
-				  db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i]) :
-				  0;
+		int hit =
+		    b->db && !b->opt.fresh
+			? db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i])
+			: 0;
 		free(spec);
 		if (hit < 0) {
 			status[i] = -1;

@@ -36,9 +36,9 @@ struct bench_options {
 	double max_spread;     /* re-measure when the relative spread is above (0.02) */
 	unsigned max_attempts; /* stop at max_attempts x NUM_MEASURES clean samples (3) */
 	double max_seconds;    /* time budget per kernel while the host disturbs it (2.0) */
-	int cpu;               /* CPU the worker is pinned to; -1: the last CPU allowed */
-	int force_tsc;         /* do not use PAPI even if its counters work */
-	int fresh;             /* ignore cached results (still store the new ones) */
+	int cpu;	       /* CPU the worker is pinned to; -1: the last CPU allowed */
+	int force_tsc;	       /* do not use PAPI even if its counters work */
+	int fresh;	       /* ignore cached results (still store the new ones) */
 };
 void bench_options_default(struct bench_options *o);
 
@@ -47,16 +47,16 @@ void bench_options_default(struct bench_options *o);
 char *bench_options_key(const struct bench_options *o);
 
 struct bench_result {
-	double cycles;       /* core cycles per iteration (one instance of the multiset) */
-	double ipc;          /* instructions per cycle: kernel_size / cycles */
-	double spread;       /* relative spread of the clean samples: (q75-q25)/median */
+	double cycles; /* core cycles per iteration (one instance of the multiset) */
+	double ipc;    /* instructions per cycle: kernel_size / cycles */
+	double spread; /* relative spread of the clean samples: (q75-q25)/median */
 	enum timing_source source;
-	int flagged;         /* the generated code still carries a dependency */
+	int flagged; /* the generated code still carries a dependency */
 	char flag_reason[96];
-	int from_cache;      /* found in the database, not measured now */
-	unsigned n_samples;  /* every repetition timed, clean or not */
-	double *samples;     /* cycles per iteration of each repetition; owned */
-	unsigned char *clean;/* whether repetition i was undisturbed; owned */
+	int from_cache;		/* found in the database, not measured now */
+	unsigned n_samples;	/* every repetition timed, clean or not */
+	double *samples;	/* cycles per iteration of each repetition; owned */
+	unsigned char *clean;	/* whether repetition i was undisturbed; owned */
 	double ticks_per_cycle; /* TSC calibration (median), 0 with PAPI */
 };
 void bench_result_init(struct bench_result *r);

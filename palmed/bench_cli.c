@@ -15,8 +15,8 @@ int bench_cli_count(const char *text, long *out, long min, long max)
 	errno = 0;
 	long v = strtol(text, &end, 10);
 	if (errno || end == text || *end || v < min || v > max)
-		return perpi_set_error("bad number '%s': expected an integer in [%ld, %ld]", text, min,
-				       max);
+		return perpi_set_error("bad number '%s': expected an integer in [%ld, %ld]", text,
+				       min, max);
 	*out = v;
 	return 0;
 }

@@ -32,7 +32,7 @@ struct record {
 	char error[128];
 };
 
-#define WIDE_SLACK 1.05  /* a throughput probe this much slower than its best: disturbed */
+#define WIDE_SLACK 1.05	  /* a throughput probe this much slower than its best: disturbed */
 #define CHAIN_SLACK 0.015 /* calibrations before and after disagreeing more: disturbed */
 #define KERNEL_TIMEOUT 30 /* seconds for one kernel, all attempts */
 
@@ -81,7 +81,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* (q75 - q25) / median of the clean samples; *n_clean their count. */
-static double clean_spread(const double *s, const unsigned char *clean, unsigned n, unsigned *n_clean)
+static double clean_spread(const double *s, const unsigned char *clean, unsigned n,
+			   unsigned *n_clean)
 {
 	double *v = xmalloc((n + 1) * sizeof(*v));
 	unsigned m = 0;
@@ -126,7 +127,7 @@ struct samples {
 	unsigned n, cap, n_clean;
 	double *cycles;
 	unsigned char *clean;
-	double *wide;         /* the slower throughput probe around the repetition */
+	double *wide;	      /* the slower throughput probe around the repetition */
 	unsigned char *agree; /* the calibrations around it agree */
 	double tpc_sum;
 };
@@ -214,14 +215,16 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		dirty_streak = clean ? 0 : dirty_streak + 1;
 		if (getenv("PERPI_DEBUG_WORKER") && s->n < 40)
 			fprintf(stderr, "c0 %lu c1 %lu wide %.0f best %.0f cycles %.0f clean %d\n",
-				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles, clean);
+				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles,
+				clean);
 		c0 = c1;
 		w0 = w1;
 		if (clean && ++s->n_clean >= m) {
 			classify(s, w->best_wide);
 			unsigned n_clean;
 			double spread = clean_spread(s->cycles, s->clean, s->n, &n_clean);
-			if (n_clean >= m && (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts))
+			if (n_clean >= m &&
+			    (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts))
 				break;
 		}
 		if (perpi_now() - start > cfg->max_seconds)
@@ -295,7 +298,8 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	w.read = arena;
 	w.write = (char *)arena + GEN_HALF_BYTES;
 	w.papi = !cfg->force_tsc && !cfg->check_only && timing_papi_works();
-	w.best_wide = cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
+	w.best_wide =
+	    cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
 	if (!cfg->check_only)
 		warm_up(&w);
 	for (size_t i = from; i < n; i++) {
