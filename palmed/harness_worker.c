@@ -33,8 +33,12 @@ struct record {
 };
 
 #define WIDE_SLACK 1.05	  /* a throughput probe this much slower than its best: disturbed */
-#define CHAIN_SLACK 0.015 /* calibrations before and after disagreeing more: disturbed */
+#define CHAIN_SLACK 0.015 /* a calibration this much slower than the recent fastest: disturbed */
 #define KERNEL_TIMEOUT 30 /* seconds for one kernel, all attempts */
+
+/* Calibration probes remembered: the fastest of the latest ones is the
+ * core's clock (a busy SMT sibling or the host only ever slow a probe). */
+#define CHAIN_WINDOW 16
 
 struct worker {
 	const struct harness_config *cfg;
@@ -42,6 +46,8 @@ struct worker {
 	int papi;
 	uint64_t overhead;
 	double best_wide; /* fewest cycles a throughput probe took */
+	uint64_t chains[CHAIN_WINDOW]; /* the latest calibration probes, in ticks */
+	unsigned n_chains;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -105,19 +111,39 @@ static double wide_cycles(uint64_t wide_ticks, uint64_t chain_ticks)
 	return (double)wide_ticks * TIMING_CHAIN_CYCLES / (double)chain_ticks;
 }
 
-static int chains_agree(uint64_t c0, uint64_t c1)
+static uint64_t chain_probe(struct worker *w)
 {
-	uint64_t cmin = c0 < c1 ? c0 : c1;
-	return fabs((double)c0 - (double)c1) <= CHAIN_SLACK * (double)cmin;
+	uint64_t c = timing_chain_ticks();
+	w->chains[w->n_chains++ % CHAIN_WINDOW] = c;
+	return c;
 }
 
-/* Only two consecutive probes whose calibrations agree can lower the best,
- * and only to the slower of the two: one lucky reading does not count. */
+static uint64_t chain_fastest(const struct worker *w)
+{
+	unsigned n = w->n_chains < CHAIN_WINDOW ? w->n_chains : CHAIN_WINDOW;
+	uint64_t best = UINT64_MAX;
+	for (unsigned i = 0; i < n; i++)
+		if (w->chains[i] < best)
+			best = w->chains[i];
+	return best;
+}
+
+/* Both calibrations around a repetition ran at the core's full speed. */
+static int chains_clean(const struct worker *w, uint64_t c0, uint64_t c1)
+{
+	double limit = (double)chain_fastest(w) * (1 + CHAIN_SLACK);
+	return (double)c0 <= limit && (double)c1 <= limit;
+}
+
+/* Only two consecutive throughput probes with clean calibrations can lower
+ * the best, and only to the slower of the two: one lucky reading does not
+ * count. */
 static void update_best(struct worker *w, uint64_t c0, uint64_t w0, uint64_t c1, uint64_t w1)
 {
-	if (!chains_agree(c0, c1))
+	if (!chains_clean(w, c0, c1))
 		return;
-	double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
+	uint64_t fastest = chain_fastest(w);
+	double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
 	double lo = wc0 > wc1 ? wc0 : wc1;
 	if (lo < w->best_wide && lo >= TIMING_WIDE_INSNS / 8.0)
 		w->best_wide = lo;
@@ -192,7 +218,7 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 	double start = perpi_now();
 	for (unsigned i = 0; i < cfg->warmup; i++)
 		fn(job->turns, w->read, w->write);
-	uint64_t c0 = timing_chain_ticks(), w0 = timing_wide_ticks();
+	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
 	for (;;) {
 		uint64_t cyc = 0, ins = 0;
 		if (w->papi)
@@ -202,13 +228,14 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		uint64_t t1 = timing_tsc();
 		if (w->papi)
 			timing_papi_stop(&cyc, &ins);
-		uint64_t c1 = timing_chain_ticks(), w1 = timing_wide_ticks();
-		double tpc = (double)(c0 + c1) / 2 / TIMING_CHAIN_CYCLES;
+		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
+		uint64_t fastest = chain_fastest(w);
+		double tpc = (double)fastest / TIMING_CHAIN_CYCLES;
 		double ticks = (double)(t1 - t0) - (double)w->overhead;
 		double cycles = w->papi ? (double)cyc : ticks / tpc;
-		double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
+		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
 		double wide = wc0 > wc1 ? wc0 : wc1;
-		int agree = chains_agree(c0, c1);
+		int agree = chains_clean(w, c0, c1);
 		update_best(w, c0, w0, c1, w1);
 		add_sample(s, cycles / job->divisor, wide, agree, tpc);
 		int clean = agree && wide <= w->best_wide * WIDE_SLACK;
@@ -234,7 +261,7 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 			nanosleep(&ts, NULL);
 			for (unsigned i = 0; i < cfg->warmup; i++)
 				fn(job->turns, w->read, w->write);
-			c0 = timing_chain_ticks();
+			c0 = chain_probe(w);
 			w0 = timing_wide_ticks();
 			dirty_streak = 0;
 		}
@@ -257,12 +284,12 @@ static void warm_up(struct worker *w)
 	double start = perpi_now();
 	/* let the core reach its clock before the first probe counts */
 	while (perpi_now() - start < 0.002)
-		timing_chain_ticks();
+		chain_probe(w);
 	/* without a reference from earlier runs, look for the best probe longer */
 	double look = isfinite(w->best_wide) ? 0 : 0.02;
-	uint64_t c0 = timing_chain_ticks(), w0 = timing_wide_ticks();
+	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
 	for (int i = 0; i < 64 || (i < 4000 && perpi_now() - start < look); i++) {
-		uint64_t c1 = timing_chain_ticks(), w1 = timing_wide_ticks();
+		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
 		update_best(w, c0, w0, c1, w1);
 		c0 = c1;
 		w0 = w1;
