@@ -116,6 +116,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 	memset(a, 0, sizeof(*a));
 	bench_options_default(&a->opt);
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:lh", longopts, NULL)) != -1) {
 		long v = 0;
 		if (c >= O_CPU && c <= O_WARMUP &&
@@ -174,8 +175,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 			usage(stdout);
 			exit(0);
 		default:
-			usage(stderr);
-			return -2;
+			perpi_set_error("unknown option or missing argument '%s' "
+					"('perpi bench --help' lists them)",
+					argv[optind - 1]);
+			return -1;
 		}
 	}
 	return 0;
@@ -228,8 +231,10 @@ int cmd_bench(int argc, char **argv)
 {
 	struct bench_args a;
 	int rc = parse_args(argc, argv, &a);
-	if (rc < 0)
-		return rc == -1 ? (fprintf(stderr, "perpi: bench: %s\n", perpi_error()), 2) : 2;
+	if (rc < 0) {
+		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		return 2;
+	}
 	struct kernel *ks = NULL;
 	size_t n = 0;
 	if (bench_cli_read_kernels(argv + optind, argc - optind, a.file, a.latency, &ks, &n) < 0) {

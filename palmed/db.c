@@ -43,17 +43,6 @@ char *db_default_path(void)
 	return xasprintf("%s/.local/share/perpi/measurements.db", home && *home ? home : ".");
 }
 
-static void make_parent_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	free(p);
-}
-
 static long long query_int(sqlite3 *sql, const char *q, int *rc)
 {
 	sqlite3_stmt *st;
@@ -124,7 +113,6 @@ int db_open(const char *path, struct db **out)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	make_parent_dirs(path);
 	int rc = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		perpi_set_error("database %s: %s", path, sqlite3_errstr(rc));
