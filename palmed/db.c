@@ -101,10 +101,16 @@ static int check_or_create(struct db *db)
 	rc = sqlite3_step(st);
 	const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
 	int ok = res && !strcmp(res, "ok");
-	if (!ok)
-		perpi_set_error(
-		    "database %s: corrupt (%s); restore a backup with 'perpi db import'", db->path,
-		    res ? res : sqlite3_errmsg(db->sql));
+	if (!ok) {
+		/* quick_check's first finding, on one line */
+		char first[160];
+		const char *r = res ? res : sqlite3_errmsg(db->sql);
+		if (!strncmp(r, "*** ", 4) && strchr(r, '\n'))
+			r = strchr(r, '\n') + 1;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(r, "\n"), r);
+		perpi_set_error("database %s: corrupt (%s); restore a backup with 'perpi db import'",
+				db->path, first);
+	}
 	sqlite3_finalize(st);
 	return ok ? 0 : -1;
 }

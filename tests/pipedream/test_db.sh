@@ -83,6 +83,18 @@ for fmt in sql csv; do
 	sqlite3 "$cdb" "$q" >"$t/orig.rows"; sqlite3 "$t/new-$fmt.db" "$q" >"$t/new.rows"
 	cmp -s "$t/orig.rows" "$t/new.rows" || { echo "FAIL: $fmt round trip differs"; diff "$t/orig.rows" "$t/new.rows" | cut -c1-200; fail=1; }
 done
+# a perpi database whose b-tree pages were overwritten: refused too
+sqlite3 "$cdb" 'pragma wal_checkpoint(TRUNCATE)' >/dev/null
+cp "$cdb" "$t/broken.db"
+python3 -c "
+import sys
+f = open(sys.argv[1], 'r+b')
+for page in (1, 2, 3, 4):
+    f.seek(4096 * page); f.write(b'\x0d' + b'\xff' * 7)
+" "$t/broken.db"
+"$PERPI" bench --db "$t/broken.db" ADD_GPR64_GPR64 >/dev/null 2>"$t/err"; rc=$?
+{ [ $rc -ne 0 ] && grep -q '^perpi: bench: database .*: corrupt (' "$t/err"; } || { echo "FAIL: damaged db: $rc $(cat "$t/err")"; fail=1; }
+
 printf 'vendor,nonsense\n' >"$t/bad.csv"
 "$PERPI" db --db "$t/x.db" import "$t/bad.csv" 2>"$t/err"; rc=$?
 { [ $rc -ne 0 ] && grep -q '^perpi: db import: ' "$t/err"; } || { echo "FAIL: bad CSV accepted"; fail=1; }
