@@ -13,6 +13,8 @@
 
 #include "palmed/db_private.h"
 
+#define QUICK_CHECK_MAX_BYTES (16 << 20)
+
 static const char schema[] =
     "CREATE TABLE machine(id INTEGER PRIMARY KEY, vendor TEXT NOT NULL, family INTEGER,"
     " model INTEGER, stepping INTEGER, microcode TEXT, model_name TEXT, kernel TEXT,"
@@ -94,6 +96,12 @@ static int check_or_create(struct db *db)
 	if (version != DB_VERSION)
 		return perpi_set_error("database %s: format version %lld, this perpi reads %d",
 				       db->path, version, DB_VERSION);
+	/* quick_check reads every page: worth it on opening up to a few MB; a
+	 * larger file is checked by SQLite as it is read (SQLITE_CORRUPT) */
+	long long pages = query_int(db->sql, "PRAGMA page_count", &rc);
+	long long page_size = query_int(db->sql, "PRAGMA page_size", &rc);
+	if (pages * page_size > QUICK_CHECK_MAX_BYTES)
+		return 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK)
 		return perpi_set_error("database %s: corrupt (%s)", db->path,
