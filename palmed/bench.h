@@ -36,7 +36,7 @@ struct bench_options {
 	double max_spread;     /* re-measure when the relative spread is above (0.02) */
 	unsigned max_attempts; /* stop at max_attempts x NUM_MEASURES clean samples (3) */
 	double max_seconds;    /* time budget per kernel while the host disturbs it (2.0) */
-	int cpu;	       /* CPU the worker is pinned to; -1: the last CPU allowed */
+	int cpu;	       /* CPU the worker is pinned to; -1: the one perpi runs on */
 	int force_tsc;	       /* do not use PAPI even if its counters work */
 	int fresh;	       /* ignore cached results (still store the new ones) */
 };

@@ -29,7 +29,7 @@ struct harness_job {
 struct harness_config {
 	unsigned measures, warmup, max_attempts;
 	double max_spread;
-	int cpu; /* -1: the last CPU allowed */
+	int cpu; /* -1: the one perpi runs on */
 	int force_tsc;
 	int check_only;	       /* run each job once, untimed: does it fault? */
 	double max_seconds;    /* time budget of one kernel while the host disturbs it */

@@ -267,6 +267,9 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		}
 	}
 	classify(s, w->best_wide);
+	if (getenv("PERPI_BENCH_TIMES"))
+		fprintf(stderr, "perpi: worker: %u repetitions, %u clean, %.1f ms\n", s->n,
+			s->n_clean, 1e3 * (perpi_now() - start));
 	trim(s);
 }
 
@@ -327,8 +330,12 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	w.papi = !cfg->force_tsc && !cfg->check_only && timing_papi_works();
 	w.best_wide =
 	    cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
+	double t_warm = perpi_now();
 	if (!cfg->check_only)
 		warm_up(&w);
+	if (getenv("PERPI_BENCH_TIMES"))
+		fprintf(stderr, "perpi: worker: started, warm-up %.1f ms\n",
+			1e3 * (perpi_now() - t_warm));
 	for (size_t i = from; i < n; i++) {
 		kernel_fn fn = (kernel_fn)dlsym(h, jobs[i].symbol);
 		memset(&rec, 0, sizeof(rec));
@@ -358,8 +365,12 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	_exit(0);
 }
 
+/* The CPU perpi runs on: the worker starts there at once when perpi waits. */
 static int default_cpu(void)
 {
+	int here = sched_getcpu();
+	if (here >= 0)
+		return here;
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
