@@ -12,5 +12,6 @@ int cmd_critical(int argc, char **argv); /* ilp/cmd_critical.c */
 int cmd_bench(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_forms(int argc, char **argv);
+int cmd_palmed(int argc, char **argv);
 
 #endif

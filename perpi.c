@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
 	{"db", cmd_db, "export or import the measurement database"},
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
+	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
 };
 
 static int usage(FILE *out)
