@@ -39,6 +39,7 @@ struct record {
 /* Calibration probes remembered: the fastest of the latest ones is the
  * core's clock (a busy SMT sibling or the host only ever slow a probe). */
 #define CHAIN_WINDOW 16
+#define BEST_CONFIRM 4
 
 struct worker {
 	const struct harness_config *cfg;
@@ -48,6 +49,8 @@ struct worker {
 	double best_wide; /* fewest cycles a throughput probe took */
 	uint64_t chains[CHAIN_WINDOW]; /* the latest calibration probes, in ticks */
 	unsigned n_chains;
+	double recent_wide[BEST_CONFIRM]; /* the latest probe pairs (infinity: not clean) */
+	unsigned n_recent_wide;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -135,18 +138,27 @@ static int chains_clean(const struct worker *w, uint64_t c0, uint64_t c1)
 	return (double)c0 <= limit && (double)c1 <= limit;
 }
 
-/* Only two consecutive throughput probes with clean calibrations can lower
- * the best, and only to the slower of the two: one lucky reading does not
- * count. */
+/* The best can only be lowered by the slowest of BEST_CONFIRM consecutive
+ * probe pairs, all with clean calibrations: a lucky reading, or a clock
+ * change caught between a calibration and a probe, does not count (the best
+ * is kept across runs, so one glitch would spoil every later measurement). */
 static void update_best(struct worker *w, uint64_t c0, uint64_t w0, uint64_t c1, uint64_t w1)
 {
-	if (!chains_clean(w, c0, c1))
+	double v = INFINITY;
+	if (chains_clean(w, c0, c1)) {
+		uint64_t fastest = chain_fastest(w);
+		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
+		v = wc0 > wc1 ? wc0 : wc1;
+	}
+	w->recent_wide[w->n_recent_wide++ % BEST_CONFIRM] = v;
+	if (w->n_recent_wide < BEST_CONFIRM)
 		return;
-	uint64_t fastest = chain_fastest(w);
-	double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
-	double lo = wc0 > wc1 ? wc0 : wc1;
-	if (lo < w->best_wide && lo >= TIMING_WIDE_INSNS / 8.0)
-		w->best_wide = lo;
+	double slowest = 0;
+	for (unsigned i = 0; i < BEST_CONFIRM; i++)
+		if (w->recent_wide[i] > slowest)
+			slowest = w->recent_wide[i];
+	if (slowest < w->best_wide && slowest >= TIMING_WIDE_INSNS / 8.0)
+		w->best_wide = slowest;
 }
 
 struct samples {
