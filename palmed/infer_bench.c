@@ -6,7 +6,7 @@
 #include "common/util.h"
 #include "palmed/model.h"
 
-static int bench_cycles(void *ctx, const struct kernel *k, double *cycles)
+static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycles)
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result r;
@@ -44,7 +44,7 @@ void infer_bench_init(struct infer_bench *ib, struct bench_ctx *bench, struct me
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
 	out->ctx = ib;
-	out->cycles = bench_cycles;
+	out->cycles = infer_measure_cycles;
 	out->cpu = ib->cpu;
 }
 
