@@ -5,7 +5,8 @@
  * alone, with dense arrays for memory and a linear scan for the width. The
  * engine does all instances at once, incrementally, with sparse shadows,
  * pruning, page stamps and shared state; both must give the same I, C and
- * calls for every function, with and without each machine limit. */
+ * calls for every function, with and without each machine limit, and an
+ * observer must see the same step and producers for every event. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,9 +161,50 @@ static int is_stack_insn(const struct perpi_insn *in)
 
 /* The ideal (or constrained) machine from scratch over events [s, e]:
  * returns C, sets *insns and, for the whole run, per-class counts. */
+static uint64_t ref_step[N_EVENTS];           /* step of each event (0: free) */
+static struct engine_dep ref_deps[N_EVENTS][8 + 2 * 32]; /* its producers */
+static size_t ref_n_deps[N_EVENTS];
+
+/* The producers of event i's sources, from the last writer of each unit and
+ * byte (-1: none): one per unit, one per producer of each read access at
+ * the first byte it carries, in the order they come. */
+static void ref_producers(int i, int free_rsp, const int64_t *unit_w, const int64_t *data_w,
+			  const int64_t *stack_w)
+{
+	const struct perpi_event *ev = &evs[i];
+	size_t n = 0;
+	for (int k = 0; k < ev->n_src; k++)
+		if (!(free_rsp && ev->src[k] == UNIT_RSP) && unit_w[ev->src[k]] >= 0)
+			ref_deps[i][n++] = (struct engine_dep){(uint64_t)unit_w[ev->src[k]],
+							       ev->src[k], DEP_UNIT, 0};
+	for (int m = 0; m < ev->n_mem; m++) {
+		size_t first = n;
+		for (uint32_t b = 0; !ev->mem[m].write && b < ev->mem[m].size; b++) {
+			uint64_t a = ev->mem[m].addr + b;
+			int64_t w = a >= DATA_BASE && a < DATA_BASE + DATA_SIZE + 64
+					    ? data_w[a - DATA_BASE]
+					    : stack_w[a - (STACK_TOP - STACK_SIZE)];
+			size_t d = first;
+			while (w >= 0 && d < n && ref_deps[i][d].producer != (uint64_t)w)
+				d++;
+			if (w < 0)
+				continue;
+			if (d < n)
+				ref_deps[i][d].size++;
+			else
+				ref_deps[i][n++] = (struct engine_dep){(uint64_t)w, a, DEP_MEMORY, 1};
+		}
+	}
+	ref_n_deps[i] = n;
+}
+
 static uint64_t ref_machine(const struct engine_options *o, int s, int e, uint64_t *insns)
 {
 	static uint64_t unit[UNIT_COUNT], data[DATA_SIZE + 64], stack[STACK_SIZE + 256];
+	static int64_t unit_w[UNIT_COUNT], data_w[DATA_SIZE + 64], stack_w[STACK_SIZE + 256];
+	memset(unit_w, 0xff, sizeof(unit_w));
+	memset(data_w, 0xff, sizeof(data_w));
+	memset(stack_w, 0xff, sizeof(stack_w));
 	static uint64_t placed[N_EVENTS], count[2 * N_EVENTS + 8];
 	uint64_t c_max = 0, n = 0;
 	memset(unit, 0, sizeof(unit));
@@ -175,6 +217,7 @@ static uint64_t ref_machine(const struct engine_options *o, int s, int e, uint64
 		int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
 			      (!o->class_mask || (o->class_mask >> ev->insn->klass & 1));
 		uint64_t c = 0;
+		ref_producers(i, free_rsp, unit_w, data_w, stack_w);
 		for (int k = 0; k < ev->n_src; k++)
 			if (!(free_rsp && ev->src[k] == UNIT_RSP) && unit[ev->src[k]] > c)
 				c = unit[ev->src[k]];
@@ -196,16 +239,22 @@ static uint64_t ref_machine(const struct engine_options *o, int s, int e, uint64
 			placed[n++] = c;
 			c_max = c > c_max ? c : c_max;
 		}
+		ref_step[i] = counted ? c : 0;
 		for (int k = 0; k < ev->n_dst; k++)
-			if (!(free_rsp && ev->dst[k] == UNIT_RSP))
+			if (!(free_rsp && ev->dst[k] == UNIT_RSP)) {
 				unit[ev->dst[k]] = c;
+				unit_w[ev->dst[k]] = i;
+			}
 		for (int m = 0; m < ev->n_mem; m++)
 			for (uint32_t b = 0; ev->mem[m].write && b < ev->mem[m].size; b++) {
 				uint64_t a = ev->mem[m].addr + b;
-				if (a >= DATA_BASE && a < DATA_BASE + DATA_SIZE + 64)
+				if (a >= DATA_BASE && a < DATA_BASE + DATA_SIZE + 64) {
 					data[a - DATA_BASE] = c;
-				else
+					data_w[a - DATA_BASE] = i;
+				} else {
 					stack[a - (STACK_TOP - STACK_SIZE)] = c;
+					stack_w[a - (STACK_TOP - STACK_SIZE)] = i;
+				}
 			}
 	}
 	*insns = n;
@@ -257,17 +306,65 @@ static void ref_functions(const struct engine_options *o)
 
 /* ---- the comparison ---- */
 
+/* What an observer that wants dependencies saw of the whole run. */
+struct seen {
+	uint64_t step[N_EVENTS];
+	struct engine_dep deps[N_EVENTS][8 + 2 * 32];
+	size_t n_deps[N_EVENTS];
+	int bad; /* more deps than the reference can have */
+};
+static struct seen seen;
+
+static void observe(void *ctx, const struct engine_step_info *info)
+{
+	struct seen *s = ctx;
+	if (info->index >= N_EVENTS || info->n_deps > ARRAY_SIZE(s->deps[0])) {
+		s->bad = 1;
+		return;
+	}
+	s->step[info->index] = info->step;
+	s->n_deps[info->index] = info->n_deps;
+	memcpy(s->deps[info->index], info->deps, info->n_deps * sizeof(*info->deps));
+}
+
+static void compare_observed(unsigned seed, const char *what)
+{
+	for (int i = 0; i < N_EVENTS && !seen.bad; i++) {
+		int same = seen.step[i] == ref_step[i] && seen.n_deps[i] == ref_n_deps[i];
+		for (size_t d = 0; same && d < ref_n_deps[i]; d++)
+			same = seen.deps[i][d].producer == ref_deps[i][d].producer &&
+			       seen.deps[i][d].what == ref_deps[i][d].what &&
+			       seen.deps[i][d].kind == ref_deps[i][d].kind &&
+			       seen.deps[i][d].size == ref_deps[i][d].size;
+		if (!same) {
+			printf("FAIL: seed %u %s: event %d: step %llu with %zu deps, reference "
+			       "step %llu with %zu deps\n",
+			       seed, what, i, (unsigned long long)seen.step[i], seen.n_deps[i],
+			       (unsigned long long)ref_step[i], ref_n_deps[i]);
+			failures++;
+			return;
+		}
+	}
+	if (seen.bad) {
+		printf("FAIL: seed %u %s: an observed event out of range\n", seed, what);
+		failures++;
+	}
+}
+
 static void compare(unsigned seed, const struct engine_options *o, const char *what)
 {
 	struct engine *e = engine_new(o);
 	struct engine_totals t;
 	const struct engine_function *fns;
 	uint64_t ref_insns, ref_steps;
+	memset(&seen, 0, sizeof(seen));
+	engine_add_observer(e, observe, &seen, 1);
 	for (int i = 0; i < N_EVENTS; i++)
 		engine_event(e, &evs[i]);
 	engine_finish(e);
 	engine_totals(e, &t);
 	ref_steps = ref_machine(o, 0, N_EVENTS - 1, &ref_insns);
+	compare_observed(seed, what);
 	if (t.insns != ref_insns || t.steps != ref_steps) {
 		printf("FAIL: seed %u %s: whole run I %llu C %llu, reference I %llu C %llu\n", seed,
 		       what, (unsigned long long)t.insns, (unsigned long long)t.steps,
