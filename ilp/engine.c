@@ -9,9 +9,19 @@
  *   after the frame's first event, since then that write updated the frame
  *   too. Opening a frame costs nothing.
  * - memory: a per-frame shadow of the bytes written inside the frame, one
- *   per depth, cleared when the frame closes.
+ *   per depth, cleared when the frame closes. The run's shadow stamps each
+ *   page with its last writer, so a read of a page nobody wrote since a
+ *   frame opened skips that frame's shadow (and every deeper one's).
  * The outermost frame, when it opens on the very first event, sees exactly
- * what the whole run sees and shares its state instead. */
+ * what the whole run sees and shares its state instead. Each event costs
+ * one pass over the open frames: time and memory grow with the call depth.
+ *
+ * Frames are matched by stack pointer: an instance opens on the event after
+ * a call (or a signal handler's or region's first instruction) with its RSP
+ * as key, closes with the ret at that RSP, and is unwound (closed before
+ * the event) by any event above it. Free instructions (syscalls, classes
+ * left out by --only) take no step and no place in the window or a step's
+ * width: their outputs are ready when their inputs are. */
 #include <stdlib.h>
 #include <string.h>
 
