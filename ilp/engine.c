@@ -259,7 +259,9 @@ static void frames_enter(struct engine *e, const struct perpi_event *ev, int64_t
 		frame_open(e, ev, index);
 		e->frames[e->depth - 1].signal = 1;
 		e->frames[e->depth - 1].resume_sp = e->pending_call ? e->call_sp : 0;
-	} else if (e->pending_call || (ev->flags & EVENT_CALL_ENTRY)) {
+	} else if ((e->pending_call && ev->sp == e->call_sp) || (ev->flags & EVENT_CALL_ENTRY)) {
+		/* (a callee starts 8 bytes below its call: anything else after
+		 * a call is a gap in the trace, not its callee) */
 		frame_open(e, ev, index);
 	} else if (e->resume_sp && ev->sp == e->resume_sp && !e->in_sigreturn) {
 		frame_open(e, ev, index);

@@ -394,6 +394,25 @@ static void test_frame_pages(void)
 	engine_delete(e);
 }
 
+/* A call whose callee was not traced (a gap in the trace: the next event is
+ * back in the caller, not 8 bytes below the call) opens no instance. */
+static void test_untraced_callee(void)
+{
+	struct engine *e = fresh(NULL);
+	const struct engine_function *fns;
+	/* m1 call at S (main's entry)        1
+	 * m2 add rax,rax at S (after the gap) 1
+	 * m3 ret at S: rsp (m1) 1             2   -> main: I=3, C=2, alone */
+	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
+	   .ctrl = CTRL_CALL, .flags = EVENT_CALL_ENTRY);
+	EV(e, .src = "rax", .dst = "rax");
+	ev_ret(e);
+	ev_check_totals("untraced callee", e, 3, 2);
+	ev_check_function("untraced callee", e, 0x100, 3, 2, 1);
+	ev_check("untraced callee: functions", engine_functions(e, &fns), 1);
+	engine_delete(e);
+}
+
 int main(void)
 {
 	test_nested();
@@ -407,6 +426,7 @@ int main(void)
 	test_signal_at_call();
 	test_sigaltstack();
 	test_deep_recursion();
+	test_untraced_callee();
 	if (ev_failures) {
 		printf("%d failures\n", ev_failures);
 		return 1;
