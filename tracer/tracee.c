@@ -219,6 +219,10 @@ static int tracee_interrupt(struct tracer *t, pid_t tid, int *sig)
 		}
 		if (status >> 16 == PTRACE_EVENT_STOP)
 			return 0;
+		if (tid == t->pid && t->step_in_flight && WSTOPSIG(status) == SIGTRAP) {
+			t->step_in_flight = 0; /* the step ended: stopped, nothing to deliver */
+			return 0;
+		}
 		if (!(status >> 16))
 			*sig = WSTOPSIG(status);
 		if (*sig)
