@@ -12,12 +12,13 @@
 #include "tracer/x86.h"
 #include "tracer/x86_sem.h"
 
-enum { SEM_CHUNK = 256 };
+enum { SEM_CHUNK = 64 * 1024 };
 
+/* The semantics of every decoded instruction, bump-allocated. */
 struct sem_chunk {
 	struct sem_chunk *next;
 	size_t used;
-	struct x86_sem sems[SEM_CHUNK];
+	_Alignas(16) uint8_t bytes[SEM_CHUNK];
 };
 
 struct x86_decoder {
@@ -55,15 +56,19 @@ void x86_decoder_delete(struct x86_decoder *dec)
 	free(dec);
 }
 
-static struct x86_sem *sem_alloc(struct x86_decoder *dec)
+static struct x86_sem *sem_store(struct x86_decoder *dec, const struct x86_sem *built)
 {
-	if (!dec->chunks || dec->chunks->used == SEM_CHUNK) {
+	size_t size = (X86_SEM_SIZE(built) + 15) & ~(size_t)15;
+	if (!dec->chunks || dec->chunks->used + size > SEM_CHUNK) {
 		struct sem_chunk *c = xmalloc(sizeof(*c));
 		c->next = dec->chunks;
 		c->used = 0;
 		dec->chunks = c;
 	}
-	return &dec->chunks->sems[dec->chunks->used++];
+	struct x86_sem *s = (struct x86_sem *)(dec->chunks->bytes + dec->chunks->used);
+	dec->chunks->used += size;
+	memcpy(s, built, X86_SEM_SIZE(built));
+	return s;
 }
 
 static void lowercase(char *s)
@@ -80,6 +85,20 @@ static void fill_unknown(struct x86_ir *ir, struct perpi_insn *out, const uint8_
 	snprintf(ir->mnemonic, sizeof(ir->mnemonic), "(bad)");
 	out->len = 1;
 	snprintf(out->text, sizeof(out->text), "(bad) .byte 0x%02x", bytes[0]);
+}
+
+/* Capstone 4 does not say which element a mask bit or a broadcast selects:
+ * Zydis does (the fix table's mnemonic guess stays as the fallback). */
+static void evex_element_size(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes,
+			      size_t avail, struct x86_ir *ir)
+{
+	struct x86_ir zy;
+	uint8_t len;
+	char text[96];
+	if (x86_ir_zydis(&dec->zydis, &dec->formatter, addr, bytes, avail, &zy, &len, text,
+			 sizeof(text)) == 0 &&
+	    zy.elem_size)
+		ir->elem_size = zy.elem_size;
 }
 
 static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,
@@ -99,9 +118,12 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 		rc = x86_ir_zydis(&dec->zydis, &dec->formatter, addr, bytes, avail, &ir, &len,
 				  out->text, sizeof(out->text));
 		if (rc == -2 && avail < 15)
-			return perpi_set_error("x86 decode at 0x%llx: %zu bytes are not a whole instruction",
-					       (unsigned long long)addr, avail);
+			return perpi_set_error(
+			    "x86 decode at 0x%llx: %zu bytes are not a whole instruction",
+			    (unsigned long long)addr, avail);
 	}
+	if (rc == 0 && ir.decoder == DECODER_CAPSTONE && ir.enc == ENC_EVEX)
+		evex_element_size(dec, addr, bytes, avail, &ir);
 	if (rc < 0)
 		fill_unknown(&ir, out, bytes);
 	else
@@ -112,9 +134,12 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 	out->decoder = ir.decoder;
 	lowercase(out->text);
 	x86_classify(&ir, &out->klass, &out->control);
-	struct x86_sem *sem = sem_alloc(dec);
-	x86_sem_build(&ir, sem);
-	out->sem = sem;
+	union {
+		struct x86_sem sem;
+		uint8_t room[X86_SEM_MAX_SIZE];
+	} built;
+	x86_sem_build(&ir, &built.sem);
+	out->sem = sem_store(dec, &built.sem);
 	return 0;
 }
 
@@ -124,8 +149,8 @@ int x86_decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, siz
 	return decode(dec, addr, bytes, avail, out, 0);
 }
 
-int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes,
-			 size_t avail, struct perpi_insn *out)
+int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,
+			 struct perpi_insn *out)
 {
 	int rc = decode(dec, addr, bytes, avail, out, 1);
 	return rc < 0 || out->decoder != DECODER_ZYDIS ? -1 : 0;

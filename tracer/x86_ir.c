@@ -40,13 +40,20 @@ static struct x86_ireg parse_numbered(const char *s)
 	char *end;
 	if (s[0] == 'r' && isdigit((unsigned char)s[1])) {
 		long n = strtol(s + 1, &end, 10);
-		int size = !*end ? 8 : !strcmp(end, "d") ? 4 : !strcmp(end, "w") ? 2 : !strcmp(end, "b") ? 1 : 0;
+		int size = !*end	       ? 8
+			   : !strcmp(end, "d") ? 4
+			   : !strcmp(end, "w") ? 2
+			   : !strcmp(end, "b") ? 1
+					       : 0;
 		if (n >= 8 && n <= 15 && size)
 			return mkreg(RC_GPR, (int)n, size, 0);
 	}
-	static const struct { const char *prefix; int cls, size; } vec[] = {
-		{"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64}, {"k", RC_K, 8},
-		{"st(", RC_ST, 10}, {"st", RC_ST, 10},
+	static const struct {
+		const char *prefix;
+		int cls, size;
+	} vec[] = {
+	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64},
+	    {"k", RC_K, 8},	 {"st(", RC_ST, 10},  {"st", RC_ST, 10},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
 		size_t l = strlen(vec[i].prefix);
@@ -145,6 +152,7 @@ void x86_ir_drop_mem(struct x86_ir *ir)
 static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 {
 	size_t i = 0;
+	int rex_w = 0;
 	while (i < len) {
 		uint8_t c = b[i];
 		if (c == 0x66)
@@ -156,8 +164,11 @@ static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 		else if (!(c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x36 || c == 0x3e ||
 			   c == 0x26 || c == 0x64 || c == 0x65 || (c >= 0x40 && c <= 0x4f)))
 			break;
+		rex_w = c >= 0x48 && c <= 0x4f; /* REX.W (the last prefix) wins over 0x66 */
 		i++;
 	}
+	if (rex_w)
+		ir->opsize = 8;
 	if (i >= len)
 		return;
 	if (b[i] == 0xc4 || b[i] == 0xc5)
@@ -173,8 +184,9 @@ static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 
 static void strip_prefix_words(const char *m, char *out, size_t size, struct x86_ir *ir)
 {
-	static const char *const words[] = {"rep", "repe", "repne", "repz", "repnz", "lock",
-					    "notrack", "bnd", "xacquire", "xrelease", "data16"};
+	static const char *const words[] = {"rep",	"repe",	    "repne",   "repz",
+					    "repnz",	"lock",	    "notrack", "bnd",
+					    "xacquire", "xrelease", "data16"};
 	for (;;) {
 		const char *sp = strchr(m, ' ');
 		if (!sp)
@@ -199,26 +211,48 @@ static void strip_prefix_words(const char *m, char *out, size_t size, struct x86
 static uint8_t cs_flags_read(uint64_t f)
 {
 	uint8_t r = 0;
-	if (f & X86_EFLAGS_TEST_CF) r |= FL(UNIT_CF);
-	if (f & X86_EFLAGS_TEST_PF) r |= FL(UNIT_PF);
-	if (f & X86_EFLAGS_TEST_AF) r |= FL(UNIT_AF);
-	if (f & X86_EFLAGS_TEST_ZF) r |= FL(UNIT_ZF);
-	if (f & X86_EFLAGS_TEST_SF) r |= FL(UNIT_SF);
-	if (f & X86_EFLAGS_TEST_OF) r |= FL(UNIT_OF);
-	if (f & X86_EFLAGS_TEST_DF) r |= FL(UNIT_DF);
+	if (f & X86_EFLAGS_TEST_CF)
+		r |= FL(UNIT_CF);
+	if (f & X86_EFLAGS_TEST_PF)
+		r |= FL(UNIT_PF);
+	if (f & X86_EFLAGS_TEST_AF)
+		r |= FL(UNIT_AF);
+	if (f & X86_EFLAGS_TEST_ZF)
+		r |= FL(UNIT_ZF);
+	if (f & X86_EFLAGS_TEST_SF)
+		r |= FL(UNIT_SF);
+	if (f & X86_EFLAGS_TEST_OF)
+		r |= FL(UNIT_OF);
+	if (f & X86_EFLAGS_TEST_DF)
+		r |= FL(UNIT_DF);
 	return r;
 }
 
 static uint8_t cs_flags_written(uint64_t f)
 {
-	static const struct { uint64_t bits; int unit; } map[] = {
-		{X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF | X86_EFLAGS_SET_CF | X86_EFLAGS_UNDEFINED_CF, UNIT_CF},
-		{X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF | X86_EFLAGS_SET_PF | X86_EFLAGS_UNDEFINED_PF, UNIT_PF},
-		{X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF | X86_EFLAGS_SET_AF | X86_EFLAGS_UNDEFINED_AF, UNIT_AF},
-		{X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_ZF | X86_EFLAGS_UNDEFINED_ZF, UNIT_ZF},
-		{X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF | X86_EFLAGS_SET_SF | X86_EFLAGS_UNDEFINED_SF, UNIT_SF},
-		{X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_OF | X86_EFLAGS_UNDEFINED_OF, UNIT_OF},
-		{X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF | X86_EFLAGS_SET_DF, UNIT_DF},
+	static const struct {
+		uint64_t bits;
+		int unit;
+	} map[] = {
+	    {X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF | X86_EFLAGS_SET_CF |
+		 X86_EFLAGS_UNDEFINED_CF,
+	     UNIT_CF},
+	    {X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF | X86_EFLAGS_SET_PF |
+		 X86_EFLAGS_UNDEFINED_PF,
+	     UNIT_PF},
+	    {X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF | X86_EFLAGS_SET_AF |
+		 X86_EFLAGS_UNDEFINED_AF,
+	     UNIT_AF},
+	    {X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_ZF |
+		 X86_EFLAGS_UNDEFINED_ZF,
+	     UNIT_ZF},
+	    {X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF | X86_EFLAGS_SET_SF |
+		 X86_EFLAGS_UNDEFINED_SF,
+	     UNIT_SF},
+	    {X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_OF |
+		 X86_EFLAGS_UNDEFINED_OF,
+	     UNIT_OF},
+	    {X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF | X86_EFLAGS_SET_DF, UNIT_DF},
 	};
 	uint8_t w = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -259,8 +293,8 @@ static void cs_fill_ops(struct x86_ir *ir, csh h, const cs_insn *in)
 		if (o->type == X86_OP_REG) {
 			struct x86_ireg r = cs_reg(h, o->reg);
 			/* The EVEX write mask shows up as an operand; the rules add it. */
-			if (r.cls == RC_K && ir->enc == ENC_EVEX && ir->mask_k && r.num == ir->mask_k &&
-			    i == 1)
+			if (r.cls == RC_K && ir->enc == ENC_EVEX && ir->mask_k &&
+			    r.num == ir->mask_k && i == 1)
 				continue;
 			if (!reg_ignored(r))
 				x86_ir_add_reg(ir, r, o->access & (AC_R | AC_W), 0);
@@ -306,7 +340,17 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 			     in->detail->x86.prefix[0] == X86_PREFIX_REPNE))
 		ir->rep = 2; /* prefix present, meaning depends on the mnemonic */
 	cs_fill_ops(ir, h, in);
-	int fpu = cs_insn_group(h, in, X86_GRP_FPU);
+	/* Capstone 4 misdecodes some EVEX memory operands with a vector index
+	 * ("[rsi + xmm0 - 0x20]") outside gathers and scatters: let Zydis do them. */
+	for (int i = 0; i < ir->nops; i++)
+		if (ir->ops[i].type == OP_MEM && ir->ops[i].index.cls == RC_VEC &&
+		    !strstr(ir->mnemonic, "gather") && !strstr(ir->mnemonic, "scatter")) {
+			cs_free(in, 1);
+			return -1;
+		}
+	/* eflags shares a union with fpu_flags: x87 instructions have none
+	 * (fcomi's go through the fix table). */
+	int fpu = cs_insn_group(h, in, X86_GRP_FPU) || ir->mnemonic[0] == 'f';
 	uint64_t f = in->detail->x86.eflags;
 	if (!fpu) {
 		ir->flags_read = cs_flags_read(f);
@@ -326,13 +370,20 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 static uint8_t zy_flags(ZydisAccessedFlagsMask m)
 {
 	uint8_t r = 0;
-	if (m & ZYDIS_CPUFLAG_CF) r |= FL(UNIT_CF);
-	if (m & ZYDIS_CPUFLAG_PF) r |= FL(UNIT_PF);
-	if (m & ZYDIS_CPUFLAG_AF) r |= FL(UNIT_AF);
-	if (m & ZYDIS_CPUFLAG_ZF) r |= FL(UNIT_ZF);
-	if (m & ZYDIS_CPUFLAG_SF) r |= FL(UNIT_SF);
-	if (m & ZYDIS_CPUFLAG_OF) r |= FL(UNIT_OF);
-	if (m & ZYDIS_CPUFLAG_DF) r |= FL(UNIT_DF);
+	if (m & ZYDIS_CPUFLAG_CF)
+		r |= FL(UNIT_CF);
+	if (m & ZYDIS_CPUFLAG_PF)
+		r |= FL(UNIT_PF);
+	if (m & ZYDIS_CPUFLAG_AF)
+		r |= FL(UNIT_AF);
+	if (m & ZYDIS_CPUFLAG_ZF)
+		r |= FL(UNIT_ZF);
+	if (m & ZYDIS_CPUFLAG_SF)
+		r |= FL(UNIT_SF);
+	if (m & ZYDIS_CPUFLAG_OF)
+		r |= FL(UNIT_OF);
+	if (m & ZYDIS_CPUFLAG_DF)
+		r |= FL(UNIT_DF);
 	return r;
 }
 
@@ -348,7 +399,8 @@ static int zy_access(ZydisOperandActions a)
 	       ((a & (ZYDIS_OPERAND_ACTION_WRITE | ZYDIS_OPERAND_ACTION_CONDWRITE)) ? AC_W : 0);
 }
 
-static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *o)
+static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi,
+		      const ZydisDecodedOperand *o)
 {
 	int implicit = o->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT;
 	if (o->type == ZYDIS_OPERAND_TYPE_REGISTER) {
@@ -367,8 +419,10 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, cons
 	op->implicit = (uint8_t)implicit;
 	op->size = (uint16_t)(o->size / 8);
 	if (o->type == ZYDIS_OPERAND_TYPE_MEMORY) {
-		op->type = (o->mem.type == ZYDIS_MEMOP_TYPE_AGEN || o->mem.type == ZYDIS_MEMOP_TYPE_MIB)
-				   ? OP_AGEN : OP_MEM;
+		op->type =
+		    (o->mem.type == ZYDIS_MEMOP_TYPE_AGEN || o->mem.type == ZYDIS_MEMOP_TYPE_MIB)
+			? OP_AGEN
+			: OP_MEM;
 		op->access = (uint8_t)zy_access(o->actions);
 		op->base = zy_reg(o->mem.base);
 		op->index = zy_reg(o->mem.index);
@@ -376,8 +430,11 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, cons
 		op->disp = o->mem.disp.value;
 		struct x86_ireg seg = zy_reg(o->mem.segment);
 		op->seg = (seg.cls == RC_FS || seg.cls == RC_GS) ? seg.cls : 0;
-		if (o->element_size && !ir->elem_size)
-			ir->elem_size = (uint8_t)(o->element_size / 8);
+		/* Zydis gives push/call's slot at the old RSP; the bytes written
+		 * are below it. */
+		if (implicit && op->base.cls == RC_GPR && op->base.num == 4 && op->access == AC_W &&
+		    op->disp == 0)
+			op->disp = -(int64_t)op->size;
 	} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		op->type = OP_IMM;
 		op->imm = (int64_t)o->imm.value.s;
@@ -404,13 +461,17 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 		ir->rep = 1;
 	if (zi.avx.mask.mode == ZYDIS_MASK_MODE_DISABLED)
 		ir->mask_k = 0;
-	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID)
+	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID && !zi.avx.broadcast.is_static)
 		ir->bcast = 1;
-	for (int i = 0; i < zi.operand_count; i++)
-		if (zo[i].element_size && zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-		    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && !ir->elem_size &&
-		    zo[i].size >= 128)
-			ir->elem_size = (uint8_t)(zo[i].element_size / 8);
+	/* The element a mask bit selects: the memory operand's, when there is one
+	 * (vcvtps2pd zmm{k}, [m]: 4-byte elements in memory), else the vector's. */
+	for (int pass = 0; pass < 2 && !ir->elem_size; pass++)
+		for (int i = 0; i < zi.operand_count && !ir->elem_size; i++)
+			if (zo[i].element_size &&
+			    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+			    (pass ? zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER && zo[i].size >= 128
+				  : zo[i].type == ZYDIS_OPERAND_TYPE_MEMORY))
+				ir->elem_size = (uint8_t)(zo[i].element_size / 8);
 	for (int i = 0; i < zi.operand_count; i++)
 		zy_add_op(ir, &zi, &zo[i]);
 	if (zi.cpu_flags) {
@@ -419,9 +480,8 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 					   zi.cpu_flags->set_1 | zi.cpu_flags->undefined);
 	}
 	*len = zi.length;
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(zydis_formatter, &zi, zo,
-							  zi.operand_count_visible, text, text_size,
-							  addr, NULL)))
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(
+		zydis_formatter, &zi, zo, zi.operand_count_visible, text, text_size, addr, NULL)))
 		snprintf(text, text_size, "%s", ir->mnemonic);
 	return 0;
 }
