@@ -12,6 +12,9 @@
 #include "palmed/timing.h"
 
 #define BATCH_MAX 256 /* kernels per shared object */
+/* Bumped whenever the generated code or the measuring method changes, so
+ * that cached measurements of the old code are not taken for new ones. */
+#define BENCH_GENERATOR_VERSION 2
 
 struct bench_ctx {
 	struct bench_options opt;
@@ -48,7 +51,8 @@ void bench_options_default(struct bench_options *o)
 
 char *bench_options_key(const struct bench_options *o)
 {
-	return xasprintf("unroll=%u total=%u measures=%u warmup=%u", o->unroll_size, o->total_insn,
+	return xasprintf("gen=%d unroll=%u total=%u measures=%u warmup=%u", BENCH_GENERATOR_VERSION,
+			 o->unroll_size, o->total_insn,
 			 o->num_measures, o->warmup);
 }
 
