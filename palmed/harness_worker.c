@@ -510,6 +510,11 @@ int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
 		harness_progress_fn progress, void *arg)
 {
 	int cpu = cfg->cpu >= 0 ? cfg->cpu : default_cpu(), fatal = 0;
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)))
+		return perpi_set_error("CPU %d is not one perpi may run on (nproc tells how many)",
+				       cpu);
 	memset(out, 0, n * sizeof(*out));
 	size_t next = 0;
 	while (next < n && !fatal)
