@@ -25,7 +25,7 @@ struct bench_ctx {
 	size_t n_forms, cap_forms;
 	struct gen_form_info *forms;
 	char **form_errors;
-	unsigned batch;	  /* shared objects built, for unique names */
+	unsigned batch;		  /* shared objects built, for unique names */
 	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
 	int best_dirty;
 	char machine[160]; /* key of the probe reference file */
@@ -52,8 +52,7 @@ void bench_options_default(struct bench_options *o)
 char *bench_options_key(const struct bench_options *o)
 {
 	return xasprintf("gen=%d unroll=%u total=%u measures=%u warmup=%u", BENCH_GENERATOR_VERSION,
-			 o->unroll_size, o->total_insn,
-			 o->num_measures, o->warmup);
+			 o->unroll_size, o->total_insn, o->num_measures, o->warmup);
 }
 
 void bench_result_init(struct bench_result *r)
@@ -89,9 +88,9 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 		double from_db = 0;
 		if (db)
 			db_probe_get(db, timing_probe_names[k], &from_db);
-		b->best[k] = from_db > 0 && (from_file[k] <= 0 || from_db < from_file[k]) ?
-				     from_db :
-				     from_file[k];
+		b->best[k] = from_db > 0 && (from_file[k] <= 0 || from_db < from_file[k])
+				 ? from_db
+				 : from_file[k];
 	}
 	return b;
 }

@@ -117,8 +117,9 @@ static int check_or_create(struct db *db)
 		if (!strncmp(r, "*** ", 4) && strchr(r, '\n'))
 			r = strchr(r, '\n') + 1;
 		snprintf(first, sizeof(first), "%.*s", (int)strcspn(r, "\n"), r);
-		perpi_set_error("database %s: corrupt (%s); restore a backup with 'perpi db import'",
-				db->path, first);
+		perpi_set_error(
+		    "database %s: corrupt (%s); restore a backup with 'perpi db import'", db->path,
+		    first);
 	}
 	sqlite3_finalize(st);
 	return ok ? 0 : -1;

@@ -33,8 +33,8 @@ struct harness_config {
 	double max_spread;
 	int cpu; /* -1: the one perpi runs on */
 	int force_tsc;
-	int check_only;	       /* run each job once, untimed: does it fault? */
-	double max_seconds;    /* time budget of one kernel while the host disturbs it */
+	int check_only;		       /* run each job once, untimed: does it fault? */
+	double max_seconds;	       /* time budget of one kernel while the host disturbs it */
 	double best_hint[PROBE_COUNT]; /* the probes' best cycles per insn here, or 0 */
 };
 

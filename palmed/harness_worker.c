@@ -204,15 +204,15 @@ struct samples {
 	double *cycles;
 	unsigned char *clean;
 	double (*speed)[PROBE_COUNT]; /* the probes around each repetition */
-	unsigned char *agree;         /* its calibrations ran at full speed */
+	unsigned char *agree;	      /* its calibrations ran at full speed */
 	double tpc_sum;
 };
 
 /* Samples kept per kernel: every clean one, disturbed ones while room is left. */
 #define SAMPLES_KEPT 256
 
-static void add_sample(struct samples *s, double cycles, const double speed[PROBE_COUNT],
-		       int agree, double tpc)
+static void add_sample(struct samples *s, double cycles, const double speed[PROBE_COUNT], int agree,
+		       double tpc)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -296,7 +296,8 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 				"chain %lu %lu alu %.3f/%.3f load %.3f/%.3f fp %.3f/%.3f "
 				"cycles %.0f clean %d\n",
 				(unsigned long)before.chain, (unsigned long)after.chain, speed[0],
-				w->best[0], speed[1], w->best[1], speed[2], w->best[2], cycles, clean);
+				w->best[0], speed[1], w->best[1], speed[2], w->best[2], cycles,
+				clean);
 		before = after;
 		if (clean && ++s->n_clean >= m) {
 			classify(s, w);

@@ -113,9 +113,12 @@ static uint64_t fp_ticks(void)
 uint64_t timing_probe_ticks(enum timing_probe p)
 {
 	switch (p) {
-	case PROBE_LOAD: return load_ticks();
-	case PROBE_FP: return fp_ticks();
-	default: return alu_ticks();
+	case PROBE_LOAD:
+		return load_ticks();
+	case PROBE_FP:
+		return fp_ticks();
+	default:
+		return alu_ticks();
 	}
 }
 

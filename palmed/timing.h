@@ -19,8 +19,8 @@ enum timing_probe {
 	PROBE_COUNT
 };
 extern const char *const timing_probe_names[PROBE_COUNT]; /* "alu", "load", "fp" */
-extern const unsigned timing_probe_insns[PROBE_COUNT];    /* instructions per probe */
-#define TIMING_WIDE_INSNS 16384 /* the ALU probe's length */
+extern const unsigned timing_probe_insns[PROBE_COUNT];	  /* instructions per probe */
+#define TIMING_WIDE_INSNS 16384				  /* the ALU probe's length */
 
 /* TSC read fenced so that it neither starts before earlier instructions
  * finish nor lets later ones start early. */
