@@ -1,0 +1,137 @@
+/* The TUI's model on the hand-made run of synth.c, whose figures are
+ * derived by hand there: totals, the per-step histogram, the function
+ * table, a function's isolated histogram, producers and consumers, the
+ * critical path and its source lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "tests/tui/synth.h"
+#include "tui/model.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)                                  \
+	do {                                               \
+		if (!(cond)) {                             \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);               \
+			printf("\n");                      \
+			failures++;                        \
+		}                                          \
+	} while (0)
+
+static void expect_bin(struct model *m, uint64_t from, uint64_t to, uint64_t total,
+		       const uint64_t want[CLASS_COUNT])
+{
+	struct model_bin b;
+	model_bin(m, from, to, &b);
+	EXPECT(b.total == total, "steps %lu-%lu: %lu instructions, want %lu", (unsigned long)from,
+	       (unsigned long)to, (unsigned long)b.total, (unsigned long)total);
+	for (unsigned k = 0; k < CLASS_COUNT; k++)
+		EXPECT(b.count[k] == want[k], "steps %lu-%lu: %s %lu, want %lu",
+		       (unsigned long)from, (unsigned long)to, model_class_name(k),
+		       (unsigned long)b.count[k], (unsigned long)want[k]);
+}
+
+static void test_totals_and_histogram(struct model *m)
+{
+	struct engine_totals t;
+	model_totals(m, &t);
+	EXPECT(t.insns == 15 && t.steps == 5, "I %lu C %lu, want 15 5", (unsigned long)t.insns,
+	       (unsigned long)t.steps);
+	/* load store int fp vec move branch other */
+	expect_bin(m, 1, 1, 6, (uint64_t[]){0, 0, 0, 1, 0, 4, 1, 0});
+	expect_bin(m, 2, 2, 2, (uint64_t[]){0, 0, 1, 0, 0, 0, 1, 0});
+	expect_bin(m, 4, 4, 3, (uint64_t[]){0, 1, 1, 0, 0, 0, 1, 0});
+	expect_bin(m, 4, 5, 5, (uint64_t[]){1, 1, 2, 0, 0, 0, 1, 0});
+	expect_bin(m, 1, 5, 15, (uint64_t[]){1, 1, 4, 1, 0, 4, 4, 0});
+	expect_bin(m, 6, 9, 0, (uint64_t[]){0, 0, 0, 0, 0, 0, 0, 0});
+}
+
+static void test_functions(struct model *m)
+{
+	const struct model_function *f;
+	size_t n = model_functions(m, &f);
+	EXPECT(n == 1, "%zu functions, want 1 (f)", n);
+	if (n != 1)
+		return;
+	EXPECT(!strcmp(f->name, "f") && f->entry == 0x2000, "function %s at %lx", f->name,
+	       (unsigned long)f->entry);
+	EXPECT(f->insns == 8 && f->steps == 4 && f->calls == 2, "f: I %lu C %lu calls %lu",
+	       (unsigned long)f->insns, (unsigned long)f->steps, (unsigned long)f->calls);
+	const struct model_call *c1 = model_call(m, f->first_call);
+	EXPECT(c1 && c1->first == 3 && c1->last == 6, "first call of f");
+	const struct model_call *c2 = c1 ? model_call(m, c1->next) : NULL;
+	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == MODEL_NONE,
+	       "second call of f");
+
+	uint64_t steps;
+	uint64_t *h = model_function_histogram(m, 0, MODEL_NONE, &steps);
+	EXPECT(steps == 2, "f's histogram has %lu steps, want 2", (unsigned long)steps);
+	if (steps == 2) {
+		EXPECT(h[1 * CLASS_COUNT + CLASS_INT] == 2 && h[1 * CLASS_COUNT + CLASS_MOVE] == 2 &&
+			       h[1 * CLASS_COUNT + CLASS_BRANCH] == 2,
+		       "f step 1");
+		EXPECT(h[2 * CLASS_COUNT + CLASS_INT] == 2 && h[2 * CLASS_COUNT + CLASS_MOVE] == 0,
+		       "f step 2");
+	}
+	free(h);
+	/* One call: step 1 holds add, mov rcx, ret; step 2 the imul. */
+	h = model_function_histogram(m, 0, f->first_call, &steps);
+	EXPECT(steps == 2 && h[1 * CLASS_COUNT + CLASS_INT] == 1 &&
+		       h[2 * CLASS_COUNT + CLASS_INT] == 1 && h[1 * CLASS_COUNT + CLASS_BRANCH] == 1,
+	       "f's first call");
+	free(h);
+}
+
+static void test_graph(struct model *m)
+{
+	const uint32_t *p;
+	size_t n = model_producers(m, 9, &p);
+	EXPECT(n == 1 && p[0] == 8, "load's producers: the store only (8 bytes, one producer)");
+	n = model_producers(m, 3, &p);
+	EXPECT(n == 2 && p[0] + p[1] == 1, "add's producers: 0 and 1");
+	n = model_producers(m, 14, &p);
+	EXPECT(n == 1 && p[0] == 10, "second ret's producer: the second call");
+	uint32_t *c;
+	n = model_consumers(m, 4, 5, &c);
+	EXPECT(n == 2 && c[0] == 8 && c[1] == 11, "imul's consumers: the store and the 2nd add");
+	free(c);
+	n = model_at_step(m, 4, &p);
+	EXPECT(n == 3 && p[0] == 8 && p[1] == 11 && p[2] == 14, "step 4 holds 8, 11, 14");
+	EXPECT(model_insn(m, 12)->step == 5, "second imul at step 5");
+}
+
+static void test_critical(struct model *m)
+{
+	const uint32_t *path;
+	size_t n = model_critical_path(m, &path);
+	static const uint32_t want[] = {0, 3, 4, 8, 9};
+	EXPECT(n == 5 && !memcmp(path, want, sizeof(want)), "critical path");
+	const struct model_line *l;
+	n = model_critical_lines(m, &l);
+	EXPECT(n == 3, "%zu critical lines, want 3", n);
+	if (n == 3)
+		EXPECT(l[0].line == 6 && l[0].count == 2 && l[1].line == 10 && l[1].count == 2 &&
+			       l[2].line == 3 && l[2].count == 1 && !strcmp(l[0].file, "t.c"),
+		       "critical lines t.c:6 2, t.c:10 2, t.c:3 1");
+}
+
+int main(void)
+{
+	struct model *m = model_new(NULL, &synth_symbols);
+	synth_replay(model_event, m);
+	if (model_finish(m) < 0) {
+		printf("FAIL: model_finish: %s\n", perpi_error());
+		return 1;
+	}
+	test_totals_and_histogram(m);
+	test_functions(m);
+	test_graph(m);
+	test_critical(m);
+	model_delete(m);
+	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
+	return failures != 0;
+}

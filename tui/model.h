@@ -1,0 +1,128 @@
+/* The TUI's data model: everything the screens show, computed once from a
+ * stream of events fed through the engine (ilp/engine.h) with an observer.
+ * No curses here, so tests build a model from hand-made events.
+ *
+ * Per dynamic instruction the model keeps its static instruction, its step
+ * and its producers (the data-flow graph); from these it derives the
+ * per-step class histogram, the critical path and, per function, the steps
+ * of each call instance analysed in isolation. Memory: about 16 bytes per
+ * instruction plus 4 per producer, so 10^7 instructions need ~300 MiB.
+ *
+ * Ownership: model_new allocates, model_delete frees. The static
+ * instructions (struct perpi_insn) belong to the event producer and must
+ * stay valid as long as the model (both the live tracer's cache and the
+ * trace reader guarantee it for the whole analysis). */
+#ifndef PERPI_TUI_MODEL_H
+#define PERPI_TUI_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ilp/engine.h"
+#include "tracer/event.h"
+
+#define MODEL_NONE UINT32_MAX
+
+/* Names and source lines come from whoever produced the events (ELF
+ * symbols live, the static instruction table in replay). Either may be
+ * NULL: functions are then named 0xADDR and lines are unknown. */
+struct model_symbols {
+	/* Function name for an entry address, or NULL; the string must stay valid. */
+	const char *(*function)(void *ctx, uint64_t addr);
+	/* Source file and line of an address; returns 0 when known. */
+	int (*line)(void *ctx, uint64_t addr, const char **file, unsigned *line);
+	void *ctx;
+};
+
+struct model_function {
+	char *name;     /* owned */
+	uint64_t entry;
+	uint64_t insns; /* I_f, from the engine */
+	uint64_t steps; /* C_f, from the engine */
+	uint64_t calls;
+	double ilp;     /* I_f / C_f, 0 when C_f is 0 */
+	uint32_t first_call; /* index into the model's call instances, MODEL_NONE if none */
+};
+
+/* One call instance: dynamic instructions [first, last] (callees included). */
+struct model_call {
+	uint32_t first, last;
+	uint32_t function; /* index into model_functions() */
+	uint32_t next;     /* next instance of the same function, MODEL_NONE at the end */
+};
+
+/* One dynamic instruction as the screens see it. */
+struct model_insn {
+	uint32_t insn;     /* static instruction id, see model_static() */
+	uint32_t step;     /* whole-run step c; 0 for an instruction not counted */
+	uint32_t critical; /* producer at the highest step (c-1 on a chain), MODEL_NONE if none */
+	uint32_t deps;     /* first producer in the model's producer array */
+};
+
+/* Instructions per class over a range of steps [from, to]. */
+struct model_bin {
+	uint64_t first_step, last_step;
+	uint64_t count[CLASS_COUNT];
+	uint64_t total;
+};
+
+/* One source line (or, without line information, one static instruction)
+ * and how many critical-path instructions it holds. */
+struct model_line {
+	const char *file; /* NULL when unknown */
+	unsigned line;
+	uint64_t addr;    /* lowest address of its instructions on the path */
+	uint64_t count;   /* critical-path instructions on this line */
+};
+
+struct model;
+
+struct model *model_new(const struct engine_options *opt, const struct model_symbols *sym);
+void model_delete(struct model *model);
+
+/* A perpi_event_fn: feed every event of the run, in order. */
+int model_event(void *model, const struct perpi_event *ev);
+
+/* Close the run and compute the summaries (histogram order, critical path,
+ * functions, call instances). Returns -1 with perpi_error() set on failure
+ * (more than 2^32-2 instructions). Call once, after the last event. */
+int model_finish(struct model *model);
+
+void model_totals(const struct model *model, struct engine_totals *out);
+
+size_t model_functions(const struct model *model, const struct model_function **out);
+const struct model_call *model_call(const struct model *model, uint32_t index);
+
+/* Dynamic instructions 0..n-1 that the engine gave a step. */
+size_t model_insn_count(const struct model *model);
+const struct model_insn *model_insn(const struct model *model, uint32_t index);
+const struct perpi_insn *model_static(const struct model *model, uint32_t id);
+size_t model_producers(const struct model *model, uint32_t index, const uint32_t **out);
+
+/* Instructions at step s, in program order: *out[0..n). */
+size_t model_at_step(const struct model *model, uint64_t step, const uint32_t **out);
+
+/* Sum instructions by class over steps [from, to] (whole run). */
+void model_bin(const struct model *model, uint64_t from, uint64_t to, struct model_bin *out);
+
+/* Per-step histogram of a function (all its call instances, or one call
+ * when call != MODEL_NONE), each instance analysed in isolation (DESIGN.md):
+ * counts[c * CLASS_COUNT + k] for c = 1..*steps. Returns a malloc'd array
+ * the caller frees; *steps is the highest step (C of the longest instance). */
+uint64_t *model_function_histogram(const struct model *model, uint32_t function, uint32_t call,
+				   uint64_t *steps);
+
+/* The critical path, from step 1 to step C: *out[0..n) dynamic indices. */
+size_t model_critical_path(const struct model *model, const uint32_t **out);
+
+/* Source lines holding critical-path instructions, most first. */
+size_t model_critical_lines(const struct model *model, const struct model_line **out);
+
+/* Producers-to-consumers: dynamic instructions reading what index wrote,
+ * among those at steps up to max_step. Returns a malloc'd array. */
+size_t model_consumers(const struct model *model, uint32_t index, uint64_t max_step,
+		       uint32_t **out);
+
+const char *model_class_name(unsigned klass);
+
+#endif
