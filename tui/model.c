@@ -47,6 +47,8 @@ struct model {
 	size_t n_path;
 	struct model_line *lines;
 	size_t n_lines;
+	struct model_block *blocks;
+	size_t n_blocks;
 	int finished;
 };
 
@@ -171,6 +173,7 @@ void model_delete(struct model *m)
 	free(m->class_by_step);
 	free(m->path);
 	free(m->lines);
+	free(m->blocks);
 	free(m);
 }
 
@@ -329,6 +332,79 @@ static int compare_calls(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+static uint64_t isolated_steps(const struct model *m, const struct model_call *call,
+			       uint32_t *step);
+
+static int compare_blocks(const void *a, const void *b)
+{
+	const struct model_block *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->last_addr != y->last_addr)
+		return x->last_addr < y->last_addr ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int compare_block_weight(const void *a, const void *b)
+{
+	const struct model_block *x = a, *y = b;
+	uint64_t wx = x->occurrences * x->insns, wy = y->occurrences * y->insns;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return compare_blocks(a, b);
+}
+
+static uint64_t insn_addr(const struct model *m, uint32_t i)
+{
+	const struct perpi_insn *insn = model_static(m, m->insns[i].insn);
+	return insn ? insn->addr : 0;
+}
+
+/* One entry per occurrence, then sorted and merged by address range. */
+static void collect_blocks(struct model *m)
+{
+	size_t n = 0, cap = 0, longest = 0;
+	struct model_block *b = NULL;
+	uint32_t *step = NULL;
+	for (size_t start = 0; start < m->n_insns;) {
+		size_t end = start;
+		while (end + 1 < m->n_insns) {
+			const struct perpi_insn *insn = model_static(m, m->insns[end].insn);
+			if (!insn || insn->control != CTRL_NONE)
+				break;
+			end++;
+		}
+		if (end - start + 1 > longest) {
+			longest = end - start + 1;
+			step = xrealloc(step, longest * sizeof(*step));
+		}
+		struct model_call range = {(uint32_t)start, (uint32_t)end, 0, 0};
+		grow((void **)&b, &cap, n + 1, sizeof(*b));
+		b[n++] = (struct model_block){insn_addr(m, start), insn_addr(m, end),
+					      (uint32_t)(end - start + 1), (uint32_t)start, 1,
+					      isolated_steps(m, &range, step), 0};
+		start = end + 1;
+	}
+	free(step);
+	qsort(b, n, sizeof(*b), compare_blocks);
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (out && b[out - 1].addr == b[i].addr && b[out - 1].last_addr == b[i].last_addr &&
+		    b[out - 1].insns == b[i].insns) {
+			b[out - 1].occurrences++;
+			b[out - 1].steps += b[i].steps;
+		} else {
+			b[out++] = b[i];
+		}
+	}
+	for (size_t i = 0; i < out; i++)
+		b[i].ilp = b[i].steps ? (double)(b[i].occurrences * b[i].insns) / (double)b[i].steps
+				      : 0;
+	qsort(b, out, sizeof(*b), compare_block_weight);
+	m->blocks = b;
+	m->n_blocks = out;
+}
+
 int model_finish(struct model *m)
 {
 	if (m->finished)
@@ -356,6 +432,7 @@ int model_finish(struct model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
+	collect_blocks(m);
 	return 0;
 }
 
@@ -473,6 +550,17 @@ uint64_t *model_function_histogram(const struct model *m, uint32_t function, uin
 		free(step);
 	}
 	return counts ? counts : xcalloc(CLASS_COUNT, sizeof(*counts));
+}
+
+size_t model_blocks(const struct model *m, const struct model_block **out)
+{
+	*out = m->blocks;
+	return m->n_blocks;
+}
+
+const struct model_symbols *model_symbols(const struct model *m)
+{
+	return &m->sym;
 }
 
 size_t model_critical_path(const struct model *m, const uint32_t **out)

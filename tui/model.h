@@ -75,6 +75,18 @@ struct model_line {
 	uint64_t count;   /* critical-path instructions on this line */
 };
 
+/* A basic block as executed: from an instruction reached by a control
+ * transfer (or the start of the region) to the next control instruction.
+ * Each occurrence is analysed in isolation, like a call instance. */
+struct model_block {
+	uint64_t addr, last_addr; /* first and last instruction */
+	uint32_t insns;           /* instructions per occurrence */
+	uint32_t first;           /* first occurrence's first dynamic index */
+	uint64_t occurrences;
+	uint64_t steps;           /* sum over occurrences of their C */
+	double ilp;               /* occurrences * insns / steps */
+};
+
 struct model;
 
 struct model *model_new(const struct engine_options *opt, const struct model_symbols *sym);
@@ -123,6 +135,10 @@ size_t model_critical_lines(const struct model *model, const struct model_line *
 size_t model_consumers(const struct model *model, uint32_t index, uint64_t max_step,
 		       uint32_t **out);
 
+/* Basic blocks, most executed instructions (occurrences x insns) first. */
+size_t model_blocks(const struct model *model, const struct model_block **out);
+
+const struct model_symbols *model_symbols(const struct model *model);
 const char *model_class_name(unsigned klass);
 
 #endif
