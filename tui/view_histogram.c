@@ -135,10 +135,14 @@ static void draw_title(struct tui *t, struct histogram_view *h, int cols)
 	}
 	tui_style(t, STYLE_TITLE, 1);
 	mvhline(0, 0, ' ', cols);
+	/* A function's calls are overlaid step by step; its figures are the
+	 * engine's sums over them (C_f adds up the calls' C). */
+	uint64_t insns = h->insns, steps = h->steps;
+	if (h->function < nf && h->call == MODEL_NONE)
+		insns = fn[h->function].insns, steps = fn[h->function].steps;
 	tui_print(0, 0, cols, " Histogram: %s :: I [%" PRIu64 "] :: C [%" PRIu64 "] :: ILP [%.2f]"
-		  "  %" PRIu64 " step%s/bin", what, h->insns, h->steps,
-		  h->steps ? (double)h->insns / (double)h->steps : 0.0, h->width,
-		  h->width == 1 ? "" : "s");
+		  "  %" PRIu64 " step%s/bin", what, insns, steps,
+		  steps ? (double)insns / (double)steps : 0.0, h->width, h->width == 1 ? "" : "s");
 	tui_style(t, STYLE_TITLE, 0);
 }
 

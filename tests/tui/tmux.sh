@@ -1,0 +1,41 @@
+# Helpers to drive perpi's TUI headless in tmux: start a command in a
+# detached session of a given size, send keys, read the screen as text.
+# Sourced by the TUI's shell tests.
+TMUX_SESSIONS=0
+TMUX_SOCKET="perpi-tui-test-$$-0"
+t() { tmux -L "$TMUX_SOCKET" "$@"; }
+
+tmux_require() {
+	command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+}
+
+# tmux_start COLS LINES COMMAND...: the command's exit status is printed
+# after it as EXIT=n, and the pane stays open to read it.
+tmux_start() {
+	cols=$1 lines=$2
+	shift 2
+	t kill-server 2>/dev/null
+	TMUX_SESSIONS=$((TMUX_SESSIONS + 1)) # a fresh server: no race with the last one's exit
+	TMUX_SOCKET="perpi-tui-test-$$-$TMUX_SESSIONS"
+	t new-session -d -x "$cols" -y "$lines" -s tui \
+		"env $*; echo EXIT=\$?; sleep 60"
+	sleep 0.5
+}
+
+tmux_keys() { t send-keys -t tui "$@"; sleep 0.3; }
+screen() { t capture-pane -t tui -p; }
+screen_colours() { t capture-pane -t tui -p -e; }
+alternate_screen() { t display-message -t tui -p '#{alternate_on}'; }
+tmux_stop() { t kill-server 2>/dev/null; }
+
+failures=0
+# expect NAME PATTERN: the screen holds a line matching the extended regex.
+expect() {
+	if screen | grep -Eq -- "$2"; then
+		:
+	else
+		echo "FAIL: $1: no line matches '$2'; the screen is:"
+		screen
+		failures=$((failures + 1))
+	fi
+}
