@@ -84,6 +84,9 @@ enum {
 	EVENT_NOT_COUNTED = 1 << 0,   /* syscall: not in I, takes no step */
 	EVENT_UNKNOWN = 1 << 1,       /* undecodable: conservative (reads and writes everything) */
 	EVENT_SIGNAL_ENTRY = 1 << 2,  /* first instruction of a signal handler: opens a frame */
+	EVENT_CALL_ENTRY = 1 << 3,    /* first instruction of a function whose call was not
+				       * traced (stepping starts at main or at a --function
+				       * entry): opens a frame like the event after a call */
 };
 
 #define EVENT_MAX_MEM 80

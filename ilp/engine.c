@@ -1,0 +1,447 @@
+/* The ideal-machine dependency engine (DESIGN.md, "The ideal machine" and
+ * "Per-function analysis"), with the constrained variants.
+ *
+ * The whole run keeps one ready step per unit and a sparse byte-exact shadow
+ * of memory. Each open call instance (a frame) is analysed in isolation, so
+ * it keeps its own ready steps:
+ * - units: a per-frame array that is never cleared; an entry is valid only
+ *   if the unit's last writer in the run (unit_writer, shared) started at or
+ *   after the frame's first event, since then that write updated the frame
+ *   too. Opening a frame costs nothing.
+ * - memory: a per-frame shadow of the bytes written inside the frame, one
+ *   per depth, cleared when the frame closes.
+ * The outermost frame, when it opens on the very first event, sees exactly
+ * what the whole run sees and shares its state instead. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "ilp/engine.h"
+#include "ilp/engine_limits.h"
+#include "ilp/shadow.h"
+
+#define GLOBAL_PAGE_SHIFT 12 /* 4 KiB of the address space per page */
+#define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
+#define MAX_OBSERVERS 8
+
+struct frame {
+	uint64_t entry, key; /* callee's first instruction; its RSP there */
+	int64_t start;       /* dynamic index of its first event */
+	uint64_t insns;
+	uint32_t steps;
+	uint32_t c;          /* this event's step in the frame */
+	int shares_global;
+	struct shadow *mem;  /* owned by this depth slot, reused */
+	struct limits lim;   /* initialised once per depth slot when limited */
+	int lim_ready;
+	uint32_t unit_ready[UNIT_COUNT];
+};
+
+struct observer {
+	engine_observer_fn fn;
+	void *ctx;
+	int want_deps;
+};
+
+struct engine {
+	struct engine_options opt;
+	int limited;
+	int64_t index; /* dynamic index of the next event */
+	uint32_t unit_ready[UNIT_COUNT];
+	int64_t unit_writer[UNIT_COUNT]; /* -1: never written in the region */
+	struct shadow *mem;              /* with writers when an observer wants deps */
+	struct limits lim;
+	struct engine_totals totals;
+	int pending_call;
+
+	struct frame *frames;
+	size_t depth, frames_cap;
+
+	struct engine_function *funcs;
+	size_t n_funcs, funcs_cap;
+	uint32_t *func_slots; /* hash of entry -> index + 1 */
+	unsigned func_bits;
+
+	struct observer observers[MAX_OBSERVERS];
+	size_t n_observers;
+	int want_deps;
+	struct engine_dep *deps;
+	size_t n_deps, deps_cap;
+};
+
+struct engine *engine_new(const struct engine_options *opt)
+{
+	struct engine *e = xcalloc(1, sizeof(*e));
+	if (opt)
+		e->opt = *opt;
+	e->limited = e->opt.window || e->opt.width;
+	for (size_t u = 0; u < UNIT_COUNT; u++)
+		e->unit_writer[u] = -1;
+	e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 0);
+	limits_init(&e->lim, e->opt.window, e->opt.width);
+	e->func_bits = 6;
+	e->func_slots = xcalloc((size_t)1 << e->func_bits, sizeof(*e->func_slots));
+	return e;
+}
+
+void engine_delete(struct engine *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->frames_cap; i++) {
+		shadow_delete(e->frames[i].mem);
+		if (e->frames[i].lim_ready)
+			limits_done(&e->frames[i].lim);
+	}
+	free(e->frames);
+	shadow_delete(e->mem);
+	limits_done(&e->lim);
+	free(e->funcs);
+	free(e->func_slots);
+	free(e->deps);
+	free(e);
+}
+
+void engine_add_observer(struct engine *e, engine_observer_fn fn, void *ctx, int want_deps)
+{
+	if (e->n_observers == MAX_OBSERVERS)
+		perpi_fatal("engine: more than %d observers", MAX_OBSERVERS);
+	e->observers[e->n_observers++] = (struct observer){fn, ctx, want_deps};
+	if (want_deps && !e->want_deps) {
+		/* Producers of memory bytes need a writer per byte; observers are
+		 * added before the first event, so nothing is lost. */
+		e->want_deps = 1;
+		shadow_delete(e->mem);
+		e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 1);
+	}
+}
+
+void engine_totals(const struct engine *e, struct engine_totals *out)
+{
+	*out = e->totals;
+}
+
+size_t engine_functions(const struct engine *e, const struct engine_function **out)
+{
+	*out = e->funcs;
+	return e->n_funcs;
+}
+
+/* ---- per-function figures ---- */
+
+static size_t func_slot(uint64_t entry, unsigned bits)
+{
+	return (size_t)((entry * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static void func_rehash(struct engine *e)
+{
+	free(e->func_slots);
+	e->func_bits++;
+	size_t mask = ((size_t)1 << e->func_bits) - 1;
+	e->func_slots = xcalloc(mask + 1, sizeof(*e->func_slots));
+	for (size_t f = 0; f < e->n_funcs; f++) {
+		size_t i = func_slot(e->funcs[f].entry, e->func_bits);
+		while (e->func_slots[i])
+			i = (i + 1) & mask;
+		e->func_slots[i] = (uint32_t)(f + 1);
+	}
+}
+
+static struct engine_function *func_find(struct engine *e, uint64_t entry)
+{
+	size_t mask = ((size_t)1 << e->func_bits) - 1;
+	size_t i = func_slot(entry, e->func_bits);
+	for (; e->func_slots[i]; i = (i + 1) & mask)
+		if (e->funcs[e->func_slots[i] - 1].entry == entry)
+			return &e->funcs[e->func_slots[i] - 1];
+	if (e->n_funcs == e->funcs_cap) {
+		e->funcs_cap = e->funcs_cap ? 2 * e->funcs_cap : 64;
+		e->funcs = xrealloc(e->funcs, e->funcs_cap * sizeof(*e->funcs));
+	}
+	e->func_slots[i] = (uint32_t)(e->n_funcs + 1);
+	struct engine_function *f = &e->funcs[e->n_funcs++];
+	*f = (struct engine_function){.entry = entry};
+	if (2 * e->n_funcs > mask + 1)
+		func_rehash(e);
+	return func_find(e, entry);
+}
+
+/* ---- call instances ---- */
+
+static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t index)
+{
+	if (e->depth == e->frames_cap) {
+		size_t cap = e->frames_cap ? 2 * e->frames_cap : 16;
+		e->frames = xrealloc(e->frames, cap * sizeof(*e->frames));
+		memset(e->frames + e->frames_cap, 0, (cap - e->frames_cap) * sizeof(*e->frames));
+		e->frames_cap = cap;
+	}
+	struct frame *f = &e->frames[e->depth++];
+	f->entry = ev->insn->addr;
+	f->key = ev->sp;
+	f->start = index;
+	f->insns = 0;
+	f->steps = 0;
+	/* Opened on the region's first event, the instance sees exactly what
+	 * the whole run sees (same ready steps, same limits state). */
+	f->shares_global = index == 0;
+	if (e->limited && !f->lim_ready) {
+		limits_init(&f->lim, e->opt.window, e->opt.width);
+		f->lim_ready = 1;
+	} else if (e->limited) {
+		limits_reset(&f->lim);
+	}
+}
+
+static void frame_close(struct engine *e)
+{
+	struct frame *f = &e->frames[--e->depth];
+	struct engine_function *fn = func_find(e, f->entry);
+	fn->insns += f->insns;
+	fn->steps += f->steps;
+	fn->calls++;
+	if (f->mem)
+		shadow_clear(f->mem);
+}
+
+void engine_finish(struct engine *e)
+{
+	while (e->depth)
+		frame_close(e);
+}
+
+/* ---- one event ---- */
+
+/* push/pop/call/ret, whose implicit RSP update a stack engine makes free
+ * (but not "pop rsp", whose RSP comes from memory). */
+static int is_stack_insn(const struct perpi_insn *insn)
+{
+	static const char *const names[] = {"push", "pushq", "pushw", "pushf", "pushfq", "pushfw",
+					    "pop",  "popq",  "popw",  "popf",  "popfq",  "popfw"};
+	if (insn->control == CTRL_CALL || insn->control == CTRL_RET)
+		return 1;
+	const char *t = insn->text;
+	if (t[0] != 'p' || (strncmp(t, "push", 4) && strncmp(t, "pop", 3)))
+		return 0;
+	size_t n = strcspn(t, " ");
+	if (!strcmp(t + n, " rsp") && t[1] == 'o')
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strlen(names[i]) == n && !strncmp(t, names[i], n))
+			return 1;
+	return 0;
+}
+
+static size_t without_rsp(const uint8_t *in, size_t n, uint8_t *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (in[i] != UNIT_RSP)
+			out[m++] = in[i];
+	return m;
+}
+
+static void dep_add(struct engine *e, struct engine_dep d)
+{
+	if (e->n_deps == e->deps_cap) {
+		e->deps_cap = e->deps_cap ? 2 * e->deps_cap : 64;
+		e->deps = xrealloc(e->deps, e->deps_cap * sizeof(*e->deps));
+	}
+	e->deps[e->n_deps++] = d;
+}
+
+/* The producers of one read access: one dep per distinct producer (split
+ * every 255 bytes), at the first byte it carries. */
+static void mem_deps(struct engine *e, uint64_t addr, uint64_t size)
+{
+	size_t first = e->n_deps;
+	for (uint64_t i = 0; i < size; i++) {
+		uint64_t a = addr + i;
+		uint32_t *page = shadow_lookup(e->mem, a >> e->mem->shift);
+		if (!page)
+			continue;
+		int64_t w = shadow_page_writers(e->mem, page)[a & (((uint64_t)1 << e->mem->shift) - 1)];
+		if (w < 0)
+			continue;
+		size_t d = first;
+		while (d < e->n_deps && !(e->deps[d].producer == (uint64_t)w && e->deps[d].size < 255))
+			d++;
+		if (d < e->n_deps)
+			e->deps[d].size++;
+		else
+			dep_add(e, (struct engine_dep){(uint64_t)w, a, DEP_MEMORY, 1});
+	}
+}
+
+static void collect_deps(struct engine *e, const struct perpi_event *ev, const uint8_t *src,
+			 size_t n_src)
+{
+	e->n_deps = 0;
+	for (size_t i = 0; i < n_src; i++)
+		if (e->unit_writer[src[i]] >= 0)
+			dep_add(e, (struct engine_dep){(uint64_t)e->unit_writer[src[i]], src[i],
+						       DEP_UNIT, 0});
+	for (size_t m = 0; m < ev->n_mem; m++)
+		if (!ev->mem[m].write)
+			mem_deps(e, ev->mem[m].addr, ev->mem[m].size);
+}
+
+/* The step of a counted instruction whose sources are ready at ready;
+ * 0 when it does not fit in 32 bits. */
+static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
+{
+	if (e->limited)
+		return limits_place(l, ready + 1);
+	return ready + 1 < UINT32_MAX ? (uint32_t)(ready + 1) : 0;
+}
+
+static uint32_t frame_sources(const struct engine *e, const struct frame *f,
+			      const struct perpi_event *ev, const uint8_t *src, size_t n_src)
+{
+	uint32_t c = 0;
+	for (size_t i = 0; i < n_src; i++) {
+		unsigned u = src[i];
+		if (e->unit_writer[u] >= f->start && f->unit_ready[u] > c)
+			c = f->unit_ready[u];
+	}
+	if (f->mem && f->mem->used)
+		for (size_t m = 0; m < ev->n_mem; m++)
+			if (!ev->mem[m].write) {
+				uint32_t r = shadow_max(f->mem, ev->mem[m].addr, ev->mem[m].size);
+				c = r > c ? r : c;
+			}
+	return c;
+}
+
+static void frame_writes(struct frame *f, const struct perpi_event *ev, const uint8_t *dst,
+			 size_t n_dst)
+{
+	for (size_t i = 0; i < n_dst; i++)
+		f->unit_ready[dst[i]] = f->c;
+	for (size_t m = 0; m < ev->n_mem; m++)
+		if (ev->mem[m].write) {
+			if (!f->mem)
+				f->mem = shadow_new(FRAME_PAGE_SHIFT, 0);
+			shadow_set(f->mem, ev->mem[m].addr, ev->mem[m].size, f->c, 0);
+		}
+}
+
+/* Steps of this event in the whole run (returned) and in every open frame
+ * (f->c); 0 on overflow. */
+static uint32_t schedule(struct engine *e, const struct perpi_event *ev, int counted,
+			 const uint8_t *src, size_t n_src)
+{
+	uint64_t c = 0;
+	for (size_t i = 0; i < n_src; i++)
+		c = e->unit_ready[src[i]] > c ? e->unit_ready[src[i]] : c;
+	for (size_t m = 0; m < ev->n_mem; m++)
+		if (!ev->mem[m].write) {
+			uint32_t r = shadow_max(e->mem, ev->mem[m].addr, ev->mem[m].size);
+			c = r > c ? r : c;
+		}
+	if (counted && !(c = place(e, &e->lim, c)))
+		return 0;
+	for (size_t k = 0; k < e->depth; k++) {
+		struct frame *f = &e->frames[k];
+		if (f->shares_global) {
+			f->c = (uint32_t)c;
+			continue;
+		}
+		f->c = frame_sources(e, f, ev, src, n_src);
+		if (counted && !(f->c = place(e, &f->lim, f->c)))
+			return 0;
+	}
+	return (uint32_t)c;
+}
+
+static void writes(struct engine *e, const struct perpi_event *ev, uint32_t c, int64_t index,
+		   const uint8_t *dst, size_t n_dst)
+{
+	for (size_t i = 0; i < n_dst; i++) {
+		e->unit_ready[dst[i]] = c;
+		e->unit_writer[dst[i]] = index;
+	}
+	for (size_t m = 0; m < ev->n_mem; m++)
+		if (ev->mem[m].write)
+			shadow_set(e->mem, ev->mem[m].addr, ev->mem[m].size, c, index);
+	for (size_t k = 0; k < e->depth; k++)
+		if (!e->frames[k].shares_global)
+			frame_writes(&e->frames[k], ev, dst, n_dst);
+}
+
+static void account(struct engine *e, const struct perpi_event *ev, int counted, uint32_t c)
+{
+	if (ev->flags & EVENT_UNKNOWN)
+		e->totals.unknown++;
+	if (ev->flags & EVENT_NOT_COUNTED)
+		e->totals.syscalls++;
+	if (!counted)
+		return;
+	e->totals.insns++;
+	if (ev->insn->klass < CLASS_COUNT)
+		e->totals.class_insns[ev->insn->klass]++;
+	if (c > e->totals.steps)
+		e->totals.steps = c;
+	for (size_t k = 0; k < e->depth; k++) {
+		struct frame *f = &e->frames[k];
+		f->insns++;
+		if (f->c > f->steps)
+			f->steps = f->c;
+	}
+}
+
+static void notify(struct engine *e, const struct perpi_event *ev, int64_t index, uint64_t step)
+{
+	for (size_t i = 0; i < e->n_observers; i++) {
+		struct observer *o = &e->observers[i];
+		struct engine_step_info info = {(uint64_t)index, step, ev, 0, NULL};
+		if (o->want_deps) {
+			info.n_deps = e->n_deps;
+			info.deps = e->deps;
+		}
+		o->fn(o->ctx, &info);
+	}
+}
+
+int engine_event(void *engine, const struct perpi_event *ev)
+{
+	struct engine *e = engine;
+	int64_t index = e->index++;
+	const struct perpi_insn *insn = ev->insn;
+
+	/* An event above a frame's entry RSP left it without its ret
+	 * (longjmp, exceptions); a signal handler may run on another stack. */
+	if (!(ev->flags & EVENT_SIGNAL_ENTRY))
+		while (e->depth && ev->sp > e->frames[e->depth - 1].key)
+			frame_close(e);
+	if (e->pending_call || (ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY)))
+		frame_open(e, ev, index);
+	e->pending_call = insn->control == CTRL_CALL;
+
+	int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
+		      (!e->opt.class_mask || ((e->opt.class_mask >> insn->klass) & 1));
+	const uint8_t *src = ev->src, *dst = ev->dst;
+	size_t n_src = ev->n_src, n_dst = ev->n_dst;
+	uint8_t src_buf[UNIT_COUNT], dst_buf[UNIT_COUNT];
+	if (e->opt.stack_engine && is_stack_insn(insn)) {
+		n_src = without_rsp(src, n_src, src_buf);
+		n_dst = without_rsp(dst, n_dst, dst_buf);
+		src = src_buf;
+		dst = dst_buf;
+	}
+	if (e->want_deps)
+		collect_deps(e, ev, src, n_src);
+
+	uint32_t c = schedule(e, ev, counted, src, n_src);
+	if (counted && !c)
+		return perpi_set_error("engine: more than 2^32 steps, beyond the engine's range");
+	writes(e, ev, c, index, dst, n_dst);
+	account(e, ev, counted, c);
+	if (e->n_observers)
+		notify(e, ev, index, counted ? c : 0);
+
+	if (insn->control == CTRL_RET && e->depth && ev->sp == e->frames[e->depth - 1].key)
+		frame_close(e);
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* Sparse, byte-exact shadow memory: for every byte of the traced address
+ * space that was written, the step at which its value is ready and,
+ * optionally, the dynamic index of its last writer. Bytes never written read
+ * as ready 0 and writer -1.
+ *
+ * Pages of 2^shift bytes live in an open-addressing hash table keyed by page
+ * number, so cost and memory follow the bytes actually touched (4 bytes of
+ * shadow per byte, 12 with writers, plus one table slot per page), however
+ * scattered they are in the 47-bit address space. The struct is in this
+ * header only so that the one-access fast path can be inlined; its fields
+ * are private to shadow.c. */
+#ifndef PERPI_SHADOW_H
+#define PERPI_SHADOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct shadow_slot {
+	uint64_t key;   /* page number + 1; 0 = empty */
+	uint32_t *page; /* ready[1 << shift], then int64_t writer[1 << shift] if any */
+};
+
+struct shadow {
+	unsigned shift;     /* page size is 1 << shift bytes */
+	int with_writer;
+	uint64_t cache_key; /* last page looked up (page number + 1), 0 = none */
+	uint32_t *cache_page;
+	struct shadow_slot *slots;
+	unsigned bits;      /* the table has 1 << bits slots */
+	size_t used;        /* pages in the table */
+	uint32_t **free_pages; /* pages kept for reuse after shadow_clear */
+	size_t n_free, cap_free;
+};
+
+/* A new empty shadow with pages of 2^shift bytes (4 <= shift <= 16), with a
+ * writer index per byte when with_writer. The caller frees it with
+ * shadow_delete. */
+struct shadow *shadow_new(unsigned shift, int with_writer);
+void shadow_delete(struct shadow *sh);
+
+/* Forget every byte (they read as never written again); keeps a few pages
+ * and a small table for reuse, frees the rest. */
+void shadow_clear(struct shadow *sh);
+
+/* Bytes of shadow currently allocated (pages and table). */
+size_t shadow_memory(const struct shadow *sh);
+
+/* The page holding page number no, or NULL when none of its bytes was
+ * written (lookup) / allocated on demand (get). */
+uint32_t *shadow_lookup_slow(struct shadow *sh, uint64_t no);
+uint32_t *shadow_get_slow(struct shadow *sh, uint64_t no);
+
+static inline uint32_t *shadow_lookup(struct shadow *sh, uint64_t no)
+{
+	if (sh->cache_key == no + 1)
+		return sh->cache_page;
+	return shadow_lookup_slow(sh, no);
+}
+
+static inline uint32_t *shadow_get(struct shadow *sh, uint64_t no)
+{
+	if (sh->cache_key == no + 1)
+		return sh->cache_page;
+	return shadow_get_slow(sh, no);
+}
+
+/* The writer array of a page returned by lookup/get (with_writer only). */
+static inline int64_t *shadow_page_writers(const struct shadow *sh, uint32_t *page)
+{
+	return (int64_t *)(page + ((size_t)1 << sh->shift));
+}
+
+uint32_t shadow_max_slow(struct shadow *sh, uint64_t addr, uint64_t size);
+void shadow_set_slow(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t ready,
+		     int64_t writer);
+
+/* Max ready time over bytes [addr, addr + size). */
+static inline uint32_t shadow_max(struct shadow *sh, uint64_t addr, uint64_t size)
+{
+	uint64_t mask = ((uint64_t)1 << sh->shift) - 1, off = addr & mask;
+	if (off + size > mask + 1)
+		return shadow_max_slow(sh, addr, size);
+	const uint32_t *p = shadow_lookup(sh, addr >> sh->shift);
+	uint32_t m = 0;
+	if (!p)
+		return 0;
+	for (uint64_t i = 0; i < size; i++)
+		m = p[off + i] > m ? p[off + i] : m;
+	return m;
+}
+
+/* Bytes [addr, addr + size) become ready at ready, written by writer (the
+ * writer is ignored without with_writer). */
+static inline void shadow_set(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t ready,
+			      int64_t writer)
+{
+	uint64_t mask = ((uint64_t)1 << sh->shift) - 1, off = addr & mask;
+	if (off + size > mask + 1 || sh->with_writer) {
+		shadow_set_slow(sh, addr, size, ready, writer);
+		return;
+	}
+	uint32_t *p = shadow_get(sh, addr >> sh->shift);
+	for (uint64_t i = 0; i < size; i++)
+		p[off + i] = ready;
+}
+
+#endif
