@@ -250,22 +250,32 @@ static int compare_line_counts(const void *a, const void *b)
 	return compare_lines(a, b);
 }
 
+/* Count the path per static instruction first (the path is C long, the
+ * static instructions few), then ask for each one's line once. */
 static void summarise_critical_lines(struct model *m)
 {
-	struct model_line *all = xcalloc(m->n_path + 1, sizeof(*all));
-	for (size_t k = 0; k < m->n_path; k++) {
-		const struct perpi_insn *insn = model_static(m, m->insns[m->path[k]].insn);
-		struct model_line *l = &all[k];
-		l->addr = insn ? insn->addr : 0;
-		l->count = 1;
-		if (m->sym.line && insn && m->sym.line(m->sym.ctx, l->addr, &l->file, &l->line))
+	uint64_t *per_insn = xcalloc(m->n_statics + 1, sizeof(*per_insn));
+	for (size_t k = 0; k < m->n_path; k++)
+		if (m->insns[m->path[k]].insn < m->n_statics)
+			per_insn[m->insns[m->path[k]].insn]++;
+	struct model_line *all = xcalloc(m->n_statics + 1, sizeof(*all));
+	size_t n_all = 0;
+	for (size_t id = 0; id < m->n_statics; id++) {
+		const struct perpi_insn *insn = m->statics[id];
+		if (!per_insn[id] || !insn)
+			continue;
+		struct model_line *l = &all[n_all++];
+		l->addr = insn->addr;
+		l->count = per_insn[id];
+		if (!m->sym.line || m->sym.line(m->sym.ctx, l->addr, &l->file, &l->line))
 			l->file = NULL, l->line = 0;
 	}
-	qsort(all, m->n_path, sizeof(*all), compare_lines);
+	free(per_insn);
+	qsort(all, n_all, sizeof(*all), compare_lines);
 	size_t n = 0;
-	for (size_t k = 0; k < m->n_path; k++) {
+	for (size_t k = 0; k < n_all; k++) {
 		if (n && !compare_lines(&all[n - 1], &all[k])) {
-			all[n - 1].count++;
+			all[n - 1].count += all[k].count;
 			if (all[k].addr < all[n - 1].addr)
 				all[n - 1].addr = all[k].addr;
 		} else {
@@ -334,16 +344,7 @@ static int compare_calls(const void *a, const void *b)
 
 static uint64_t isolated_steps(const struct model *m, const struct model_call *call,
 			       uint32_t *step);
-
-static int compare_blocks(const void *a, const void *b)
-{
-	const struct model_block *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->last_addr != y->last_addr)
-		return x->last_addr < y->last_addr ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
+static uint64_t insn_addr(const struct model *m, uint32_t i);
 
 static int compare_block_weight(const void *a, const void *b)
 {
@@ -351,7 +352,66 @@ static int compare_block_weight(const void *a, const void *b)
 	uint64_t wx = x->occurrences * x->insns, wy = y->occurrences * y->insns;
 	if (wx != wy)
 		return wx > wy ? -1 : 1;
-	return compare_blocks(a, b);
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->last_addr < y->last_addr ? -1 : x->last_addr > y->last_addr;
+}
+
+/* Blocks are found by (first, last static instruction, length) in an
+ * open-addressing table of indices into the block array. */
+struct block_table {
+	uint32_t *slot; /* block index + 1; 0 is empty */
+	size_t size;    /* a power of two */
+	struct model_block *blocks;
+	uint32_t *first_id, *last_id;
+	size_t n, cap;
+};
+
+static size_t block_hash(uint32_t a, uint32_t b, uint32_t n, size_t size)
+{
+	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4full) ^ n;
+	return (size_t)(h ^ (h >> 29)) & (size - 1);
+}
+
+static void block_rehash(struct block_table *t)
+{
+	free(t->slot);
+	t->size = t->size ? t->size * 2 : 1024;
+	t->slot = xcalloc(t->size, sizeof(*t->slot));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = block_hash(t->first_id[i], t->last_id[i], t->blocks[i].insns, t->size);
+		while (t->slot[h])
+			h = (h + 1) & (t->size - 1);
+		t->slot[h] = (uint32_t)i + 1;
+	}
+}
+
+static struct model_block *block_find(struct model *m, struct block_table *t, uint32_t start,
+				      uint32_t end)
+{
+	uint32_t a = m->insns[start].insn, b = m->insns[end].insn, n = end - start + 1;
+	if (2 * (t->n + 1) > t->size)
+		block_rehash(t);
+	size_t h = block_hash(a, b, n, t->size);
+	for (; t->slot[h]; h = (h + 1) & (t->size - 1)) {
+		uint32_t i = t->slot[h] - 1;
+		if (t->first_id[i] == a && t->last_id[i] == b && t->blocks[i].insns == n)
+			return &t->blocks[i];
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->blocks = xrealloc(t->blocks, t->cap * sizeof(*t->blocks));
+		t->first_id = xrealloc(t->first_id, t->cap * sizeof(*t->first_id));
+		t->last_id = xrealloc(t->last_id, t->cap * sizeof(*t->last_id));
+	}
+	t->first_id[t->n] = a;
+	t->last_id[t->n] = b;
+	t->blocks[t->n] = (struct model_block){.addr = insn_addr(m, start),
+					       .last_addr = insn_addr(m, end),
+					       .insns = n,
+					       .first = start};
+	t->slot[h] = (uint32_t)++t->n;
+	return &t->blocks[t->n - 1];
 }
 
 static uint64_t insn_addr(const struct model *m, uint32_t i)
@@ -360,11 +420,11 @@ static uint64_t insn_addr(const struct model *m, uint32_t i)
 	return insn ? insn->addr : 0;
 }
 
-/* One entry per occurrence, then sorted and merged by address range. */
+/* Each occurrence is analysed in isolation and added to its block. */
 static void collect_blocks(struct model *m)
 {
-	size_t n = 0, cap = 0, longest = 0;
-	struct model_block *b = NULL;
+	struct block_table t = {0};
+	size_t longest = 0;
 	uint32_t *step = NULL;
 	for (size_t start = 0; start < m->n_insns;) {
 		size_t end = start;
@@ -379,30 +439,23 @@ static void collect_blocks(struct model *m)
 			step = xrealloc(step, longest * sizeof(*step));
 		}
 		struct model_call range = {(uint32_t)start, (uint32_t)end, 0, 0};
-		grow((void **)&b, &cap, n + 1, sizeof(*b));
-		b[n++] = (struct model_block){insn_addr(m, start), insn_addr(m, end),
-					      (uint32_t)(end - start + 1), (uint32_t)start, 1,
-					      isolated_steps(m, &range, step), 0};
+		struct model_block *b = block_find(m, &t, (uint32_t)start, (uint32_t)end);
+		b->occurrences++;
+		b->steps += isolated_steps(m, &range, step);
 		start = end + 1;
 	}
 	free(step);
-	qsort(b, n, sizeof(*b), compare_blocks);
-	size_t out = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (out && b[out - 1].addr == b[i].addr && b[out - 1].last_addr == b[i].last_addr &&
-		    b[out - 1].insns == b[i].insns) {
-			b[out - 1].occurrences++;
-			b[out - 1].steps += b[i].steps;
-		} else {
-			b[out++] = b[i];
-		}
-	}
-	for (size_t i = 0; i < out; i++)
-		b[i].ilp = b[i].steps ? (double)(b[i].occurrences * b[i].insns) / (double)b[i].steps
-				      : 0;
-	qsort(b, out, sizeof(*b), compare_block_weight);
-	m->blocks = b;
-	m->n_blocks = out;
+	free(t.slot);
+	free(t.first_id);
+	free(t.last_id);
+	for (size_t i = 0; i < t.n; i++)
+		t.blocks[i].ilp = t.blocks[i].steps ? (double)(t.blocks[i].occurrences *
+							       t.blocks[i].insns) /
+							      (double)t.blocks[i].steps
+						    : 0;
+	qsort(t.blocks, t.n, sizeof(*t.blocks), compare_block_weight);
+	m->blocks = t.blocks;
+	m->n_blocks = t.n;
 }
 
 int model_finish(struct model *m)

@@ -342,11 +342,17 @@ int tui_run(struct model *model, const char *title)
 	if (start_curses() < 0)
 		return -1;
 	init_styles(&t);
+	/* PERPI_TUI_TIMING=FILE: how long each key took to handle and draw
+	 * (bench/tui-bench.sh reads it). */
+	const char *timing_path = getenv("PERPI_TUI_TIMING");
+	FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
 	tui_open_functions(&t);
+	draw(&t);
 	for (;;) {
-		draw(&t);
+		int key = getch();
+		double start = perpi_now();
 		t.message[0] = 0;
-		int r = handle_key(&t, getch());
+		int r = handle_key(&t, key);
 		if (r & TUI_QUIT)
 			break;
 		if (r & TUI_BACK) {
@@ -355,7 +361,14 @@ int tui_run(struct model *model, const char *title)
 			else
 				tui_message(&t, "first screen: q quits");
 		}
+		draw(&t);
+		if (timing) {
+			fprintf(timing, "%s %.3f\n", keyname(key), 1000 * (perpi_now() - start));
+			fflush(timing);
+		}
 	}
+	if (timing)
+		fclose(timing);
 	while (depth)
 		pop();
 	restore_terminal();
