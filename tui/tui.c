@@ -269,6 +269,8 @@ int tui_prompt(struct tui *t, const char *prompt, char *buf, int size)
 		if (c == '\n' || c == KEY_ENTER || c == 27) {
 			curs_set(0);
 			return c == 27 ? -1 : 0;
+		} else if (c == 21) { /* C-u: clear, as in a shell */
+			buf[len = 0] = 0;
 		} else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
 			if (len)
 				buf[--len] = 0;
