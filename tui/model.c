@@ -30,7 +30,6 @@ struct model {
 	struct frame *frames;
 	size_t n_frames, cap_frames;
 	int call_pending; /* the next event is a callee's first instruction */
-	uint64_t pending_sp;
 	struct model_call *calls;
 	uint64_t *call_entry; /* entry address per call, until functions are known */
 	size_t n_calls, cap_calls;
@@ -81,28 +80,30 @@ static void close_call(struct model *m, uint32_t last)
 	m->call_entry[m->n_calls++] = f->entry;
 }
 
-/* Call instances for the per-function histograms, matched to returns by
- * stack pointer as DESIGN.md asks: a frame is closed by the ret that pops
- * its return address, or when the stack pointer rises above it (longjmp,
- * unwinding). */
+/* Call instances for the per-function histograms, delimited as the engine
+ * delimits them (DESIGN.md; ilp/engine.c): an instance opens at a callee's
+ * first instruction (or an event flagged as a call or signal-handler
+ * entry), keyed by its RSP, and closes with the ret executed at that RSP,
+ * or when RSP rises above it (longjmp, unwinding). */
 static void track_calls(struct model *m, uint32_t index, const struct perpi_event *ev)
 {
-	while (m->n_frames && m->frames[m->n_frames - 1].ret_sp < ev->sp)
-		close_call(m, index - 1);
-	if (m->call_pending) {
-		m->call_pending = 0;
+	if (!(ev->flags & EVENT_SIGNAL_ENTRY))
+		while (m->n_frames && m->frames[m->n_frames - 1].ret_sp < ev->sp)
+			close_call(m, index - 1);
+	if (m->call_pending || (ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY))) {
 		grow((void **)&m->frames, &m->cap_frames, m->n_frames + 1, sizeof(*m->frames));
-		m->frames[m->n_frames++] = (struct frame){m->pending_sp, ev->insn->addr, index};
+		m->frames[m->n_frames++] = (struct frame){ev->sp, ev->insn->addr, index};
 	}
-	if (ev->insn->control == CTRL_CALL) {
-		m->call_pending = 1;
-		m->pending_sp = ev->sp - 8;
-	} else if (ev->insn->control == CTRL_RET && m->n_frames &&
-		   m->frames[m->n_frames - 1].ret_sp == ev->sp) {
+	m->call_pending = ev->insn->control == CTRL_CALL;
+	if (ev->insn->control == CTRL_RET && m->n_frames &&
+	    m->frames[m->n_frames - 1].ret_sp == ev->sp)
 		close_call(m, index);
-	}
 }
 
+/* An instruction not counted (a syscall, or a class left out by --only)
+ * takes no step: its outputs are ready when its inputs are. For the
+ * critical path it stands for its own critical producer, so the path
+ * links counted instructions at consecutive steps. */
 static void add_producer(struct model *m, struct model_insn *rec, uint64_t producer)
 {
 	if (producer >= m->n_insns)
@@ -112,9 +113,12 @@ static void add_producer(struct model *m, struct model_insn *rec, uint64_t produ
 			return;
 	grow((void **)&m->deps, &m->cap_deps, m->n_deps + 1, sizeof(*m->deps));
 	m->deps[m->n_deps++] = (uint32_t)producer;
+	uint32_t p = m->insns[producer].step ? (uint32_t)producer : m->insns[producer].critical;
+	if (p == MODEL_NONE)
+		return;
 	uint32_t c = rec->critical;
-	if (c == MODEL_NONE || m->insns[producer].step > m->insns[c].step)
-		rec->critical = (uint32_t)producer;
+	if (c == MODEL_NONE || m->insns[p].step > m->insns[c].step)
+		rec->critical = p;
 }
 
 static void observe(void *ctx, const struct engine_step_info *info)

@@ -141,6 +141,43 @@ static void test_blocks(struct model *m)
 	       "block A");
 }
 
+/* A syscall is free (DESIGN.md): mov rax, 1 (step 1); syscall reading
+ * rax and writing rax, rcx (not counted, no step: rax ready at 1); add rbx,
+ * rax (step 2). I = 2, C = 2, and the critical path goes from the add
+ * through the syscall to the mov: 0, 2. */
+static void test_syscall(void)
+{
+	static const struct perpi_insn insns[] = {
+		{.id = 0, .addr = 0x10, .klass = CLASS_MOVE, .text = "mov rax, 1"},
+		{.id = 1, .addr = 0x17, .klass = CLASS_OTHER, .control = CTRL_SYSCALL,
+		 .text = "syscall"},
+		{.id = 2, .addr = 0x19, .klass = CLASS_INT, .text = "add rbx, rax"},
+	};
+	struct perpi_event ev[3];
+	memset(ev, 0, sizeof(ev));
+	for (int i = 0; i < 3; i++)
+		ev[i].insn = &insns[i], ev[i].sp = 0x1000;
+	ev[0].n_dst = 1, ev[0].dst[0] = UNIT_RAX;
+	ev[1].flags = EVENT_NOT_COUNTED;
+	ev[1].n_src = 1, ev[1].src[0] = UNIT_RAX;
+	ev[1].n_dst = 2, ev[1].dst[0] = UNIT_RAX, ev[1].dst[1] = UNIT_RCX;
+	ev[2].n_src = 2, ev[2].src[0] = UNIT_RBX, ev[2].src[1] = UNIT_RAX;
+	ev[2].n_dst = 1, ev[2].dst[0] = UNIT_RBX;
+	struct model *m = model_new(NULL, NULL);
+	for (int i = 0; i < 3; i++)
+		model_event(m, &ev[i]);
+	model_finish(m);
+	struct engine_totals t;
+	model_totals(m, &t);
+	EXPECT(t.insns == 2 && t.steps == 2, "syscall run: I %lu C %lu, want 2 2",
+	       (unsigned long)t.insns, (unsigned long)t.steps);
+	const uint32_t *path;
+	size_t n = model_critical_path(m, &path);
+	EXPECT(n == 2 && path[0] == 0 && path[1] == 2, "critical path through the syscall");
+	expect_bin(m, 1, 2, 2, (uint64_t[]){0, 0, 1, 0, 0, 1, 0, 0});
+	model_delete(m);
+}
+
 int main(void)
 {
 	struct model *m = model_new(NULL, &synth_symbols);
@@ -154,6 +191,7 @@ int main(void)
 	test_graph(m);
 	test_critical(m);
 	test_blocks(m);
+	test_syscall();
 	model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
 	return failures != 0;
