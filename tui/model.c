@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/model_blocks.h"
 
 /* An open call instance while the events stream in. */
 struct frame {
@@ -346,122 +347,6 @@ static int compare_calls(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static uint64_t isolated_steps(const struct model *m, const struct model_call *call,
-			       uint32_t *step);
-static uint64_t insn_addr(const struct model *m, uint32_t i);
-
-static int compare_block_weight(const void *a, const void *b)
-{
-	const struct model_block *x = a, *y = b;
-	uint64_t wx = x->occurrences * x->insns, wy = y->occurrences * y->insns;
-	if (wx != wy)
-		return wx > wy ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->last_addr < y->last_addr ? -1 : x->last_addr > y->last_addr;
-}
-
-/* Blocks are found by (first, last static instruction, length) in an
- * open-addressing table of indices into the block array. */
-struct block_table {
-	uint32_t *slot; /* block index + 1; 0 is empty */
-	size_t size;    /* a power of two */
-	struct model_block *blocks;
-	uint32_t *first_id, *last_id;
-	size_t n, cap;
-};
-
-static size_t block_hash(uint32_t a, uint32_t b, uint32_t n, size_t size)
-{
-	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4full) ^ n;
-	return (size_t)(h ^ (h >> 29)) & (size - 1);
-}
-
-static void block_rehash(struct block_table *t)
-{
-	free(t->slot);
-	t->size = t->size ? t->size * 2 : 1024;
-	t->slot = xcalloc(t->size, sizeof(*t->slot));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = block_hash(t->first_id[i], t->last_id[i], t->blocks[i].insns, t->size);
-		while (t->slot[h])
-			h = (h + 1) & (t->size - 1);
-		t->slot[h] = (uint32_t)i + 1;
-	}
-}
-
-static struct model_block *block_find(struct model *m, struct block_table *t, uint32_t start,
-				      uint32_t end)
-{
-	uint32_t a = m->insns[start].insn, b = m->insns[end].insn, n = end - start + 1;
-	if (2 * (t->n + 1) > t->size)
-		block_rehash(t);
-	size_t h = block_hash(a, b, n, t->size);
-	for (; t->slot[h]; h = (h + 1) & (t->size - 1)) {
-		uint32_t i = t->slot[h] - 1;
-		if (t->first_id[i] == a && t->last_id[i] == b && t->blocks[i].insns == n)
-			return &t->blocks[i];
-	}
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		t->blocks = xrealloc(t->blocks, t->cap * sizeof(*t->blocks));
-		t->first_id = xrealloc(t->first_id, t->cap * sizeof(*t->first_id));
-		t->last_id = xrealloc(t->last_id, t->cap * sizeof(*t->last_id));
-	}
-	t->first_id[t->n] = a;
-	t->last_id[t->n] = b;
-	t->blocks[t->n] = (struct model_block){.addr = insn_addr(m, start),
-					       .last_addr = insn_addr(m, end),
-					       .insns = n,
-					       .first = start};
-	t->slot[h] = (uint32_t)++t->n;
-	return &t->blocks[t->n - 1];
-}
-
-static uint64_t insn_addr(const struct model *m, uint32_t i)
-{
-	const struct perpi_insn *insn = model_static(m, m->insns[i].insn);
-	return insn ? insn->addr : 0;
-}
-
-/* Each occurrence is analysed in isolation and added to its block. */
-static void collect_blocks(struct model *m)
-{
-	struct block_table t = {0};
-	size_t longest = 0;
-	uint32_t *step = NULL;
-	for (size_t start = 0; start < m->n_insns;) {
-		size_t end = start;
-		while (end + 1 < m->n_insns) {
-			const struct perpi_insn *insn = model_static(m, m->insns[end].insn);
-			if (!insn || insn->control != CTRL_NONE)
-				break;
-			end++;
-		}
-		if (end - start + 1 > longest) {
-			longest = end - start + 1;
-			step = xrealloc(step, longest * sizeof(*step));
-		}
-		struct model_call range = {(uint32_t)start, (uint32_t)end, 0, 0};
-		struct model_block *b = block_find(m, &t, (uint32_t)start, (uint32_t)end);
-		b->occurrences++;
-		b->steps += isolated_steps(m, &range, step);
-		start = end + 1;
-	}
-	free(step);
-	free(t.slot);
-	free(t.first_id);
-	free(t.last_id);
-	for (size_t i = 0; i < t.n; i++)
-		t.blocks[i].ilp = t.blocks[i].steps ? (double)(t.blocks[i].occurrences *
-							       t.blocks[i].insns) /
-							      (double)t.blocks[i].steps
-						    : 0;
-	qsort(t.blocks, t.n, sizeof(*t.blocks), compare_block_weight);
-	m->blocks = t.blocks;
-	m->n_blocks = t.n;
-}
-
 int model_finish(struct model *m)
 {
 	if (m->finished)
@@ -489,7 +374,7 @@ int model_finish(struct model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
-	collect_blocks(m);
+	m->blocks = model_blocks_compute(m, &m->n_blocks);
 	return 0;
 }
 
@@ -555,25 +440,23 @@ void model_bin(const struct model *m, uint64_t from, uint64_t to, struct model_b
 	out->total = m->step_start[to + 1] - m->step_start[from];
 }
 
-/* Steps of one call instance analysed in isolation: a producer before the
- * call's first instruction is ready at step 0, so an instruction's step is
- * 1 + the highest step of its producers inside the call (DESIGN.md,
+/* A producer before first is ready at step 0, so an instruction's step is
+ * 1 + the highest step of its producers inside the range (DESIGN.md,
  * per-function analysis). The producers are the engine's, so this is the
- * engine's algorithm restricted to the call, not a second semantics. */
-static uint64_t isolated_steps(const struct model *m, const struct model_call *call,
-			       uint32_t *step)
+ * engine's algorithm restricted to the range, not a second semantics. */
+uint64_t model_isolated_steps(const struct model *m, uint32_t first, uint32_t last, uint32_t *step)
 {
 	uint64_t top = 0;
-	for (uint32_t i = call->first; i <= call->last && i < m->n_insns; i++) {
+	for (uint32_t i = first; i <= last && i < m->n_insns; i++) {
 		const uint32_t *p;
 		size_t n = model_producers(m, i, &p);
 		uint32_t c = 0;
 		for (size_t k = 0; k < n; k++)
-			if (p[k] >= call->first && step[p[k] - call->first] > c)
-				c = step[p[k] - call->first];
-		step[i - call->first] = m->insns[i].step ? c + 1 : c;
-		if (step[i - call->first] > top)
-			top = step[i - call->first];
+			if (p[k] >= first && step[p[k] - first] > c)
+				c = step[p[k] - first];
+		step[i - first] = m->insns[i].step ? c + 1 : c;
+		if (step[i - first] > top)
+			top = step[i - first];
 	}
 	return top;
 }
@@ -590,7 +473,7 @@ uint64_t *model_function_histogram(const struct model *m, uint32_t function, uin
 	for (; c != MODEL_NONE; c = call != MODEL_NONE ? MODEL_NONE : m->calls[c].next) {
 		const struct model_call *mc = &m->calls[c];
 		uint32_t *step = xmalloc(((size_t)mc->last - mc->first + 1) * sizeof(*step));
-		uint64_t top = isolated_steps(m, mc, step);
+		uint64_t top = model_isolated_steps(m, mc->first, mc->last, step);
 		if (top > *steps)
 			*steps = top;
 		if ((top + 1) * CLASS_COUNT > cap) {

@@ -124,6 +124,12 @@ void model_bin(const struct model *model, uint64_t from, uint64_t to, struct mod
 uint64_t *model_function_histogram(const struct model *model, uint32_t function, uint32_t call,
 				   uint64_t *steps);
 
+/* Steps of dynamic instructions [first, last] analysed in isolation
+ * (values produced before first are ready at step 0): step[i - first] for
+ * each i; returns the highest, the range's C. */
+uint64_t model_isolated_steps(const struct model *model, uint32_t first, uint32_t last,
+			      uint32_t *step);
+
 /* The critical path, from step 1 to step C: *out[0..n) dynamic indices. */
 size_t model_critical_path(const struct model *model, const uint32_t **out);
 

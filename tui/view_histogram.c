@@ -221,9 +221,11 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 						model_class_name(k), cls[k]);
 		tui_print(lines - 1, 0, cols, "%s", detail);
 		tui_print(lines - 2, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
-		tui_print(lines - 2, cols - 20, 20, "%20s", "");
-		tui_print(lines - 2, cols - 20, 20, "%14" PRIu64 " %s", bins[shown - 1].last_step,
-			  h->mark >= 0 ? "[mark]" : "");
+		int right = Y_LABEL + shown * h->column;
+		char last_label[32];
+		int label_len = snprintf(last_label, sizeof(last_label), "%" PRIu64, bins[shown - 1].last_step);
+		if (right - label_len > Y_LABEL + 12)
+			tui_print(lines - 2, right - label_len, label_len, "%s", last_label);
 	} else {
 		tui_print(lines - 1, 0, cols, " no instruction here");
 	}
