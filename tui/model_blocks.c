@@ -115,7 +115,8 @@ struct model_block *model_blocks_compute(const struct model *m, size_t *n_blocks
 							       t.blocks[i].insns) /
 							      (double)t.blocks[i].steps
 						    : 0;
-	qsort(t.blocks, t.n, sizeof(*t.blocks), compare_block_weight);
+	if (t.n)
+		qsort(t.blocks, t.n, sizeof(*t.blocks), compare_block_weight);
 	*n_blocks = t.n;
 	return t.blocks;
 }

@@ -97,10 +97,10 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 0);
 	}
-	if (!f->n_rows)
-		tui_print(2, 1, cols - 1, f->n_all ? "no function matches '%s'"
-						  : "no function was called in the traced region%s",
-			  f->filter);
+	if (!f->n_all)
+		tui_print(2, 1, cols - 1, "no function was called in the traced region");
+	else if (!f->n_rows)
+		tui_print(2, 1, cols - 1, "no function matches '%s'", f->filter);
 	tui_print(lines - 1, 0, cols, " %zu of %zu functions%s%s%s", f->n_rows, f->n_all,
 		  f->filter[0] ? ", filter '" : "", f->filter, f->filter[0] ? "'" : "");
 }
