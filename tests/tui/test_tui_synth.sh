@@ -82,16 +82,15 @@ expect "too small status" '^EXIT=1$'
 # NO_COLOR: no colour in the escape sequences, letters still tell classes.
 tmux_start 80 24 NO_COLOR=1 "$TUI"
 tmux_keys 2
+expect "monochrome legend" 'l load s store i int F fp v vec M move B branch \. other'
 if screen_colours | grep -Eq '\[(3[0-7]|4[0-7]|38;|48;)'; then
 	echo "FAIL: colours shown with NO_COLOR"; failures=$((failures + 1))
 fi
-expect "monochrome legend" 'l load s store i int F fp v vec M move B branch \. other'
 
 # A fatal signal restores the terminal.
 kill -TERM "$(pgrep -P "$(t display-message -t tui -p '#{pane_pid}')")"
-sleep 0.5
-[ "$(alternate_screen)" = 0 ] || { echo "FAIL: terminal not restored after SIGTERM"; failures=$((failures + 1)); }
 expect "killed" '^EXIT=143$'
+[ "$(alternate_screen)" = 0 ] || { echo "FAIL: terminal not restored after SIGTERM"; failures=$((failures + 1)); }
 
 [ $failures = 0 ] && echo "PASS: tui screens on the hand-made run"
 exit $((failures != 0))

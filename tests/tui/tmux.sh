@@ -19,7 +19,13 @@ tmux_start() {
 	TMUX_SOCKET="perpi-tui-test-$$-$TMUX_SESSIONS"
 	t new-session -d -x "$cols" -y "$lines" -s tui \
 		"env $*; echo EXIT=\$?; sleep 60"
-	sleep 0.5
+	# wait (up to 10 s on a loaded machine) until something is drawn
+	n=0
+	while [ $n -lt 100 ] && ! t capture-pane -t tui -p | grep -q '[^ ]'; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	sleep 0.2
 }
 
 tmux_keys() { t send-keys -t tui "$@"; sleep 0.3; }
@@ -29,8 +35,14 @@ alternate_screen() { t display-message -t tui -p '#{alternate_on}'; }
 tmux_stop() { t kill-server 2>/dev/null; }
 
 failures=0
-# expect NAME PATTERN: the screen holds a line matching the extended regex.
+# expect NAME PATTERN: the screen holds (or comes to hold within 5 s) a
+# line matching the extended regex.
 expect() {
+	n=0 # the screen may lag the keys on a loaded machine: retry for 5 s
+	while [ $n -lt 50 ] && ! screen | grep -Eq -- "$2"; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	if screen | grep -Eq -- "$2"; then
 		:
 	else
