@@ -76,6 +76,14 @@ static void fit(struct histogram_view *h)
 	h->mark = -1;
 }
 
+/* The letter drawn for a class: also the legend's (and perpi hist's), so
+ * monochrome works. */
+static chtype class_char(int k)
+{
+	static const char letters[CLASS_COUNT] = {'l', 's', 'i', 'f', 'v', 'm', 'b', 'o'};
+	return (chtype)letters[k];
+}
+
 static void draw_legend(struct tui *t, int y, int cols)
 {
 	int x = 1;
@@ -83,18 +91,11 @@ static void draw_legend(struct tui *t, int y, int cols)
 	for (int k = 0; k < CLASS_COUNT && x < cols - 10; k++) {
 		const char *name = model_class_name(k);
 		tui_style(t, STYLE_CLASS + k, 1);
-		mvaddch(y, x, (chtype)(k == CLASS_OTHER ? '.' : name[0] - (k < 3 || k == 4 ? 0 : 32)));
+		mvaddch(y, x, class_char(k));
 		tui_style(t, STYLE_CLASS + k, 0);
 		mvprintw(y, x + 1, " %s ", name);
 		x += (int)strlen(name) + 3;
 	}
-}
-
-/* The letter drawn for a class: also the legend's, so monochrome works. */
-static chtype class_char(int k)
-{
-	static const char letters[CLASS_COUNT] = {'l', 's', 'i', 'F', 'v', 'M', 'B', '.'};
-	return (chtype)letters[k];
 }
 
 static void draw_column(struct tui *t, int x, int top, int height, const struct model_bin *b,

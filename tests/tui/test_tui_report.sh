@@ -1,9 +1,10 @@
 #!/bin/sh
-# `perpi tui FILE` against `perpi report --json -i FILE` for the same
-# recording: the whole-run figures, the class counts and every function's
-# I, C, ILP and calls on the Functions screen must be the report's (a
-# second program over the file, read by python3's JSON parser), and a
-# missing or corrupt file must give a clear message and a clean terminal.
+# `perpi tui FILE` against `perpi report --json -i FILE` and `perpi hist
+# --csv` for the same recording: the whole-run figures, the class counts,
+# the first steps of the histogram and every function's I, C, ILP and calls
+# on the Functions screen must be theirs (other programs over the file,
+# read by python3's parsers), and a missing or corrupt file must give a
+# clear message and a clean terminal.
 . "$top_srcdir/tests/tui/tmux.sh"
 tmux_require
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the JSON report"; exit 77; }
@@ -50,11 +51,30 @@ for fn in sorted(r["functions"], key=lambda f: -f["instructions"])[:12]:
     print("FUNCTION %s ^ %s +%d +%d +%.2f +%d *$" % (fn["name"], re.escape(fn["name"]),
           fn["instructions"], fn["steps"], ilp, fn["calls"]))
 PY
+	# The first steps one by one, from perpi hist's exact per-step CSV.
+	"$PERPI" hist -i "$f" --csv "$tmp/hist.csv" > /dev/null || { echo "FAIL: perpi hist --csv"; exit 1; }
+	python3 - "$tmp/hist.csv" >> "$tmp/expect" <<'PY' || exit 1
+import csv, re, sys
+rows = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+names = ["load", "store", "int", "fp", "vec", "move", "branch", "other"]
+for r in list(csv.DictReader(rows))[:10]:
+    s, n = int(r["first_step"]), int(r["total"])
+    classes = " ".join("%s %s" % (k, r[k]) for k in names if int(r[k]))
+    print("STEP " + re.escape("steps %d-%d: %d insns, ILP %.2f | %s" % (s, s, n, n, classes)))
+PY
 	tmux_start 160 30 "$PERPI" tui "$f"
 	expect "$f: whole run" "$(sed -n 's/^TOTAL //p' "$tmp/expect")"
 	# The whole range selected in the histogram: per-class counts.
 	tmux_keys 2 Home m End
 	expect "$f: classes" "$(sed -n 's/^CLASSES //p' "$tmp/expect")"
+	# One step per bin (zoomed in as far as it goes), from step 1 on.
+	tmux_keys m + + + + + + + + + + + + + + + + + + + + + + + + Home
+	grep '^STEP ' "$tmp/expect" | while read -r _ pattern; do
+		expect "$f: step" "$pattern"
+		tmux_keys Right
+		echo "$failures" > "$tmp/failures"
+	done
+	[ -f "$tmp/failures" ] && failures=$(cat "$tmp/failures")
 	tmux_keys 1
 	grep '^FUNCTION ' "$tmp/expect" | while read -r _ name pattern; do
 		tmux_keys / C-u

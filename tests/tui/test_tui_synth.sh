@@ -82,7 +82,7 @@ expect "too small status" '^EXIT=1$'
 # NO_COLOR: no colour in the escape sequences, letters still tell classes.
 tmux_start 80 24 NO_COLOR=1 "$TUI"
 tmux_keys 2
-expect "monochrome legend" 'l load s store i int F fp v vec M move B branch \. other'
+expect "monochrome legend" 'l load s store i int f fp v vec m move b branch o other'
 if screen_colours | grep -Eq '\[(3[0-7]|4[0-7]|38;|48;)'; then
 	echo "FAIL: colours shown with NO_COLOR"; failures=$((failures + 1))
 fi
