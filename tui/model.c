@@ -24,6 +24,7 @@ struct model {
 	struct model_insn *insns;
 	size_t n_insns, cap_insns;
 	uint32_t *deps;
+	uint8_t *dep_units; /* what each edge carries: a unit, or MODEL_DEP_MEMORY */
 	size_t n_deps, cap_deps;
 	const struct perpi_insn **statics;
 	size_t n_statics;
@@ -105,14 +106,21 @@ static void track_calls(struct model *m, uint32_t index, const struct perpi_even
  * takes no step: its outputs are ready when its inputs are. For the
  * critical path it stands for its own critical producer, so the path
  * links counted instructions at consecutive steps. */
-static void add_producer(struct model *m, struct model_insn *rec, uint64_t producer)
+static void add_producer(struct model *m, struct model_insn *rec, const struct engine_dep *dep)
 {
+	uint64_t producer = dep->producer;
 	if (producer >= m->n_insns)
 		return; /* not one of ours (before the region) */
 	for (size_t k = rec->deps; k < m->n_deps; k++)
 		if (m->deps[k] == producer)
-			return;
+			return; /* one edge per producer: the first thing it carries */
+	size_t cap = m->cap_deps;
 	grow((void **)&m->deps, &m->cap_deps, m->n_deps + 1, sizeof(*m->deps));
+	if (m->cap_deps != cap)
+		m->dep_units = xrealloc(m->dep_units, m->cap_deps);
+	m->dep_units[m->n_deps] = dep->kind == DEP_MEMORY || dep->what >= MODEL_DEP_MEMORY
+					  ? MODEL_DEP_MEMORY
+					  : (uint8_t)dep->what;
 	m->deps[m->n_deps++] = (uint32_t)producer;
 	uint32_t p = m->insns[producer].step ? (uint32_t)producer : m->insns[producer].critical;
 	if (p == MODEL_NONE)
@@ -136,7 +144,7 @@ static void observe(void *ctx, const struct engine_step_info *info)
 	if (info->step > m->max_step)
 		m->max_step = info->step;
 	for (size_t k = 0; k < info->n_deps; k++)
-		add_producer(m, rec, info->deps[k].producer);
+		add_producer(m, rec, &info->deps[k]);
 	m->n_insns++;
 	if (insn->id >= m->n_statics) {
 		size_t n = insn->id + 1;
@@ -169,6 +177,7 @@ void model_delete(struct model *m)
 	free(m->functions);
 	free(m->insns);
 	free(m->deps);
+	free(m->dep_units);
 	free(m->statics);
 	free(m->frames);
 	free(m->calls);
@@ -416,6 +425,14 @@ size_t model_producers(const struct model *m, uint32_t index, const uint32_t **o
 	size_t end = index + 1 < m->n_insns ? m->insns[index + 1].deps : m->n_deps;
 	*out = m->deps + m->insns[index].deps;
 	return end - m->insns[index].deps;
+}
+
+unsigned model_producer_unit(const struct model *m, uint32_t index, size_t k)
+{
+	const uint32_t *p;
+	if (k >= model_producers(m, index, &p))
+		return MODEL_DEP_MEMORY;
+	return m->dep_units[m->insns[index].deps + k];
 }
 
 size_t model_at_step(const struct model *m, uint64_t step, const uint32_t **out)

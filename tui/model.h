@@ -22,6 +22,7 @@
 #include "tracer/event.h"
 
 #define MODEL_NONE UINT32_MAX
+#define MODEL_DEP_MEMORY 255 /* an edge carrying memory bytes, not a unit */
 
 /* Names and source lines come from whoever produced the events (ELF
  * symbols live, the static instruction table in replay). Either may be
@@ -110,6 +111,10 @@ size_t model_insn_count(const struct model *model);
 const struct model_insn *model_insn(const struct model *model, uint32_t index);
 const struct perpi_insn *model_static(const struct model *model, uint32_t id);
 size_t model_producers(const struct model *model, uint32_t index, const uint32_t **out);
+
+/* What the k-th producer's edge carries: an enum perpi_unit, or
+ * MODEL_DEP_MEMORY (one edge per producer: the first thing it carries). */
+unsigned model_producer_unit(const struct model *model, uint32_t index, size_t k);
 
 /* Instructions at step s, in program order: *out[0..n). */
 size_t model_at_step(const struct model *model, uint64_t step, const uint32_t **out);

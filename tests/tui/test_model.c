@@ -93,8 +93,15 @@ static void test_graph(struct model *m)
 	EXPECT(n == 1 && p[0] == 8, "load's producers: the store only (8 bytes, one producer)");
 	n = model_producers(m, 3, &p);
 	EXPECT(n == 2 && p[0] + p[1] == 1, "add's producers: 0 and 1");
+	EXPECT(model_producer_unit(m, 3, 0) == (p[0] == 0 ? UNIT_RAX : UNIT_RBX) &&
+		       model_producer_unit(m, 3, 1) == (p[1] == 0 ? UNIT_RAX : UNIT_RBX),
+	       "add's edges carry rax (from 0) and rbx (from 1)");
+	EXPECT(model_producer_unit(m, 9, 0) == MODEL_DEP_MEMORY, "the load's edge carries memory");
 	n = model_producers(m, 14, &p);
 	EXPECT(n == 1 && p[0] == 10, "second ret's producer: the second call");
+	/* the call wrote rsp and the return address: one edge, the first the
+	 * engine reports (its units come before memory) */
+	EXPECT(model_producer_unit(m, 14, 0) == UNIT_RSP, "second ret's edge carries rsp");
 	uint32_t *c;
 	n = model_consumers(m, 4, 5, &c);
 	EXPECT(n == 2 && c[0] == 8 && c[1] == 11, "imul's consumers: the store and the 2nd add");
