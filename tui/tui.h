@@ -66,6 +66,8 @@ void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
 /* Opening views with arguments, used across screens. */
 void tui_open_functions(struct tui *t);
 void tui_open_histogram(struct tui *t, uint32_t function, uint32_t call);
+/* The graph of steps [first_step, last_step] (select: an instruction to
+ * select, or MODEL_NONE; with steps 0, 0: the steps around it). */
 void tui_open_graph(struct tui *t, uint64_t first_step, uint64_t last_step, uint32_t select);
 void tui_open_critical(struct tui *t);
 void tui_open_blocks(struct tui *t);

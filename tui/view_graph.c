@@ -289,7 +289,7 @@ static const struct tui_view_ops graph_ops = {"Graph", keys, draw, key, done};
 void tui_open_graph(struct tui *t, uint64_t first_step, uint64_t last_step, uint32_t select)
 {
 	struct graph_view *g = xcalloc(1, sizeof(*g));
-	if (select != MODEL_NONE) {
+	if (select != MODEL_NONE && !first_step && !last_step) {
 		const struct model_insn *mi = model_insn(t->model, select);
 		uint64_t s = mi ? mi->step : 1;
 		first_step = s > 8 ? s - 8 : 1;

@@ -32,7 +32,8 @@ static const struct tui_key_help keys[] = {
 	{"0", "zoom to fit the whole range"},
 	{"[ ]", "previous / next low-ILP bin (marked ! under the axis)"},
 	{"m or Space", "mark the start of a step range (again: clear)"},
-	{"Enter", "open the data-flow graph of the range (or the cursor's bin)"},
+	{"Enter", "the data-flow graph of the range (or the cursor's bin); for a"},
+	{"", "function: of the steps its call spans in the whole run"},
 	{"n / p / a", "function view: next / previous call, all calls"},
 	{NULL, NULL},
 };
@@ -266,6 +267,28 @@ static int next_low(struct tui *t, struct histogram_view *h, int dir)
 
 static void open_call(struct tui *t, struct histogram_view *h, uint32_t call);
 
+/* The graph shows whole-run steps: for a function, open it on the steps
+ * the shown call (or the first) spans in the run, at its first instruction. */
+static void open_call_graph(struct tui *t, struct histogram_view *h)
+{
+	const struct model_function *fn;
+	model_functions(t->model, &fn);
+	const struct model_call *c =
+		model_call(t->model, h->call != MODEL_NONE ? h->call : fn[h->function].first_call);
+	if (!c)
+		return;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint32_t i = c->first; i <= c->last; i++) {
+		const struct model_insn *mi = model_insn(t->model, i);
+		if (mi && mi->step && mi->step < lo)
+			lo = mi->step;
+		if (mi && mi->step > hi)
+			hi = mi->step;
+	}
+	if (hi)
+		tui_open_graph(t, lo, hi, c->first);
+}
+
 /* n / p: the next or previous call of the function (from "all": the first
  * or the last). */
 static void step_call(struct tui *t, struct histogram_view *h, int dir)
@@ -314,8 +337,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 		break;
 	case '\n': case KEY_ENTER: {
 		if (h->function != MODEL_NONE) {
-			tui_message(t, "the graph is of whole-run steps: open it from the whole-run "
-				       "histogram (2)");
+			open_call_graph(t, h);
 			break;
 		}
 		int64_t lo = h->mark < 0 || h->mark > h->cursor ? h->cursor : h->mark;

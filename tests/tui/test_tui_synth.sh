@@ -19,7 +19,12 @@ expect "f's title" 'Histogram: f, 2 calls :: I \[8\] :: C \[4\] :: ILP \[2\.00\]
 expect "f step 1" 'steps 1-1: 6 insns, ILP 6\.00 \| int 2 move 2 branch 2'
 tmux_keys n
 expect "f's first call" 'f, call 1 of 2 :: I \[4\] :: C \[2\]'
-tmux_keys Escape
+# Enter: the graph of the whole-run steps the call spans (its instructions
+# 3-6 are at steps 2, 3, 1, 2), at its first instruction.
+tmux_keys Enter
+expect "call's graph" 'Graph: steps 1-3, 10 instructions'
+expect "call's first instruction" '#3  step 2  0x2000  add rax, rbx'
+tmux_keys Escape Escape
 
 # Whole-run histogram: step 1 = fp 1, move 4, branch 1; the last step, 5,
 # holds the load and the second imul.
