@@ -4,5 +4,6 @@
 #define PERPI_COMMANDS_H
 
 /* int cmd_NAME(int argc, char **argv); one line per command */
+int cmd_run(int argc, char **argv); /* ilp/cmd_run.c: perpi [run] PROGRAM */
 
 #endif

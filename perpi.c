@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
+	{"run", cmd_run, "run a program and report its ILP per function (the default)"},
 };
 
 static int usage(FILE *out)
@@ -39,6 +40,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].run && !strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "perpi: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	/* perpi [OPTIONS] PROGRAM [ARGS...] is perpi run */
+	return cmd_run(argc, argv);
 }

@@ -22,14 +22,14 @@
 
 #define GLOBAL_PAGE_SHIFT 12 /* 4 KiB of the address space per page */
 #define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
+#define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
 	int64_t start;       /* dynamic index of its first event */
-	uint64_t insns;
+	uint64_t insns_before; /* the run's I when it opened: its I is the difference */
 	uint32_t steps;
-	uint32_t c;          /* this event's step in the frame */
 	int shares_global;
 	struct shadow *mem;  /* owned by this depth slot, reused */
 	struct limits lim;   /* initialised once per depth slot when limited */
@@ -56,6 +56,7 @@ struct engine {
 
 	struct frame *frames;
 	size_t depth, frames_cap;
+	struct shadow_pool frame_pool;
 
 	struct engine_function *funcs;
 	size_t n_funcs, funcs_cap;
@@ -79,6 +80,7 @@ struct engine *engine_new(const struct engine_options *opt)
 		e->unit_writer[u] = -1;
 	e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 0);
 	limits_init(&e->lim, e->opt.window, e->opt.width);
+	e->frame_pool.keep = FRAME_POOL_KEEP;
 	e->func_bits = 6;
 	e->func_slots = xcalloc((size_t)1 << e->func_bits, sizeof(*e->func_slots));
 	return e;
@@ -94,6 +96,7 @@ void engine_delete(struct engine *e)
 			limits_done(&e->frames[i].lim);
 	}
 	free(e->frames);
+	shadow_pool_done(&e->frame_pool);
 	shadow_delete(e->mem);
 	limits_done(&e->lim);
 	free(e->funcs);
@@ -181,7 +184,7 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 	f->entry = ev->insn->addr;
 	f->key = ev->sp;
 	f->start = index;
-	f->insns = 0;
+	f->insns_before = e->totals.insns;
 	f->steps = 0;
 	/* Opened on the region's first event, the instance sees exactly what
 	 * the whole run sees (same ready steps, same limits state). */
@@ -198,7 +201,7 @@ static void frame_close(struct engine *e)
 {
 	struct frame *f = &e->frames[--e->depth];
 	struct engine_function *fn = func_find(e, f->entry);
-	fn->insns += f->insns;
+	fn->insns += e->totals.insns - f->insns_before;
 	fn->steps += f->steps;
 	fn->calls++;
 	if (f->mem)
@@ -296,41 +299,109 @@ static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
 	return ready + 1 < UINT32_MAX ? (uint32_t)(ready + 1) : 0;
 }
 
-static uint32_t frame_sources(const struct engine *e, const struct frame *f,
-			      const struct perpi_event *ev, const uint8_t *src, size_t n_src)
+/* One event as the frames see it: the sources still worth looking up.
+ * Frames are nested in time (each deeper one opened later), so a unit last
+ * written before frame k opened was written before every deeper frame, and
+ * a page frame k never wrote no deeper frame wrote: such sources drop out
+ * as the walk goes deeper. */
+struct pending {
+	const struct perpi_event *ev;
+	int counted;
+	size_t n_src, n_reads, n_writes, n_dst;
+	const uint8_t *dst;
+	uint8_t src[UNIT_COUNT];
+	int64_t writer[UNIT_COUNT]; /* last writer of src[i] before this event */
+	uint8_t reads[EVENT_MAX_MEM], writes[EVENT_MAX_MEM]; /* indices into ev->mem */
+};
+
+/* Max ready step of access a in frame f's own memory; 0 when f never wrote
+ * its page (nor, then, any deeper frame). */
+static int frame_read(const struct frame *f, const struct perpi_mem_access *a, uint32_t *ready)
 {
-	uint32_t c = 0;
-	for (size_t i = 0; i < n_src; i++) {
-		unsigned u = src[i];
-		if (e->unit_writer[u] >= f->start && f->unit_ready[u] > c)
-			c = f->unit_ready[u];
-	}
-	if (f->mem && f->mem->used)
-		for (size_t m = 0; m < ev->n_mem; m++)
-			if (!ev->mem[m].write) {
-				uint32_t r = shadow_max(f->mem, ev->mem[m].addr, ev->mem[m].size);
-				c = r > c ? r : c;
-			}
-	return c;
+	struct shadow *sh = f->mem;
+	uint64_t psize;
+	if (!sh || !sh->used)
+		return 0;
+	psize = (uint64_t)1 << sh->shift;
+	if ((a->addr & (psize - 1)) + a->size <= psize && !shadow_lookup(sh, a->addr >> sh->shift))
+		return 0;
+	*ready = shadow_max(sh, a->addr, a->size);
+	return 1;
 }
 
-static void frame_writes(struct frame *f, const struct perpi_event *ev, const uint8_t *dst,
-			 size_t n_dst)
+/* The event in one private frame: its step there, and its writes. */
+static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 {
-	for (size_t i = 0; i < n_dst; i++)
-		f->unit_ready[dst[i]] = f->c;
-	for (size_t m = 0; m < ev->n_mem; m++)
-		if (ev->mem[m].write) {
-			if (!f->mem)
-				f->mem = shadow_new(FRAME_PAGE_SHIFT, 0);
-			shadow_set(f->mem, ev->mem[m].addr, ev->mem[m].size, f->c, 0);
+	uint64_t c = 0;
+	for (size_t i = 0; i < p->n_src;) {
+		if (p->writer[i] < f->start) {
+			p->n_src--;
+			p->src[i] = p->src[p->n_src];
+			p->writer[i] = p->writer[p->n_src];
+			continue;
 		}
+		c = f->unit_ready[p->src[i]] > c ? f->unit_ready[p->src[i]] : c;
+		i++;
+	}
+	for (size_t i = 0; i < p->n_reads;) {
+		uint32_t r;
+		if (!frame_read(f, &p->ev->mem[p->reads[i]], &r)) {
+			p->reads[i] = p->reads[--p->n_reads];
+			continue;
+		}
+		c = r > c ? r : c;
+		i++;
+	}
+	if (p->counted) {
+		if (!(c = place(e, &f->lim, c)))
+			return -1;
+		if (c > f->steps)
+			f->steps = (uint32_t)c;
+	}
+	for (size_t i = 0; i < p->n_dst; i++)
+		f->unit_ready[p->dst[i]] = (uint32_t)c;
+	for (size_t i = 0; i < p->n_writes; i++) {
+		const struct perpi_mem_access *a = &p->ev->mem[p->writes[i]];
+		if (!f->mem)
+			f->mem = shadow_new_pooled(FRAME_PAGE_SHIFT, &e->frame_pool);
+		shadow_set(f->mem, a->addr, a->size, (uint32_t)c, 0);
+	}
+	return 0;
 }
 
-/* Steps of this event in the whole run (returned) and in every open frame
- * (f->c); 0 on overflow. */
-static uint32_t schedule(struct engine *e, const struct perpi_event *ev, int counted,
-			 const uint8_t *src, size_t n_src)
+/* The event in every private frame, before the whole run's writes. */
+static int frames_step(struct engine *e, const struct perpi_event *ev, int counted,
+		       const uint8_t *src, size_t n_src, const uint8_t *dst, size_t n_dst)
+{
+	struct pending p;
+	size_t k = e->frames[0].shares_global ? 1 : 0;
+	if (k == e->depth)
+		return 0;
+	p.ev = ev;
+	p.counted = counted;
+	p.n_src = p.n_reads = p.n_writes = 0;
+	p.dst = dst;
+	p.n_dst = n_dst;
+	for (size_t i = 0; i < n_src; i++)
+		if (e->unit_writer[src[i]] >= 0) { /* never written: 0 everywhere */
+			p.src[p.n_src] = src[i];
+			p.writer[p.n_src++] = e->unit_writer[src[i]];
+		}
+	for (size_t m = 0; m < ev->n_mem; m++) {
+		if (ev->mem[m].write)
+			p.writes[p.n_writes++] = (uint8_t)m;
+		else
+			p.reads[p.n_reads++] = (uint8_t)m;
+	}
+	for (; k < e->depth; k++)
+		if (frame_step(e, &e->frames[k], &p) < 0)
+			return -1;
+	return 0;
+}
+
+/* The event's step in the whole run; 0 on overflow. */
+static uint32_t global_step(struct engine *e, const struct perpi_event *ev, int counted,
+			    const uint8_t *src, size_t n_src)
 {
 	uint64_t c = 0;
 	for (size_t i = 0; i < n_src; i++)
@@ -340,23 +411,13 @@ static uint32_t schedule(struct engine *e, const struct perpi_event *ev, int cou
 			uint32_t r = shadow_max(e->mem, ev->mem[m].addr, ev->mem[m].size);
 			c = r > c ? r : c;
 		}
-	if (counted && !(c = place(e, &e->lim, c)))
-		return 0;
-	for (size_t k = 0; k < e->depth; k++) {
-		struct frame *f = &e->frames[k];
-		if (f->shares_global) {
-			f->c = (uint32_t)c;
-			continue;
-		}
-		f->c = frame_sources(e, f, ev, src, n_src);
-		if (counted && !(f->c = place(e, &f->lim, f->c)))
-			return 0;
-	}
+	if (counted)
+		return place(e, &e->lim, c);
 	return (uint32_t)c;
 }
 
-static void writes(struct engine *e, const struct perpi_event *ev, uint32_t c, int64_t index,
-		   const uint8_t *dst, size_t n_dst)
+static void global_writes(struct engine *e, const struct perpi_event *ev, uint32_t c,
+			  int64_t index, const uint8_t *dst, size_t n_dst)
 {
 	for (size_t i = 0; i < n_dst; i++) {
 		e->unit_ready[dst[i]] = c;
@@ -365,9 +426,6 @@ static void writes(struct engine *e, const struct perpi_event *ev, uint32_t c, i
 	for (size_t m = 0; m < ev->n_mem; m++)
 		if (ev->mem[m].write)
 			shadow_set(e->mem, ev->mem[m].addr, ev->mem[m].size, c, index);
-	for (size_t k = 0; k < e->depth; k++)
-		if (!e->frames[k].shares_global)
-			frame_writes(&e->frames[k], ev, dst, n_dst);
 }
 
 static void account(struct engine *e, const struct perpi_event *ev, int counted, uint32_t c)
@@ -383,12 +441,8 @@ static void account(struct engine *e, const struct perpi_event *ev, int counted,
 		e->totals.class_insns[ev->insn->klass]++;
 	if (c > e->totals.steps)
 		e->totals.steps = c;
-	for (size_t k = 0; k < e->depth; k++) {
-		struct frame *f = &e->frames[k];
-		f->insns++;
-		if (f->c > f->steps)
-			f->steps = f->c;
-	}
+	if (e->depth && e->frames[0].shares_global && c > e->frames[0].steps)
+		e->frames[0].steps = c;
 }
 
 static void notify(struct engine *e, const struct perpi_event *ev, int64_t index, uint64_t step)
@@ -433,10 +487,10 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	if (e->want_deps)
 		collect_deps(e, ev, src, n_src);
 
-	uint32_t c = schedule(e, ev, counted, src, n_src);
-	if (counted && !c)
+	uint32_t c = global_step(e, ev, counted, src, n_src);
+	if ((counted && !c) || (e->depth && frames_step(e, ev, counted, src, n_src, dst, n_dst) < 0))
 		return perpi_set_error("engine: more than 2^32 steps, beyond the engine's range");
-	writes(e, ev, c, index, dst, n_dst);
+	global_writes(e, ev, c, index, dst, n_dst);
 	account(e, ev, counted, c);
 	if (e->n_observers)
 		notify(e, ev, index, counted ? c : 0);

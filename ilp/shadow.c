@@ -6,7 +6,7 @@
 #include "ilp/shadow.h"
 
 #define SHADOW_MIN_BITS 4  /* a new or cleared table has 16 slots */
-#define SHADOW_KEEP_PAGES 64 /* pages kept for reuse by shadow_clear */
+#define SHADOW_KEEP_PAGES 64 /* free pages a shadow's own pool keeps */
 
 static size_t page_bytes(const struct shadow *sh)
 {
@@ -26,7 +26,25 @@ struct shadow *shadow_new(unsigned shift, int with_writer)
 	sh->with_writer = with_writer;
 	sh->bits = SHADOW_MIN_BITS;
 	sh->slots = xcalloc((size_t)1 << sh->bits, sizeof(*sh->slots));
+	sh->pool = &sh->own_pool;
+	sh->own_pool.keep = SHADOW_KEEP_PAGES;
 	return sh;
+}
+
+struct shadow *shadow_new_pooled(unsigned shift, struct shadow_pool *pool)
+{
+	struct shadow *sh = shadow_new(shift, 0);
+	sh->pool = pool;
+	return sh;
+}
+
+void shadow_pool_done(struct shadow_pool *pool)
+{
+	for (size_t i = 0; i < pool->n; i++)
+		free(pool->pages[i]);
+	free(pool->pages);
+	pool->pages = NULL;
+	pool->n = pool->cap = 0;
 }
 
 void shadow_delete(struct shadow *sh)
@@ -35,49 +53,57 @@ void shadow_delete(struct shadow *sh)
 		return;
 	for (size_t i = 0; i < ((size_t)1 << sh->bits); i++)
 		free(sh->slots[i].page);
-	for (size_t i = 0; i < sh->n_free; i++)
-		free(sh->free_pages[i]);
-	free(sh->free_pages);
+	shadow_pool_done(&sh->own_pool);
+	free(sh->keys);
 	free(sh->slots);
 	free(sh);
+}
+
+static void pool_put(struct shadow_pool *pool, uint32_t *page)
+{
+	if (pool->n == pool->keep) {
+		free(page);
+		return;
+	}
+	if (pool->n == pool->cap) {
+		pool->cap = pool->cap ? 2 * pool->cap : 64;
+		pool->pages = xrealloc(pool->pages, pool->cap * sizeof(*pool->pages));
+	}
+	pool->pages[pool->n++] = page;
 }
 
 void shadow_clear(struct shadow *sh)
 {
 	size_t n = (size_t)1 << sh->bits;
-	sh->cache_key = 0;
-	sh->cache_page = NULL;
+	memset(sh->cache_key, 0, sizeof(sh->cache_key));
 	if (!sh->used)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t *page = sh->slots[i].page;
-		if (!page)
-			continue;
-		if (sh->n_free < SHADOW_KEEP_PAGES) {
-			if (sh->n_free == sh->cap_free) {
-				sh->cap_free = sh->cap_free ? 2 * sh->cap_free : 8;
-				sh->free_pages = xrealloc(sh->free_pages,
-							  sh->cap_free * sizeof(*sh->free_pages));
-			}
-			sh->free_pages[sh->n_free++] = page;
-		} else {
-			free(page);
-		}
-	}
-	sh->used = 0;
 	if (sh->bits > SHADOW_MIN_BITS + 6) {
+		for (size_t i = 0; i < n; i++)
+			if (sh->slots[i].page)
+				pool_put(sh->pool, sh->slots[i].page);
 		free(sh->slots);
 		sh->bits = SHADOW_MIN_BITS;
 		sh->slots = xcalloc((size_t)1 << sh->bits, sizeof(*sh->slots));
 	} else {
-		memset(sh->slots, 0, n * sizeof(*sh->slots));
+		/* Cost proportional to the pages used, not the table: find each
+		 * key from its home slot (it is there: skip anything else). */
+		for (size_t k = 0; k < sh->used; k++) {
+			size_t i = slot_of(sh->keys[k], sh->bits);
+			while (sh->slots[i].key != sh->keys[k])
+				i = (i + 1) & (n - 1);
+			pool_put(sh->pool, sh->slots[i].page);
+			sh->slots[i].page = NULL;
+			sh->slots[i].key = 0;
+		}
 	}
+	sh->used = 0;
 }
 
 size_t shadow_memory(const struct shadow *sh)
 {
-	return (sh->used + sh->n_free) * page_bytes(sh) +
-	       ((size_t)1 << sh->bits) * sizeof(*sh->slots);
+	return (sh->used + sh->own_pool.n) * page_bytes(sh) +
+	       ((size_t)1 << sh->bits) * sizeof(*sh->slots) + sh->keys_cap * sizeof(*sh->keys);
 }
 
 uint32_t *shadow_lookup_slow(struct shadow *sh, uint64_t no)
@@ -86,8 +112,8 @@ uint32_t *shadow_lookup_slow(struct shadow *sh, uint64_t no)
 	size_t mask = ((size_t)1 << sh->bits) - 1;
 	for (size_t i = slot_of(key, sh->bits);; i = (i + 1) & mask) {
 		if (sh->slots[i].key == key) {
-			sh->cache_key = key;
-			sh->cache_page = sh->slots[i].page;
+			sh->cache_key[no & (SHADOW_CACHE - 1)] = key;
+			sh->cache_page[no & (SHADOW_CACHE - 1)] = sh->slots[i].page;
 			return sh->slots[i].page;
 		}
 		if (!sh->slots[i].key)
@@ -120,7 +146,8 @@ static void grow(struct shadow *sh)
 static uint32_t *new_page(struct shadow *sh)
 {
 	size_t n = (size_t)1 << sh->shift;
-	uint32_t *page = sh->n_free ? sh->free_pages[--sh->n_free] : xmalloc(page_bytes(sh));
+	struct shadow_pool *pool = sh->pool;
+	uint32_t *page = pool->n ? pool->pages[--pool->n] : xmalloc(page_bytes(sh));
 	memset(page, 0, n * sizeof(uint32_t));
 	if (sh->with_writer)
 		memset(shadow_page_writers(sh, page), 0xff, n * sizeof(int64_t));
@@ -137,9 +164,13 @@ uint32_t *shadow_get_slow(struct shadow *sh, uint64_t no)
 		grow(sh);
 	page = new_page(sh);
 	insert(sh->slots, sh->bits, no + 1, page);
-	sh->used++;
-	sh->cache_key = no + 1;
-	sh->cache_page = page;
+	if (sh->used == sh->keys_cap) {
+		sh->keys_cap = sh->keys_cap ? 2 * sh->keys_cap : 16;
+		sh->keys = xrealloc(sh->keys, sh->keys_cap * sizeof(*sh->keys));
+	}
+	sh->keys[sh->used++] = no + 1;
+	sh->cache_key[no & (SHADOW_CACHE - 1)] = no + 1;
+	sh->cache_page[no & (SHADOW_CACHE - 1)] = page;
 	return page;
 }
 

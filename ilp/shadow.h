@@ -15,21 +15,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SHADOW_CACHE 4
+
 struct shadow_slot {
 	uint64_t key;   /* page number + 1; 0 = empty */
 	uint32_t *page; /* ready[1 << shift], then int64_t writer[1 << shift] if any */
 };
 
+/* Free pages of one size, shared by shadows that come and go (the engine's
+ * per-frame shadows), so a call does not cost a malloc and a free. */
+struct shadow_pool {
+	uint32_t **pages;
+	size_t n, cap;
+	size_t keep; /* at most this many free pages are kept */
+};
+
 struct shadow {
 	unsigned shift;     /* page size is 1 << shift bytes */
 	int with_writer;
-	uint64_t cache_key; /* last page looked up (page number + 1), 0 = none */
-	uint32_t *cache_page;
+	struct shadow_pool *pool, own_pool;
+	/* recently used pages, direct-mapped by page number (stack and heap
+	 * accesses alternate): key page number + 1, 0 = none */
+	uint64_t cache_key[SHADOW_CACHE];
+	uint32_t *cache_page[SHADOW_CACHE];
 	struct shadow_slot *slots;
 	unsigned bits;      /* the table has 1 << bits slots */
 	size_t used;        /* pages in the table */
-	uint32_t **free_pages; /* pages kept for reuse after shadow_clear */
-	size_t n_free, cap_free;
+	uint64_t *keys;     /* the keys in the table, in insertion order */
+	size_t keys_cap;
 };
 
 /* A new empty shadow with pages of 2^shift bytes (4 <= shift <= 16), with a
@@ -38,8 +51,13 @@ struct shadow {
 struct shadow *shadow_new(unsigned shift, int with_writer);
 void shadow_delete(struct shadow *sh);
 
-/* Forget every byte (they read as never written again); keeps a few pages
- * and a small table for reuse, frees the rest. */
+/* A shadow without writers whose pages come from and go back to pool (which
+ * must outlive it and only serve shadows of the same shift). */
+struct shadow *shadow_new_pooled(unsigned shift, struct shadow_pool *pool);
+void shadow_pool_done(struct shadow_pool *pool);
+
+/* Forget every byte (they read as never written again); its pages go back
+ * to the pool (up to its keep limit), a large table shrinks. */
 void shadow_clear(struct shadow *sh);
 
 /* Bytes of shadow currently allocated (pages and table). */
@@ -52,15 +70,17 @@ uint32_t *shadow_get_slow(struct shadow *sh, uint64_t no);
 
 static inline uint32_t *shadow_lookup(struct shadow *sh, uint64_t no)
 {
-	if (sh->cache_key == no + 1)
-		return sh->cache_page;
+	unsigned i = (unsigned)no & (SHADOW_CACHE - 1);
+	if (sh->cache_key[i] == no + 1)
+		return sh->cache_page[i];
 	return shadow_lookup_slow(sh, no);
 }
 
 static inline uint32_t *shadow_get(struct shadow *sh, uint64_t no)
 {
-	if (sh->cache_key == no + 1)
-		return sh->cache_page;
+	unsigned i = (unsigned)no & (SHADOW_CACHE - 1);
+	if (sh->cache_key[i] == no + 1)
+		return sh->cache_page[i];
 	return shadow_get_slow(sh, no);
 }
 

@@ -12,12 +12,13 @@
 #include "tracer/x86.h"
 #include "tracer/x86_sem.h"
 
-enum { SEM_CHUNK = 256 };
+enum { SEM_CHUNK = 64 * 1024 };
 
+/* The semantics of every decoded instruction, bump-allocated. */
 struct sem_chunk {
 	struct sem_chunk *next;
 	size_t used;
-	struct x86_sem sems[SEM_CHUNK];
+	_Alignas(16) uint8_t bytes[SEM_CHUNK];
 };
 
 struct x86_decoder {
@@ -55,15 +56,19 @@ void x86_decoder_delete(struct x86_decoder *dec)
 	free(dec);
 }
 
-static struct x86_sem *sem_alloc(struct x86_decoder *dec)
+static struct x86_sem *sem_store(struct x86_decoder *dec, const struct x86_sem *built)
 {
-	if (!dec->chunks || dec->chunks->used == SEM_CHUNK) {
+	size_t size = (X86_SEM_SIZE(built) + 15) & ~(size_t)15;
+	if (!dec->chunks || dec->chunks->used + size > SEM_CHUNK) {
 		struct sem_chunk *c = xmalloc(sizeof(*c));
 		c->next = dec->chunks;
 		c->used = 0;
 		dec->chunks = c;
 	}
-	return &dec->chunks->sems[dec->chunks->used++];
+	struct x86_sem *s = (struct x86_sem *)(dec->chunks->bytes + dec->chunks->used);
+	dec->chunks->used += size;
+	memcpy(s, built, X86_SEM_SIZE(built));
+	return s;
 }
 
 static void lowercase(char *s)
@@ -112,9 +117,12 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 	out->decoder = ir.decoder;
 	lowercase(out->text);
 	x86_classify(&ir, &out->klass, &out->control);
-	struct x86_sem *sem = sem_alloc(dec);
-	x86_sem_build(&ir, sem);
-	out->sem = sem;
+	union {
+		struct x86_sem sem;
+		uint8_t room[X86_SEM_MAX_SIZE];
+	} built;
+	x86_sem_build(&ir, &built.sem);
+	out->sem = sem_store(dec, &built.sem);
 	return 0;
 }
 

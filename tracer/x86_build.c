@@ -117,7 +117,8 @@ static void mem_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 	m->size = op->size;
 	if (ir->bcast && ir->elem_size && !op->implicit) {
 		const struct x86_irop *d = &ir->ops[0];
-		m->size = ir->elem_size;
+		if (ir->bcast == 1) /* embedded {1toN}: one element; 2: a whole broadcast source */
+			m->size = ir->elem_size;
 		m->bcast_elems = (uint8_t)((d->type == OP_REG && d->reg.cls == RC_VEC ? d->size : 64) /
 					   ir->elem_size);
 	}
@@ -147,7 +148,7 @@ static void build_unknown(struct x86_sem *sem)
 	sem->special = SP_UNKNOWN;
 	sem->event_flags = EVENT_UNKNOWN;
 	for (int u = 0; u < UNIT_COUNT; u++)
-		sem->src[u] = sem->dst[u] = (uint8_t)u;
+		sem->units[u] = sem->units[UNIT_COUNT + u] = (uint8_t)u;
 	sem->n_src = sem->n_dst = UNIT_COUNT;
 }
 
@@ -184,7 +185,8 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 		build_unknown(sem);
 		return;
 	}
-	struct unit_list src = {sem->src, &sem->n_src, {0}}, dst = {sem->dst, &sem->n_dst, {0}};
+	uint8_t src_units[UNIT_COUNT], dst_units[UNIT_COUNT];
+	struct unit_list src = {src_units, &sem->n_src, {0}}, dst = {dst_units, &sem->n_dst, {0}};
 	sem->special = ir->special;
 	sem->event_flags = ir->event_flags;
 	sem->rep = ir->rep;
@@ -213,6 +215,8 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	if (sem->special == SP_GATHER)
 		gather_setup(ir, sem);
 	sem->xsave_kind = ir->xsave_kind;
+	memcpy(sem->units, src_units, sem->n_src);
+	memcpy(sem->units + sem->n_src, dst_units, sem->n_dst);
 	sem->needs_xstate = sem->special == SP_X87 || sem->special == SP_MASKED ||
 			    sem->special == SP_GATHER;
 }
@@ -246,12 +250,8 @@ static int control_of(const char *m, const struct x86_ir *ir)
 		return CTRL_RET;
 	if (!strcmp(m, "syscall") || !strcmp(m, "sysenter"))
 		return CTRL_SYSCALL;
-	if (!strcmp(m, "int")) {
-		for (int i = 0; i < ir->nops; i++)
-			if (ir->ops[i].type == OP_IMM && (ir->ops[i].imm & 0xff) == 0x80)
-				return CTRL_SYSCALL;
-		return CTRL_OTHER;
-	}
+	if (!strcmp(m, "int")) /* int 0x80 was made a syscall by the fix table */
+		return ir->event_flags & EVENT_NOT_COUNTED ? CTRL_SYSCALL : CTRL_OTHER;
 	if (!strcmp(m, "int3") || !strcmp(m, "ud2") || !strcmp(m, "ud1") || !strcmp(m, "ud0") ||
 	    !strcmp(m, "hlt") || !strcmp(m, "into") || !strcmp(m, "int1") || !strcmp(m, "sysret"))
 		return CTRL_OTHER;

@@ -5,6 +5,7 @@
  * S_ALL entries are DESIGN.md rules no decoder knows (zero idioms, syscall,
  * the special registers, x87 pushes, dynamic handlers) and apply to both
  * decoders. Each entry is covered by a case in tests/x86/test_x86_sem.c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -30,12 +31,17 @@ enum action {
 	A_LANE,         /* lane-selecting: arg enum lane */
 	A_GPR_SET,      /* implicit GPR gets exactly this access: arg as A_GPR */
 	A_ST_OPS_RW,    /* explicit ST(i) operands are read and written */
-	A_VZEROUPPER,   /* writes bits 128-511 of v0-v15 */
+	A_VZEROUPPER,   /* writes parts arg (bitmask) of v0-v15 */
+	A_MEM_SIZE,     /* the explicit memory operand has arg bytes */
+	A_NO_FLAGS_W,   /* writes no flag */
+	A_X87_CMOV,     /* fcmovcc st(0), st(i): st(0) merges, st(i) read */
+	A_INT80,        /* int 0x80: the 32-bit system call */
+	A_STATIC_BCAST, /* the memory operand is broadcast to every element */
 };
 enum lane { L_EXTRACT, L_INSERT, L_PERM2, L_PERMQ, L_SHUF4 };
 
 struct fix {
-	const char *mnemonic; /* "cmov*": prefix */
+	const char *mnemonics; /* space-separated; "cmov*": prefix, "?": any one letter */
 	uint8_t scope, cond, action;
 	uint32_t arg;
 };
@@ -46,137 +52,122 @@ struct fix {
 
 static const struct fix fixes[] = {
 	/* Zero and all-ones idioms (DESIGN.md): no source. */
-	{"xor", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"sub", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"pxor", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"xorps", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"xorpd", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpxor", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"vpxord", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpxorq", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"vxorps", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vxorpd", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"pcmpeq*", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpcmpeq*", S_ALL, C_VEC, A_ZERO_IDIOM, 0},
-	{"psub*", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpsub*", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"pcmpgt*", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpcmpgt*", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
-	{"pandn", S_ALL, C_ANY, A_ZERO_IDIOM, 0}, {"vpandn", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
+	{"xor sub pxor xorps xorpd vpxor vpxord vpxorq vxorps vxorpd "
+	 "pcmpeq* psub* vpsub* pcmpgt* vpcmpgt* pandn vpandn",
+	 S_ALL, C_ANY, A_ZERO_IDIOM, 0},
+	{"vpcmpeq*", S_ALL, C_VEC, A_ZERO_IDIOM, 0},
+	/* The mask-register forms glibc uses (kxnorq k2,k2,k2: all ones). */
+	{"kxnor? kxor?", S_ALL, C_ANY, A_ZERO_IDIOM, 0},
 	/* Stack bytes: Capstone reports RSP only. */
-	{"push", S_CS, C_ANY, A_PUSH, 0}, {"pushfq", S_CS, C_ANY, A_PUSH, 0},
-	{"call", S_CS, C_ANY, A_PUSH, 0},
-	{"pop", S_CS, C_ANY, A_POP, 0}, {"popfq", S_CS, C_ANY, A_POP, 0},
-	{"ret", S_CS, C_ANY, A_POP, 0},
-	{"leave", S_CS, C_ANY, A_LEAVE, 0}, {"enter", S_CS, C_ANY, A_ENTER, 0},
-	{"pushfq", S_ALL, C_ANY, A_FLAGS_R, FL_ALL}, {"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
-	/* Stores reported as reads. */
-	{"movups", S_CS, C_STORE, A_MEM_W, 0}, {"movaps", S_CS, C_STORE, A_MEM_W, 0},
-	{"movupd", S_CS, C_STORE, A_MEM_W, 0}, {"movapd", S_CS, C_STORE, A_MEM_W, 0},
-	{"movdqu", S_CS, C_STORE, A_MEM_W, 0}, {"movdqa", S_CS, C_STORE, A_MEM_W, 0},
-	{"movq", S_CS, C_STORE, A_MEM_W, 0}, {"movd", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovdqu", S_CS, C_STORE, A_MEM_W, 0}, {"vmovdqa", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovdqu8", S_CS, C_STORE, A_MEM_W, 0}, {"vmovdqu64", S_CS, C_STORE, A_MEM_W, 0},
-	{"vmovups", S_CS, C_STORE, A_MEM_W, 0}, {"vmovaps", S_CS, C_STORE, A_MEM_W, 0},
-	{"fstp", S_CS, C_STORE, A_MEM_W, 0}, {"fst", S_CS, C_STORE, A_MEM_W, 0},
-	{"fistp", S_CS, C_STORE, A_MEM_W, 0}, {"fisttp", S_CS, C_STORE, A_MEM_W, 0},
-	{"set*", S_CS, C_STORE, A_MEM_W, 0},
-	{"stmxcsr", S_CS, C_ANY, A_MEM_W, 0}, {"vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
+	{"push pushfq call", S_CS, C_ANY, A_PUSH, 0},
+	{"pop popfq ret", S_CS, C_ANY, A_POP, 0},
+	{"leave", S_CS, C_ANY, A_LEAVE, 0},
+	{"enter", S_CS, C_ANY, A_ENTER, 0},
+	{"pushfq", S_ALL, C_ANY, A_FLAGS_R, FL_ALL},
+	{"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
+	/* Stores reported as reads: moves whose first operand is memory. */
+	{"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, A_MEM_W, 0},
+	{"stmxcsr vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
 	/* lea, prefetches, clflush: address registers, no memory. */
-	{"lea", S_CS, C_ANY, A_AGEN, 0}, {"prefetch*", S_ALL, C_ANY, A_AGEN, 0},
-	{"clflush", S_ALL, C_ANY, A_AGEN, 0}, {"clflushopt", S_ALL, C_ANY, A_AGEN, 0},
+	{"lea", S_CS, C_ANY, A_AGEN, 0},
+	{"prefetch* clflush clflushopt", S_ALL, C_ANY, A_AGEN, 0},
 	{"nop", S_ALL, C_ANY, A_NO_OPERANDS, 0},
 	/* Flags. */
-	{"adc", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)}, {"sbb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"movsd", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
-	{"movss", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
+	{"adc sbb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+	{"movsd movss", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
 	{"test", S_CS, C_ANY, A_NO_WRITE, 0},
 	/* Implicit registers. */
 	{"cpuid", S_CS, C_ANY, A_GPR64, 0},
 	{"cmpxchg", S_CS, C_ANY, A_CMPXCHG, 0},
-	{"cmpxchg8b", S_CS, C_ANY, A_MEM_RW, 0}, {"cmpxchg16b", S_CS, C_ANY, A_MEM_RW, 0},
+	{"cmpxchg8b cmpxchg16b", S_CS, C_ANY, A_MEM_RW, 0},
 	{"leave", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RSP, 8, AC_W)},
 	{"cqo", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 8, AC_R)},
 	{"cdq", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 4, AC_R)},
 	{"cwd", S_CS, C_ANY, A_GPR_SET, GPR(UNIT_RAX, 2, AC_R)},
-	{"rcl", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)}, {"rcr", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
-	{"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 0},
+	{"rcl rcr", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+	{"vzeroupper", S_ALL, C_ANY, A_VZEROUPPER, 6},
+	{"vzeroall", S_ALL, C_ANY, A_VZEROUPPER, 7},
 	/* Destination merges. */
-	{"cvtsi2sd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"cvtsi2ss", S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"cvtss2sd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"cvtsd2ss", S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"sqrtsd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"sqrtss", S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"roundsd", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"roundss", S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"rcpss", S_ALL, C_LEGACY, A_DEST_READ, 0}, {"rsqrtss", S_ALL, C_LEGACY, A_DEST_READ, 0},
-	{"movss", S_ALL, C_REG, A_DEST_READ, 0}, {"movsd", S_ALL, C_REG, A_DEST_READ, 0},
+	{"cvtsi2sd cvtsi2ss cvtss2sd cvtsd2ss sqrtsd sqrtss roundsd "
+	 "roundss rcpss rsqrtss movhps movlps movhpd movlpd movhlps "
+	 "movlhps pinsr*",
+	 S_ALL, C_LEGACY, A_DEST_READ, 0},
+	{"movss movsd", S_ALL, C_REG, A_DEST_READ, 0},
 	{"cmov*", S_ALL, C_ANY, A_DEST_READ, 0},
-	/* EVEX masked moves leave the stored register / loaded memory without access. */
-	{"vmov*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
+	/* EVEX masked forms leave operands without access: they are read. */
+	{"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
+	{"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*",
+	 S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+	{"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
+	{"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
+	{"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},
+	{"fnstsw", S_CS, C_MEM, A_MEM_SIZE, 2},
+	{"vbroadcast?32x4 vbroadcast?64x2", S_CS, C_MEM, A_MEM_SIZE, 16},
+	/* SSE compares write a mask, not flags */
+	{"cmp*", S_CS, C_VEC, A_NO_FLAGS_W, 0},
+	/* Flags Capstone 4 does not report read */
+	{"cmps*", S_CS, C_NOVEC, A_FLAGS_R, FL(UNIT_DF)},
+	{"scas* lods* stos*", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_DF)},
+	{"adcx cmc fcmovb fcmovnb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
+	{"adox", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_OF)},
+	{"adcx adox", S_CS, C_ANY, A_DEST_READ, 0},
+	{"lahf", S_CS, C_ANY, A_FLAGS_R, FL_STATUS & ~FL(UNIT_OF)},
+	{"rol ror rcl rcr", S_CS, C_MEM, A_MEM_RW, 0},
+	{"extractps vextract* pextr* vpextr*", S_CS, C_STORE, A_MEM_W, 0},
+	{"fcmove fcmovne", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)},
+	{"fcmovbe fcmovnbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
+	{"fcmovu fcmovnu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)},
 	/* Syscalls (DESIGN.md): not counted, fixed register sets. */
-	{"syscall", S_ALL, C_ANY, A_SYSCALL, 0}, {"sysenter", S_ALL, C_ANY, A_SYSCALL, 0},
+	{"syscall sysenter", S_ALL, C_ANY, A_SYSCALL, 0},
+	{"int", S_ALL, C_ANY, A_INT80, 0},
 	/* Special registers, which the IR does not carry as operands. */
-	{"stmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_R << 8},
-	{"vstmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_R << 8},
-	{"ldmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_W << 8},
-	{"vldmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_W << 8},
-	{"fnstsw", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_R << 8},
-	{"fstsw", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_R << 8},
+	{"stmxcsr vstmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_R << 8},
+	{"ldmxcsr vldmxcsr", S_ALL, C_ANY, A_UNIT, RC_MXCSR | AC_W << 8},
+	{"fnstsw fstsw", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_R << 8},
 	{"fnstcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_R << 8},
 	{"fldcw", S_ALL, C_ANY, A_UNIT, RC_FPCW | AC_W << 8},
-	{"fcom*", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	{"fucom*", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	{"ficom*", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	{"ftst", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	{"fxam", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
-	{"fprem*", S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
+	{"fcom fcomp fcompp fucom fucomp fucompp ficom ficomp ftst fxam fprem fprem1",
+	 S_ALL, C_ANY, A_UNIT, RC_FPSW | AC_W << 8},
 	/* x87: the stack through TOP. */
-	{"fld", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fild", S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fld1", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldz", S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fldpi", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldl2e", S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fldln2", S_ALL, C_ANY, A_X87_PUSH, 0}, {"fldlg2", S_ALL, C_ANY, A_X87_PUSH, 0},
-	{"fst", S_ALL, C_MEM, A_ST, STA(0, AC_R)}, {"fstp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
-	{"fist", S_ALL, C_MEM, A_ST, STA(0, AC_R)}, {"fistp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
-	{"fisttp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
-	{"fadd", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fsub", S_ALL, C_ANY, A_X87_ARITH, 0},
-	{"fsubr", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fmul", S_ALL, C_ANY, A_X87_ARITH, 0},
-	{"fdiv", S_ALL, C_ANY, A_X87_ARITH, 0}, {"fdivr", S_ALL, C_ANY, A_X87_ARITH, 0},
-	{"faddp", S_ALL, C_ANY, A_ST_OPS_RW, 0}, {"fsubp", S_ALL, C_ANY, A_ST_OPS_RW, 0},
-	{"fsubrp", S_ALL, C_ANY, A_ST_OPS_RW, 0}, {"fmulp", S_ALL, C_ANY, A_ST_OPS_RW, 0},
-	{"fdivp", S_ALL, C_ANY, A_ST_OPS_RW, 0}, {"fdivrp", S_ALL, C_ANY, A_ST_OPS_RW, 0},
-	{"faddp", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fsubp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fsubrp", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fmulp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fdivp", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fdivrp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fxch", S_ALL, C_ANY, A_ST_OPS_RW, 0}, {"fxch", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"fchs", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"fabs", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"fsqrt", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"frndint", S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
-	{"fcomi", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS}, {"fcomip", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS},
-	{"fucomi", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS}, {"fucomip", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS},
-	{"fcomi*", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fucomi*", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fcom", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fcomp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fucom", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fucomp", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
-	{"fcompp", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fcompp", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
-	{"fucompp", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fucompp", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
-	{"ftst", S_ALL, C_ANY, A_ST, STA(0, AC_R)}, {"fxam", S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+	{"fld fild fld1 fldz fldpi fldl2e fldln2 fldlg2 fldl2t fbld "
+	 "fxtract fptan fsincos",
+	 S_ALL, C_ANY, A_X87_PUSH, 0},
+	{"fxtract fptan fsincos fscale fprem* fsin fcos f2xm1 fxch "
+	 "fchs fabs fsqrt frndint",
+	 S_ALL, C_ANY, A_ST, STA(0, AC_R | AC_W)},
+	{"fbstp ficom ficomp fst fstp fpatan fyl2x* faddp fsubp "
+	 "fsubrp fmulp fdivp fdivrp fcomi* fucomi* fcom fcomp fucom "
+	 "fucomp fcompp fucompp ftst fxam",
+	 S_ALL, C_ANY, A_ST, STA(0, AC_R)},
+	{"fcmov*", S_ALL, C_ANY, A_X87_CMOV, 0},
+	{"fiadd fisub fisubr fimul fidiv fidivr fadd fsub fsubr fmul "
+	 "fdiv fdivr",
+	 S_ALL, C_ANY, A_X87_ARITH, 0},
+	{"fscale fprem* fcompp fucompp", S_ALL, C_ANY, A_ST, STA(1, AC_R)},
+	{"fpatan fyl2x*", S_ALL, C_ANY, A_ST, STA(1, AC_R | AC_W)},
+	{"fist fistp fisttp", S_ALL, C_MEM, A_ST, STA(0, AC_R)},
+	{"faddp fsubp fsubrp fmulp fdivp fdivrp fxch", S_ALL, C_ANY, A_ST_OPS_RW, 0},
+	{"fcomi fcomip fucomi fucomip", S_ALL, C_ANY, A_FLAGS_W, FL_STATUS},
 	/* Dynamic handlers. */
-	{"shl", S_ALL, C_ANY, A_SHIFT, 0}, {"sal", S_ALL, C_ANY, A_SHIFT, 0},
-	{"shr", S_ALL, C_ANY, A_SHIFT, 0}, {"sar", S_ALL, C_ANY, A_SHIFT, 0},
-	{"rol", S_ALL, C_ANY, A_SHIFT, 0}, {"ror", S_ALL, C_ANY, A_SHIFT, 0},
-	{"rcl", S_ALL, C_ANY, A_SHIFT, 0}, {"rcr", S_ALL, C_ANY, A_SHIFT, 0},
-	{"shld", S_ALL, C_ANY, A_SHIFT, 0}, {"shrd", S_ALL, C_ANY, A_SHIFT, 0},
-	{"movs*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING}, {"stos*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
-	{"lods*", S_ALL, C_ANY, A_SPECIAL, SP_STRING}, {"cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
-	{"scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
-	{"vgather*", S_ALL, C_ANY, A_GATHER, 0}, {"vpgather*", S_ALL, C_ANY, A_GATHER, 0},
-	{"vscatter*", S_ALL, C_ANY, A_GATHER, 0}, {"vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
-	{"xsave", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE}, {"xsave64", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"xsavec", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE}, {"xsavec64", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"xsaveopt", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"xsaveopt64", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"fxsave", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE}, {"fxsave64", S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
-	{"xrstor", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR}, {"xrstor64", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
-	{"fxrstor", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
-	{"fxrstor64", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
+	{"shl sal shr sar rol ror rcl rcr shld shrd", S_ALL, C_ANY, A_SHIFT, 0},
+	{"movs* cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
+	{"stos* lods* scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
+	{"vgather* vpgather* vscatter* vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
+	/* Masked broadcasts read their one source if any element is selected. */
+	{"vbroadcast* vpbroadcast*", S_ALL, C_MEM, A_STATIC_BCAST, 0},
+	{"xsave xsave64 xsavec xsavec64 xsaveopt xsaveopt64 fxsave "
+	 "fxsave64",
+	 S_ALL, C_ANY, A_SPECIAL, SP_XSAVE},
+	{"xrstor xrstor64 fxrstor fxrstor64", S_ALL, C_ANY, A_SPECIAL, SP_XRSTOR},
 	/* Lane-selecting instructions read exactly the lanes they select. */
-	{"vextractf128", S_ALL, C_ANY, A_LANE, L_EXTRACT}, {"vextracti128", S_ALL, C_ANY, A_LANE, L_EXTRACT},
-	{"vextract?32x4", S_ALL, C_ANY, A_LANE, L_EXTRACT}, {"vextract?64x2", S_ALL, C_ANY, A_LANE, L_EXTRACT},
-	{"vextract?32x8", S_ALL, C_ANY, A_LANE, L_EXTRACT}, {"vextract?64x4", S_ALL, C_ANY, A_LANE, L_EXTRACT},
-	{"vinsertf128", S_ALL, C_ANY, A_LANE, L_INSERT}, {"vinserti128", S_ALL, C_ANY, A_LANE, L_INSERT},
-	{"vperm2f128", S_ALL, C_ANY, A_LANE, L_PERM2}, {"vperm2i128", S_ALL, C_ANY, A_LANE, L_PERM2},
-	{"vpermq", S_ALL, C_ANY, A_LANE, L_PERMQ}, {"vpermpd", S_ALL, C_ANY, A_LANE, L_PERMQ},
-	{"vshuf?32x4", S_ALL, C_ANY, A_LANE, L_SHUF4}, {"vshuf?64x2", S_ALL, C_ANY, A_LANE, L_SHUF4},
+	{"vextractf128 vextracti128 vextract?32x4 vextract?64x2 "
+	 "vextract?32x8 vextract?64x4",
+	 S_ALL, C_ANY, A_LANE, L_EXTRACT},
+	{"vinsertf128 vinserti128 vinsert?32x4 vinsert?64x2 vinsert?32x8 vinsert?64x4",
+	 S_ALL, C_ANY, A_LANE, L_INSERT},
+	{"vperm2f128 vperm2i128", S_ALL, C_ANY, A_LANE, L_PERM2},
+	{"vpermq vpermpd", S_ALL, C_ANY, A_LANE, L_PERMQ},
+	{"vshuf?32x4 vshuf?64x2", S_ALL, C_ANY, A_LANE, L_SHUF4},
 };
 
 
@@ -310,6 +301,21 @@ static void fix_syscall(struct x86_ir *ir)
 	ir->event_flags |= EVENT_NOT_COUNTED;
 }
 
+static void fix_int80(struct x86_ir *ir)
+{
+	static const uint8_t in[] = {UNIT_RAX, UNIT_RBX, UNIT_RCX, UNIT_RDX, UNIT_RSI, UNIT_RDI,
+				     UNIT_RBP};
+	const struct x86_irop *imm = explicit_op(ir, OP_IMM);
+	if (!imm || (imm->imm & 0xff) != 0x80)
+		return;
+	ir->nops = 0;
+	ir->flags_read = ir->flags_write = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
+		ensure_reg(ir, reg_of(RC_GPR, in[i], 8), AC_R);
+	ensure_reg(ir, reg_of(RC_GPR, UNIT_RAX, 8), AC_W);
+	ir->event_flags |= EVENT_NOT_COUNTED;
+}
+
 static void fix_cmpxchg(struct x86_ir *ir)
 {
 	const struct x86_irop *e[2];
@@ -385,7 +391,8 @@ static void fix_lane(struct x86_ir *ir, int kind)
 		int out = dst->size; /* 16 or 32 bytes extracted */
 		s1->part_mask = (uint8_t)(out >= 32 ? ((imm & 1) ? 4 : 3) : lane_mask(imm & (s1->size == 64 ? 3 : 1)));
 	} else if (kind == L_INSERT && s1) {
-		int piece = s2 ? s2->size : 16, lanes = s1->size == 64 ? 3 : 1;
+		const struct x86_irop *m = explicit_op(ir, OP_MEM);
+		int piece = s2 ? s2->size : m ? m->size : 16, lanes = s1->size == 64 ? 3 : 1;
 		if (piece >= 32)
 			s1->part_mask = (imm & 1) ? 3 : 4;
 		else if (s1->size == 64)
@@ -443,9 +450,16 @@ static void fix_x87_arith(struct x86_ir *ir)
 {
 	int n = 0;
 	for (int i = 0; i < ir->nops; i++)
-		n += ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST && !ir->ops[i].implicit;
-	if (n <= 1) /* "fadd st(1)" or "fadd m64": st(0) op= operand */
+		n += ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST;
+	if (n <= 1) { /* "fadd st(1)" or "fadd m64": st(0) op= operand */
 		ensure_reg(ir, reg_of(RC_ST, 0, 10), AC_R | AC_W);
+		return;
+	}
+	for (int i = 0; i < ir->nops; i++) /* "fmul st(2), st(0)": the first is updated */
+		if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST) {
+			ir->ops[i].access = AC_R | AC_W;
+			return;
+		}
 }
 
 static void fix_action(struct x86_ir *ir, const struct fix *f)
@@ -453,7 +467,12 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 	switch (f->action) {
 	case A_ZERO_IDIOM: fix_zero_idiom(ir); break;
 	case A_PUSH: case A_POP: case A_LEAVE: case A_ENTER: fix_stack(ir, f->action); break;
-	case A_MEM_W: set_mem_access(ir, AC_W); break;
+	case A_MEM_W:
+		if (ir->nops && ir->ops[0].type == OP_MEM)
+			ir->ops[0].access = AC_W;
+		else
+			set_mem_access(ir, AC_W);
+		break;
 	case A_MEM_RW: set_mem_access(ir, AC_R | AC_W); break;
 	case A_AGEN:
 		for (int i = 0; i < ir->nops; i++)
@@ -503,10 +522,27 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 		}
 		break;
 	case A_SYSCALL: fix_syscall(ir); break;
+	case A_INT80: fix_int80(ir); break;
+	case A_STATIC_BCAST: ir->bcast = 2; break;
 	case A_CMPXCHG: fix_cmpxchg(ir); break;
 	case A_SHIFT: fix_shift(ir); break;
 	case A_GATHER: fix_gather(ir); break;
 	case A_LANE: fix_lane(ir, (int)f->arg); break;
+	case A_MEM_SIZE:
+		for (int i = 0; i < ir->nops; i++)
+			if (ir->ops[i].type == OP_MEM && !ir->ops[i].implicit)
+				ir->ops[i].size = (uint16_t)f->arg;
+		break;
+	case A_NO_FLAGS_W: ir->flags_write = 0; break;
+	case A_X87_CMOV: {
+		int first = 1;
+		for (int i = 0; i < ir->nops; i++)
+			if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST) {
+				ir->ops[i].access = first ? AC_R | AC_W : AC_R;
+				first = 0;
+			}
+		break;
+	}
 	case A_GPR_SET:
 		for (int i = 0; i < ir->nops; i++)
 			if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_GPR &&
@@ -523,7 +559,7 @@ static void fix_action(struct x86_ir *ir, const struct fix *f)
 		ir->nops = 0;
 		for (int v = 0; v < 16; v++) {
 			x86_ir_add_reg(ir, reg_of(RC_VEC, v, 64), AC_W, 1);
-			ir->ops[ir->nops - 1].part_mask = 6;
+			ir->ops[ir->nops - 1].part_mask = (uint8_t)f->arg;
 		}
 		break;
 	}
@@ -555,25 +591,85 @@ static void fix_defaults(struct x86_ir *ir)
 	}
 }
 
-static int mnemonic_match(const char *pattern, const char *m)
+static int pattern_match(const char *p, size_t len, const char *m)
 {
-	for (; *pattern; pattern++, m++) {
-		if (*pattern == '*')
+	for (size_t i = 0; i < len; i++, m++) {
+		if (p[i] == '*')
 			return 1;
-		if (*pattern != *m && !(*pattern == '?' && *m))
+		if (p[i] != *m && !(p[i] == '?' && *m))
 			return 0;
 	}
 	return *m == 0;
 }
 
+static int mnemonic_match(const char *list, const char *m)
+{
+	while (*list) {
+		size_t len = strcspn(list, " ");
+		if (pattern_match(list, len, m))
+			return 1;
+		list += len;
+		list += strspn(list, " ");
+	}
+	return 0;
+}
+
+static unsigned long fix_hits[ARRAY_SIZE(fixes)];
+
+size_t x86_fix_count(void)
+{
+	return ARRAY_SIZE(fixes);
+}
+
+unsigned long x86_fix_hits(size_t i, const char **mnemonic, int *capstone_only)
+{
+	*mnemonic = fixes[i].mnemonics;
+	*capstone_only = fixes[i].scope == S_CS;
+	return fix_hits[i];
+}
+
+/* Which entries a mnemonic matches, cached: matching ~80 pattern lists per
+ * decode costs microseconds. Static, like the table (decoding is not
+ * multi-threaded). */
+#define MATCH_CACHE 4096
+#define MATCH_WORDS ((ARRAY_SIZE(fixes) + 63) / 64)
+static struct {
+	char mnemonic[32];
+	uint64_t match[MATCH_WORDS];
+} match_cache[MATCH_CACHE];
+
+static const uint64_t *matching_fixes(const char *m)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = m; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	for (uint32_t probe = 0; probe < MATCH_CACHE; probe++) {
+		__typeof__(match_cache[0]) *e = &match_cache[(h + probe) % MATCH_CACHE];
+		if (e->mnemonic[0] && strcmp(e->mnemonic, m))
+			continue;
+		if (!e->mnemonic[0]) {
+			snprintf(e->mnemonic, sizeof(e->mnemonic), "%s", m);
+			for (size_t i = 0; i < ARRAY_SIZE(fixes); i++)
+				if (mnemonic_match(fixes[i].mnemonics, m))
+					e->match[i / 64] |= 1ull << (i % 64);
+		}
+		return e->match;
+	}
+	return NULL; /* full: match without the cache */
+}
+
 void x86_fix_apply(struct x86_ir *ir)
 {
+	const uint64_t *match = matching_fixes(ir->mnemonic);
 	for (size_t i = 0; i < ARRAY_SIZE(fixes); i++) {
 		const struct fix *f = &fixes[i];
+		if (match ? !(match[i / 64] >> (i % 64) & 1) : !mnemonic_match(f->mnemonics, ir->mnemonic))
+			continue;
 		if (f->scope == S_CS && (ir->decoder != DECODER_CAPSTONE || ir->no_fixes))
 			continue;
-		if (!mnemonic_match(f->mnemonic, ir->mnemonic) || !cond_holds(ir, f->cond))
+		if (!cond_holds(ir, f->cond))
 			continue;
+		fix_hits[i]++;
 		fix_action(ir, f);
 	}
 	fix_defaults(ir);

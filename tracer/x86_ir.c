@@ -145,6 +145,7 @@ void x86_ir_drop_mem(struct x86_ir *ir)
 static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 {
 	size_t i = 0;
+	int rex_w = 0;
 	while (i < len) {
 		uint8_t c = b[i];
 		if (c == 0x66)
@@ -156,8 +157,11 @@ static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 		else if (!(c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x36 || c == 0x3e ||
 			   c == 0x26 || c == 0x64 || c == 0x65 || (c >= 0x40 && c <= 0x4f)))
 			break;
+		rex_w = c >= 0x48 && c <= 0x4f; /* REX.W (the last prefix) wins over 0x66 */
 		i++;
 	}
+	if (rex_w)
+		ir->opsize = 8;
 	if (i >= len)
 		return;
 	if (b[i] == 0xc4 || b[i] == 0xc5)
@@ -306,7 +310,17 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 			     in->detail->x86.prefix[0] == X86_PREFIX_REPNE))
 		ir->rep = 2; /* prefix present, meaning depends on the mnemonic */
 	cs_fill_ops(ir, h, in);
-	int fpu = cs_insn_group(h, in, X86_GRP_FPU);
+	/* Capstone 4 misdecodes some EVEX memory operands with a vector index
+	 * ("[rsi + xmm0 - 0x20]") outside gathers and scatters: let Zydis do them. */
+	for (int i = 0; i < ir->nops; i++)
+		if (ir->ops[i].type == OP_MEM && ir->ops[i].index.cls == RC_VEC &&
+		    !strstr(ir->mnemonic, "gather") && !strstr(ir->mnemonic, "scatter")) {
+			cs_free(in, 1);
+			return -1;
+		}
+	/* eflags shares a union with fpu_flags: x87 instructions have none
+	 * (fcomi's go through the fix table). */
+	int fpu = cs_insn_group(h, in, X86_GRP_FPU) || ir->mnemonic[0] == 'f';
 	uint64_t f = in->detail->x86.eflags;
 	if (!fpu) {
 		ir->flags_read = cs_flags_read(f);
@@ -378,6 +392,11 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, cons
 		op->seg = (seg.cls == RC_FS || seg.cls == RC_GS) ? seg.cls : 0;
 		if (o->element_size && !ir->elem_size)
 			ir->elem_size = (uint8_t)(o->element_size / 8);
+		/* Zydis gives push/call's slot at the old RSP; the bytes written
+		 * are below it. */
+		if (implicit && op->base.cls == RC_GPR && op->base.num == 4 && op->access == AC_W &&
+		    op->disp == 0)
+			op->disp = -(int64_t)op->size;
 	} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		op->type = OP_IMM;
 		op->imm = (int64_t)o->imm.value.s;
@@ -404,7 +423,7 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 		ir->rep = 1;
 	if (zi.avx.mask.mode == ZYDIS_MASK_MODE_DISABLED)
 		ir->mask_k = 0;
-	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID)
+	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID && !zi.avx.broadcast.is_static)
 		ir->bcast = 1;
 	for (int i = 0; i < zi.operand_count; i++)
 		if (zo[i].element_size && zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&

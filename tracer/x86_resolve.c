@@ -177,8 +177,8 @@ int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st, struc
 	ev->flags = s->event_flags;
 	ev->n_src = s->n_src;
 	ev->n_dst = s->n_dst;
-	memcpy(ev->src, s->src, s->n_src);
-	memcpy(ev->dst, s->dst, s->n_dst);
+	memcpy(ev->src, s->units, s->n_src);
+	memcpy(ev->dst, s->units + s->n_src, s->n_dst);
 	ev->n_mem = 0;
 	if (s->special == SP_NONE || s->special == SP_SHIFT_CL || s->special == SP_X87) {
 		for (int i = 0; i < s->n_mem; i++)

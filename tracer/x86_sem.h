@@ -63,7 +63,7 @@ struct x86_ir {
 	struct x86_irop ops[IR_MAX_OPS];
 	uint8_t flags_read, flags_write;
 	uint8_t mask_k, mask_zero; /* EVEX {kN}, {z} */
-	uint8_t bcast;             /* EVEX embedded broadcast on the memory operand */
+	uint8_t bcast;             /* 1: EVEX embedded broadcast; 2: vbroadcast* source */
 	uint8_t elem_size;         /* bytes of one vector element (masking, broadcast) */
 	uint8_t rep, lock, addr32, opsize;
 	/* Semantics added by the fix table / rules */
@@ -103,7 +103,6 @@ struct x86_memt {
 	int64_t disp;
 };
 
-#define SEM_MAX_UNITS 160
 #define SEM_MAX_MEM 3
 
 struct x86_sem {
@@ -122,15 +121,23 @@ struct x86_sem {
 	int8_t st_src[8], st_dst[8];
 	/* SP_GATHER */
 	uint8_t gather_dst, gather_mask_vec, gather_index_q, gather_count, gather_store;
-	uint8_t src[SEM_MAX_UNITS], dst[SEM_MAX_UNITS];
 	struct x86_memt mem[SEM_MAX_MEM];
+	uint8_t units[]; /* n_src sources, then n_dst destinations */
 };
+
+/* Room x86_sem_build needs, and the bytes a built sem really uses (the
+ * decoder keeps one per static instruction: it must stay small). */
+#define X86_SEM_MAX_SIZE (sizeof(struct x86_sem) + 2 * UNIT_COUNT)
+#define X86_SEM_SIZE(s) (sizeof(struct x86_sem) + (s)->n_src + (s)->n_dst)
 
 void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem);
 void x86_classify(const struct x86_ir *ir, uint8_t *klass, uint8_t *control);
 
 /* The fix table: corrections and implicit effects by mnemonic. */
 void x86_fix_apply(struct x86_ir *ir);
+/* For the tests: how often entry i fired since the start of the process. */
+size_t x86_fix_count(void);
+unsigned long x86_fix_hits(size_t i, const char **mnemonic, int *capstone_only);
 
 /* Decoders into the IR. Return 0, or -1 if that decoder cannot decode. */
 struct x86_decoders;

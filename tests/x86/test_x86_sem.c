@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "tests/x86/x86_test_util.h"
 #include "tracer/x86.h"
+#include "tracer/x86_sem.h"
 
 #define AR6 " cf pf af zf sf of"
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -156,6 +157,72 @@ static const struct tcase cases[] = {
 	{"vzeroupper", "c5 f8 77", "", "v0.1 v0.2 v1.1 v1.2 v2.1 v2.2 v3.1 v3.2 v4.1 v4.2 "
 	 "v5.1 v5.2 v6.1 v6.2 v7.1 v7.2 v8.1 v8.2 v9.1 v9.2 v10.1 v10.2 v11.1 v11.2 v12.1 "
 	 "v12.2 v13.1 v13.2 v14.1 v14.2 v15.1 v15.2", ""},
+	{"all-ones idiom vpcmpeqd ymm", "c5 ed 76 ca", "", V3(1), ""},
+	{"cdq / fix cdq", "99", "rax", "rdx", ""},
+	/* cwd writes dx: a 16-bit write merges */
+	{"cwd / fix cwd", "66 99", "rax rdx", "rdx", ""},
+	{"vzeroall writes all of v0-v15", "c5 fc 77", "",
+	 V3(0) V3(1) V3(2) V3(3) V3(4) V3(5) V3(6) V3(7) V3(8) V3(9) V3(10) V3(11) V3(12)
+	 V3(13) V3(14) V3(15), ""},
+	/* comis: ZF PF CF set, OF SF AF cleared */
+	{"vcomisd writes flags / fix vcomis", "c5 f9 2f d1", "v2.0 v1.0", AR6, ""},
+	/* pcmpistri: result in ecx (full write), CF ZF SF OF set, AF PF cleared */
+	{"pcmpistri writes flags / fix pcmpistri", "66 0f 3a 63 c1 1a", "v0.0 v1.0", "rcx" AR6, ""},
+	/* lzcnt: ZF CF set, OF SF PF AF undefined */
+	{"lzcnt writes CF / fix lzcnt", "f3 0f bd ca", "rdx", "rcx" AR6, ""},
+	/* comiss m32 at rsp+0xc = 0x7ffc */
+	{"comiss reads 4 bytes / fix comiss", "0f 2f 44 24 0c", "v0.0 rsp", AR6, "r:7ffc:4"},
+	{"comisd reads 8 bytes / fix comisd", "66 0f 2f 44 24 08", "v0.0 rsp", AR6, "r:7ff8:8"},
+	{"fnstsw m16 / fix fnstsw", "dd 3f", "rdi fpsw", "", "w:6000:2"},
+	{"vbroadcasti32x4 reads 16 bytes / fix", "62 f2 7d 48 5a 07", "rdi", V3(0), "r:6000:16"},
+	{"vbroadcasti32x8 reads 32 bytes / fix", "62 f2 7d 48 5b 07", "rdi", V3(0), "r:6000:32"},
+	{"cmpnlesd writes no flags / fix cmp*", "f2 0f c2 e1 06", "v4.0 v1.0", "v4.0", ""},
+	{"cmpsb reads DF / fix cmps", "a6", "rsi rdi df", "rsi rdi" AR6, "r:5000:1 r:6000:1"},
+	{"cmc reads CF / fix cmc", "f5", "cf", "cf", ""},
+	{"adox reads OF / fix adox", "f3 4c 0f 38 f6 c9", "r9 rcx of", "r9 of", ""},
+	{"adcx reads CF and dest / fix adcx", "66 48 0f 38 f6 c3", "rax rbx cf", "rax cf", ""},
+	/* lahf: ah = SF ZF AF PF CF; writing ah merges */
+	{"lahf reads flags / fix lahf", "9f", "rax cf pf af zf sf", "rax", ""},
+	/* rol by 1: CF and OF */
+	{"rol m read-modify-write / fix rol", "d1 07", "rdi", "cf of", "r:6000:4 w:6000:4"},
+	{"vextractps m stores / fix extract", "c4 e3 79 17 07 01", "rdi v0.0", "", "w:6000:4"},
+	/* fcmovcc with TOP=5: st0 = R5 merges, st(i) = R(5+i) */
+	{"fcmove reads ZF / fix fcmove, rule fcmov", "da c9", "zf fp5 fp6", "fp5", "", NULL, "top=5"},
+	{"fcmovbe reads CF ZF", "da d2", "cf zf fp5 fp7", "fp5", "", NULL, "top=5"},
+	{"fcmovu reads PF", "da d9", "pf fp5 fp6", "fp5", "", NULL, "top=5"},
+	{"fnstcw reads FPCW", "d9 3f", "rdi fpcw", "", "w:6000:2"},
+	{"fldcw writes FPCW", "d9 2f", "rdi", "fpcw", "r:6000:2"},
+	{"fscale: st0 op= st1", "d9 fd", "fp5 fp6", "fp5", "", NULL, "top=5"},
+	/* fpatan: st1 = atan(st1/st0), pop */
+	{"fpatan writes st1", "d9 f3", "fp5 fp6", "fp6", "", NULL, "top=5"},
+	{"fistp reads st0", "db 1f", "rdi fp5", "", "w:6000:4", NULL, "top=5"},
+	/* fcomi: ZF PF CF set, OF SF AF cleared; no FPSW condition codes */
+	{"fcomi writes EFLAGS", "db f1", "fp5 fp6", AR6, "", NULL, "top=5"},
+	/* xrstor with edx:eax = 3: reads x87 and SSE areas and the 64-byte header */
+	{"xrstor", "0f ae 2f", "rax rdx rdi",
+	 "fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 v5.0 v6.0 "
+	 "v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0",
+	 "r:6000:24 r:6020:128 r:6018:8 r:60a0:256 r:6200:64", "rax=3 rdx=0"},
+	/* vshuff32x4 0x4e: lanes 2,3 of zmm1 (part 2), lanes 0,1 of zmm2 */
+	{"vshuff32x4 selects lanes", "62 f3 75 48 23 c2 4e", "v1.2 v2.0 v2.1", V3(0), ""},
+	{"int 0x80", "cd 80", "rax rbx rcx rdx rsi rdi rbp", "rax", "", NULL, NULL,
+	 EVENT_NOT_COUNTED},
+	/* one-operand imul: CF OF defined, SF ZF AF PF undefined */
+	{"imul one-operand implicit rax rdx", "48 f7 eb", "rax rbx", "rax rdx" AR6, ""},
+	{"idiv implicit rax rdx", "48 f7 f9", "rax rdx rcx", "rax rdx" AR6, ""},
+	{"imul three-operand", "6b c3 03", "rbx", "rax" AR6, ""},
+	{"kxnorq k,k,k all-ones idiom", "c4 e1 ec 46 d2", "", "k2", ""},
+	/* vinserti32x8 ..., 1 replaces bits 256-511: keeps parts 0-1 of zmm1 */
+	{"vinserti32x8 from memory", "62 f3 75 48 3a 07 01", "rdi v1.0 v1.1", V3(0), "r:6000:32"},
+	/* vpermq zmm, imm 0xff: qword 3 of each 256-bit half: parts 1 and 2 */
+	{"vpermq zmm selects within halves", "62 f3 fd 48 00 c1 ff", "v1.1 v1.2", V3(0), ""},
+	/* xsavec with edx:eax = 7: compacted, the AVX component (256 bytes)
+	 * right after the header at 576 = 0x240; XSTATE_BV and XCOMP_BV written */
+	{"xsavec compacted layout", "0f c7 27",
+	 "rax rdx rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 "
+	 "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0 v0.1 v1.1 v2.1 v3.1 v4.1 "
+	 "v5.1 v6.1 v7.1 v8.1 v9.1 v10.1 v11.1 v12.1 v13.1 v14.1 v15.1", "",
+	 "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6240:256 w:6200:16", "rax=7 rdx=0"},
 	/* fxsave: x87 (bytes 0-23, 32-159) and SSE (24-31, 160-415) */
 	{"fxsave", "0f ae 07",
 	 "rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 v5.0 "
@@ -316,6 +383,80 @@ static int check_unknown(struct x86_decoder *dec)
 	return 0;
 }
 
+/* Histogram classes and control flow (DESIGN.md "Histogram"): a load-op
+ * takes the class of its operation, a pure load is load, a pure store is
+ * store, register moves and immediates are move. */
+static const struct {
+	const char *hex, *text;
+	int klass, control;
+} classes[] = {
+	{"8b 06", "mov eax, [rsi]", CLASS_LOAD, CTRL_NONE},
+	{"48 89 07", "mov [rdi], rax", CLASS_STORE, CTRL_NONE},
+	{"48 89 d8", "mov rax, rbx", CLASS_MOVE, CTRL_NONE},
+	{"b8 01 00 00 00", "mov eax, 1", CLASS_MOVE, CTRL_NONE},
+	{"48 03 44 cb 10", "add rax, [rbx+rcx*8+16]", CLASS_INT, CTRL_NONE},
+	{"48 8d 47 08", "lea rax, [rdi+8]", CLASS_INT, CTRL_NONE},
+	{"0f 44 c3", "cmovz eax, ebx", CLASS_MOVE, CTRL_NONE},
+	{"f2 0f 58 c1", "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE},
+	{"f2 0f 59 07", "mulsd xmm0, [rdi]", CLASS_FP, CTRL_NONE},
+	{"c4 e2 f5 b8 c2", "vfmadd231pd", CLASS_FP, CTRL_NONE},
+	{"f2 0f 2c c0", "cvttsd2si eax, xmm0", CLASS_FP, CTRL_NONE},
+	{"d8 c1", "fadd st(1)", CLASS_FP, CTRL_NONE},
+	{"dd 07", "fld qword [rdi]", CLASS_LOAD, CTRL_NONE},
+	{"c5 fd fe c1", "vpaddd ymm0, ymm0, ymm1", CLASS_VEC, CTRL_NONE},
+	{"66 0f 70 c1 1b", "pshufd", CLASS_VEC, CTRL_NONE},
+	{"0f 54 c1", "andps", CLASS_VEC, CTRL_NONE},
+	{"0f 28 c1", "movaps xmm0, xmm1", CLASS_MOVE, CTRL_NONE},
+	{"c5 fe 6f 07", "vmovdqu ymm0, [rdi]", CLASS_LOAD, CTRL_NONE},
+	{"c5 fe 7f 07", "vmovdqu [rdi], ymm0", CLASS_STORE, CTRL_NONE},
+	{"50", "push rax", CLASS_STORE, CTRL_NONE},
+	{"5b", "pop rbx", CLASS_LOAD, CTRL_NONE},
+	{"e8 00 00 00 00", "call", CLASS_BRANCH, CTRL_CALL},
+	{"c3", "ret", CLASS_BRANCH, CTRL_RET},
+	{"74 00", "je", CLASS_BRANCH, CTRL_COND_JUMP},
+	{"e2 00", "loop", CLASS_BRANCH, CTRL_COND_JUMP},
+	{"eb 00", "jmp", CLASS_BRANCH, CTRL_JUMP},
+	{"ff 20", "jmp [rax]", CLASS_BRANCH, CTRL_JUMP},
+	{"0f 05", "syscall", CLASS_OTHER, CTRL_SYSCALL},
+	{"cd 80", "int 0x80", CLASS_OTHER, CTRL_SYSCALL},
+	{"cc", "int3", CLASS_OTHER, CTRL_OTHER},
+	{"0f a2", "cpuid", CLASS_OTHER, CTRL_NONE},
+	{"0f 1f 04 00", "nop [rax+rax]", CLASS_OTHER, CTRL_NONE},
+};
+
+static int check_classes(struct x86_decoder *dec)
+{
+	int bad = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
+		uint8_t b[16];
+		struct perpi_insn insn;
+		int n = parse_hex(classes[i].hex, b);
+		if (x86_decode(dec, 0x401000, b, (size_t)n, &insn) < 0 ||
+		    insn.klass != classes[i].klass || insn.control != classes[i].control) {
+			printf("FAIL class of %s: class %d control %d, want %d %d\n", classes[i].text,
+			       insn.klass, insn.control, classes[i].klass, classes[i].control);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Every fix-table entry must have fired in at least one case above. */
+static int check_fix_coverage(void)
+{
+	int missing = 0;
+	for (size_t i = 0; i < x86_fix_count(); i++) {
+		const char *m;
+		int cs;
+		if (x86_fix_hits(i, &m, &cs))
+			continue;
+		printf("FAIL fix-table entry %zu (%s, %s) is not covered by a case\n", i, m,
+		       cs ? "Capstone" : "rule");
+		missing++;
+	}
+	return missing;
+}
+
 static void dump(struct x86_decoder *dec, const char *hex)
 {
 	struct perpi_insn insn;
@@ -343,6 +484,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		failed += run_case(dec, &cases[i]);
 	failed += check_unknown(dec);
+	failed += check_classes(dec);
+	failed += check_fix_coverage();
 	printf("%zu cases, %d failed\n", ARRAY_SIZE(cases) + 1, failed);
 	x86_decoder_delete(dec);
 	return failed ? 1 : 0;

@@ -1,0 +1,2 @@
+/* The markers, exactly as a user gets them. */
+#include <perpi.h>

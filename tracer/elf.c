@@ -1,0 +1,296 @@
+/* ELF checks and function symbols, with libelf. */
+#include "tracer/elf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+struct elf_load {
+	uint64_t vaddr, offset;
+};
+
+struct elf_image {
+	int is_pie;
+	struct elf_load *loads;
+	size_t n_loads;
+	void *memory; /* the image, when opened from memory */
+	uint64_t entry;
+	struct elf_symbol *syms; /* sorted by value */
+	size_t n_syms;
+	char *names; /* all names, one block */
+	size_t names_len, names_cap;
+};
+
+/* Why the first bytes of a file are no program for perpi, or NULL. */
+static const char *elf_header_problem(const unsigned char *h, size_t n)
+{
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return "not an ELF file (a script: run its interpreter under perpi)";
+	if (n < EI_NIDENT || memcmp(h, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (h[EI_CLASS] == ELFCLASS32)
+		return "32-bit programs are not supported (perpi traces x86-64 programs)";
+	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB || n < sizeof(Elf64_Ehdr))
+		return "not an x86-64 ELF file";
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)h;
+	if (eh->e_machine != EM_X86_64)
+		return "not an x86-64 program (other machine type)";
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return "not an executable (an object file or core dump?)";
+	return NULL;
+}
+
+static int elf_check_file(const char *path, const char *shown)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return perpi_set_error("%s: %s", shown, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return perpi_set_error("%s: is a directory", shown);
+	if (access(path, X_OK) < 0)
+		return perpi_set_error("%s: not executable (%s; chmod +x it?)", shown,
+				       strerror(errno));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perpi_set_error("%s: %s", shown, strerror(errno));
+	unsigned char h[sizeof(Elf64_Ehdr)];
+	ssize_t n = read(fd, h, sizeof(h));
+	close(fd);
+	const char *why = elf_header_problem(h, n < 0 ? 0 : (size_t)n);
+	if (why)
+		return perpi_set_error("%s: %s", shown, why);
+	return 0;
+}
+
+char *elf_find_program(const char *program)
+{
+	if (!*program) {
+		perpi_set_error("'': no program given");
+		return NULL;
+	}
+	if (strchr(program, '/'))
+		return elf_check_file(program, program) < 0 ? NULL : xstrdup(program);
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char *cand = xasprintf("%.*s/%s", (int)len, len ? path : ".", program);
+		if (access(cand, X_OK) == 0) {
+			struct stat st;
+			if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+				if (elf_check_file(cand, program) < 0) {
+					free(cand);
+					return NULL;
+				}
+				return cand;
+			}
+		}
+		free(cand);
+		path += len + (path[len] == ':');
+	}
+	perpi_set_error("%s: command not found (give a path, e.g. ./%s)", program, program);
+	return NULL;
+}
+
+static size_t image_add_name(struct elf_image *img, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	if (img->names_len + n > img->names_cap) {
+		img->names_cap = (img->names_cap + n) * 2;
+		img->names = xrealloc(img->names, img->names_cap);
+	}
+	memcpy(img->names + img->names_len, name, n);
+	img->names_len += n;
+	return img->names_len - n;
+}
+
+/* Function symbols of one symbol table section; 1 if it had any. */
+static int image_read_symtab(struct elf_image *img, Elf *elf, Elf_Scn *scn, size_t *cap)
+{
+	GElf_Shdr sh;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize)
+		return 0;
+	size_t count = sh.sh_size / sh.sh_entsize, added = 0;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		int type = GELF_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (img->n_syms == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			img->syms = xrealloc(img->syms, *cap * sizeof(*img->syms));
+		}
+		/* name holds an offset until the names block stops moving */
+		img->syms[img->n_syms++] = (struct elf_symbol){
+			(const char *)(uintptr_t)image_add_name(img, name), s.st_value, s.st_size};
+		added++;
+	}
+	return added > 0;
+}
+
+static int symbol_cmp(const void *a, const void *b)
+{
+	const struct elf_symbol *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* at one address prefer the sized, then the global-looking name */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return (x->name[0] == '_') - (y->name[0] == '_');
+}
+
+static void image_read_symbols(struct elf_image *img, Elf *elf)
+{
+	size_t cap = 0;
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	int have_symtab = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			have_symtab |= image_read_symtab(img, elf, scn, &cap);
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	/* .dynsym repeats the global part of .symtab; read it when .symtab is gone */
+	if (!have_symtab && dynsym)
+		image_read_symtab(img, elf, dynsym, &cap);
+	for (size_t i = 0; i < img->n_syms; i++)
+		img->syms[i].name = img->names + (uintptr_t)img->syms[i].name;
+	qsort(img->syms, img->n_syms, sizeof(*img->syms), symbol_cmp);
+}
+
+static void image_read_loads(struct elf_image *img, Elf *elf)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n) < 0)
+		return;
+	img->loads = xcalloc(n, sizeof(*img->loads));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			img->loads[img->n_loads++] = (struct elf_load){ph.p_vaddr, ph.p_offset};
+	}
+}
+
+static struct elf_image *image_from_elf(Elf *elf, const char *what)
+{
+	GElf_Ehdr eh;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		perpi_set_error("%s: not an ELF file", what);
+		return NULL;
+	}
+	struct elf_image *img = xcalloc(1, sizeof(*img));
+	img->is_pie = eh.e_type == ET_DYN;
+	img->entry = eh.e_entry;
+	image_read_loads(img, elf);
+	image_read_symbols(img, elf);
+	return img;
+}
+
+struct elf_image *elf_image_open(const char *path)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perpi_set_error("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	struct elf_image *img = image_from_elf(elf, path);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return img;
+}
+
+struct elf_image *elf_image_open_memory(const void *buf, size_t len)
+{
+	elf_version(EV_CURRENT);
+	void *copy = memcpy(xmalloc(len), buf, len);
+	Elf *elf = elf_memory(copy, len);
+	struct elf_image *img = image_from_elf(elf, "[vdso]");
+	if (elf)
+		elf_end(elf);
+	if (img)
+		img->memory = copy;
+	else
+		free(copy);
+	return img;
+}
+
+int elf_image_bias(const struct elf_image *img, uint64_t start, uint64_t offset, uint64_t *bias)
+{
+	for (size_t i = 0; i < img->n_loads; i++)
+		if ((img->loads[i].offset & ~4095ULL) == offset) {
+			*bias = start - (img->loads[i].vaddr & ~4095ULL);
+			return 0;
+		}
+	return -1;
+}
+
+void elf_image_delete(struct elf_image *img)
+{
+	if (!img)
+		return;
+	free(img->syms);
+	free(img->names);
+	free(img->loads);
+	free(img->memory);
+	free(img);
+}
+
+int elf_image_is_pie(const struct elf_image *img)
+{
+	return img->is_pie;
+}
+
+uint64_t elf_image_entry(const struct elf_image *img)
+{
+	return img->entry;
+}
+
+const struct elf_symbol *elf_image_lookup(const struct elf_image *img, const char *name)
+{
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (!strcmp(img->syms[i].name, name))
+			return &img->syms[i];
+	return NULL;
+}
+
+const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->n_syms;
+	while (lo < hi) { /* first symbol with value > addr */
+		size_t mid = (lo + hi) / 2;
+		if (img->syms[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* the first of the symbols at the greatest value <= addr */
+	uint64_t value = img->syms[lo - 1].value;
+	while (lo > 1 && img->syms[lo - 2].value == value)
+		lo--;
+	const struct elf_symbol *s = &img->syms[lo - 1];
+	if (s->value == addr || addr - s->value < s->size)
+		return s;
+	return NULL;
+}

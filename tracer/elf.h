@@ -1,0 +1,46 @@
+/* ELF inspection: is the program something perpi can run, where are its
+ * functions. Used before the program starts (checks, region symbols) and
+ * for every shared object the report names (tracer/symbols.c). */
+#ifndef PERPI_TRACER_ELF_H
+#define PERPI_TRACER_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_symbol {
+	const char *name; /* owned by the image */
+	uint64_t value;   /* link-time address */
+	uint64_t size;
+};
+
+/* A parsed ELF file; opaque, owned by whoever called elf_image_open. */
+struct elf_image;
+
+/* Find PROGRAM the way execvp would (PATH when it has no '/') and check
+ * that perpi can run it: a readable, executable x86-64 ELF executable.
+ * Returns the path to run (malloc'd), or NULL with perpi_error() set to
+ * "NAME: why". */
+char *elf_find_program(const char *program);
+
+/* Parse path's ELF header, program headers and symbol tables (.symtab and
+ * .dynsym, function symbols only). NULL with perpi_error() set. */
+struct elf_image *elf_image_open(const char *path);
+/* The same from an image in memory (the vDSO); buf is copied. */
+struct elf_image *elf_image_open_memory(const void *buf, size_t len);
+void elf_image_delete(struct elf_image *img);
+
+/* The load bias of a mapping of the file at start from file offset
+ * offset: run-time address = link-time address + bias. 0 or -1. */
+int elf_image_bias(const struct elf_image *img, uint64_t start, uint64_t offset, uint64_t *bias);
+
+int elf_image_is_pie(const struct elf_image *img); /* ET_DYN: loaded at a bias */
+uint64_t elf_image_entry(const struct elf_image *img);
+
+/* The function named name (a defined one, .symtab preferred), or NULL. */
+const struct elf_symbol *elf_image_lookup(const struct elf_image *img, const char *name);
+
+/* The function whose [value, value+size) holds addr (link-time), or one
+ * starting exactly at addr; NULL if none. */
+const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t addr);
+
+#endif

@@ -1,0 +1,221 @@
+/* Address -> name through a snapshot of /proc/PID/maps. */
+#include "tracer/symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "tracer/elf.h"
+#include "tracer/process.h"
+
+struct sym_object {
+	char *path;              /* file path, or "[vdso]" */
+	struct elf_image *image; /* loaded on first use; NULL if unreadable */
+	int loaded;
+	int is_program;
+};
+
+struct sym_mapping {
+	uint64_t start, end, offset;
+	struct sym_object *object;
+};
+
+struct sym_name {
+	uint64_t addr;
+	char *name;
+};
+
+struct symbolizer {
+	pid_t pid; /* 0 once the process is gone */
+	char *program;
+	struct sym_object **objects;
+	size_t n_objects;
+	struct sym_mapping *maps; /* newest last: later mappings win */
+	size_t n_maps, cap_maps;
+	struct sym_name *names;   /* every name handed out, kept for its owner */
+	size_t n_names, cap_names;
+	size_t last_hit;
+};
+
+static struct sym_object *object_get(struct symbolizer *sym, const char *path)
+{
+	for (size_t i = 0; i < sym->n_objects; i++)
+		if (!strcmp(sym->objects[i]->path, path))
+			return sym->objects[i];
+	struct sym_object *o = xcalloc(1, sizeof(*o));
+	o->path = xstrdup(path);
+	o->is_program = !strcmp(path, sym->program);
+	sym->objects = xrealloc(sym->objects, (sym->n_objects + 1) * sizeof(*sym->objects));
+	sym->objects[sym->n_objects++] = o;
+	return o;
+}
+
+/* The vDSO exists only in the process's memory: read it while it lives. */
+static void object_load_vdso(struct symbolizer *sym, struct sym_object *o, uint64_t start,
+			     uint64_t end)
+{
+	size_t len = end - start;
+	if (o->loaded || !sym->pid || len > (1 << 20))
+		return;
+	void *buf = xmalloc(len);
+	if (process_read(sym->pid, start, buf, len) == (ssize_t)len)
+		o->image = elf_image_open_memory(buf, len);
+	free(buf);
+	o->loaded = 1;
+}
+
+static int mapping_known(const struct symbolizer *sym, uint64_t start, uint64_t end,
+			 const struct sym_object *o)
+{
+	for (size_t i = sym->n_maps; i-- > 0;)
+		if (sym->maps[i].start == start && sym->maps[i].end == end &&
+		    sym->maps[i].object == o)
+			return 1;
+	return 0;
+}
+
+static void symbolizer_read_maps(struct symbolizer *sym)
+{
+	char path[64], line[4096 + 128];
+	snprintf(path, sizeof(path), "/proc/%d/maps", sym->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, offset;
+		char perms[8];
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
+			   &name_at) < 4 || !name_at || !strchr(perms, 'x'))
+			continue;
+		char *name = line + name_at;
+		name[strcspn(name, "\n")] = 0;
+		if (name[0] != '/' && strcmp(name, "[vdso]"))
+			continue;
+		struct sym_object *o = object_get(sym, name);
+		if (mapping_known(sym, start, end, o))
+			continue;
+		if (!strcmp(name, "[vdso]"))
+			object_load_vdso(sym, o, start, end);
+		if (sym->n_maps == sym->cap_maps) {
+			sym->cap_maps = sym->cap_maps ? sym->cap_maps * 2 : 32;
+			sym->maps = xrealloc(sym->maps, sym->cap_maps * sizeof(*sym->maps));
+		}
+		sym->maps[sym->n_maps++] = (struct sym_mapping){start, end, offset, o};
+	}
+	fclose(f);
+}
+
+struct symbolizer *symbolizer_new(pid_t pid, const char *program)
+{
+	struct symbolizer *sym = xcalloc(1, sizeof(*sym));
+	sym->pid = pid;
+	/* maps show the canonical path */
+	char *real = realpath(program, NULL);
+	sym->program = real ? real : xstrdup(program);
+	symbolizer_read_maps(sym);
+	return sym;
+}
+
+void symbolizer_delete(struct symbolizer *sym)
+{
+	if (!sym)
+		return;
+	for (size_t i = 0; i < sym->n_objects; i++) {
+		elf_image_delete(sym->objects[i]->image);
+		free(sym->objects[i]->path);
+		free(sym->objects[i]);
+	}
+	for (size_t i = 0; i < sym->n_names; i++)
+		free(sym->names[i].name);
+	free(sym->objects);
+	free(sym->maps);
+	free(sym->names);
+	free(sym->program);
+	free(sym);
+}
+
+static const struct sym_mapping *mapping_find(struct symbolizer *sym, uint64_t addr)
+{
+	if (sym->last_hit < sym->n_maps) {
+		const struct sym_mapping *m = &sym->maps[sym->last_hit];
+		if (addr >= m->start && addr < m->end)
+			return m;
+	}
+	for (size_t i = sym->n_maps; i-- > 0;)
+		if (addr >= sym->maps[i].start && addr < sym->maps[i].end) {
+			sym->last_hit = i;
+			return &sym->maps[i];
+		}
+	return NULL;
+}
+
+void symbolizer_note(struct symbolizer *sym, uint64_t addr)
+{
+	if (!mapping_find(sym, addr) && sym->pid)
+		symbolizer_read_maps(sym);
+}
+
+void symbolizer_forget_process(struct symbolizer *sym)
+{
+	sym->pid = 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static char *name_of(struct symbolizer *sym, uint64_t addr)
+{
+	const struct sym_mapping *m = mapping_find(sym, addr);
+	if (!m && sym->pid) {
+		symbolizer_read_maps(sym);
+		m = mapping_find(sym, addr);
+	}
+	if (!m)
+		return NULL;
+	struct sym_object *o = m->object;
+	if (!o->loaded) {
+		o->image = elf_image_open(o->path);
+		o->loaded = 1;
+	}
+	uint64_t bias;
+	if (!o->image || elf_image_bias(o->image, m->start, m->offset, &bias) < 0)
+		return NULL;
+	const struct elf_symbol *s = elf_image_find(o->image, addr - bias);
+	if (!s)
+		return NULL;
+	uint64_t off = addr - bias - s->value;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s", s->name);
+	if (off)
+		strbuf_addf(&sb, "+%#llx", (unsigned long long)off);
+	if (!o->is_program)
+		strbuf_addf(&sb, "@%s", basename_of(o->path));
+	return sb.buf;
+}
+
+const char *symbolizer_name(struct symbolizer *sym, uint64_t addr)
+{
+	for (size_t i = 0; i < sym->n_names; i++)
+		if (sym->names[i].addr == addr)
+			return sym->names[i].name;
+	char *name = name_of(sym, addr);
+	if (!name)
+		name = xasprintf("%#llx", (unsigned long long)addr);
+	if (sym->n_names == sym->cap_names) {
+		sym->cap_names = sym->cap_names ? sym->cap_names * 2 : 64;
+		sym->names = xrealloc(sym->names, sym->cap_names * sizeof(*sym->names));
+	}
+	sym->names[sym->n_names++] = (struct sym_name){addr, name};
+	return name;
+}
+
+const char *symbolizer_name_fn(void *ctx, uint64_t addr)
+{
+	return symbolizer_name(ctx, addr);
+}

@@ -1,0 +1,33 @@
+/* Address -> function name for reports: the ELF symbol tables of the
+ * program and of every object mapped while it ran (dlopen included), and
+ * the vDSO. Keeps a snapshot of the mappings, so names still resolve after
+ * the process has exited. */
+#ifndef PERPI_TRACER_SYMBOLS_H
+#define PERPI_TRACER_SYMBOLS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+/* program: the path of the main executable as mapped (its functions are
+ * named without a library suffix). */
+struct symbolizer *symbolizer_new(pid_t pid, const char *program);
+void symbolizer_delete(struct symbolizer *sym);
+
+/* Make sure the mapping holding addr is in the snapshot: re-reads
+ * /proc/PID/maps when it is not. Cheap when it is. */
+void symbolizer_note(struct symbolizer *sym, uint64_t addr);
+
+/* The process is gone (or detached): use the snapshot only. */
+void symbolizer_forget_process(struct symbolizer *sym);
+
+/* "name" for the program's functions, "name@libc.so.6" for a shared
+ * object's, "name+0x1c" inside a function, "0x7f..." without a symbol.
+ * The string is owned by sym and stays valid until symbolizer_delete. */
+const char *symbolizer_name(struct symbolizer *sym, uint64_t addr);
+
+/* The same, in the signature of a name callback (ctx is the symbolizer). */
+const char *symbolizer_name_fn(void *ctx, uint64_t addr);
+
+#endif
