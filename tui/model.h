@@ -28,7 +28,9 @@
  * symbols live, the static instruction table in replay). Either may be
  * NULL: functions are then named 0xADDR and lines are unknown. */
 struct model_symbols {
-	/* Function name for an entry address, or NULL; the string must stay valid. */
+	/* The code at addr: "f" at a function's entry, "f+0x1c" inside it,
+	 * "f@libc.so.6" in a library; NULL when unknown. The string may be
+	 * overwritten by the next call (the model copies what it keeps). */
 	const char *(*function)(void *ctx, uint64_t addr);
 	/* Source file and line of an address; returns 0 when known. */
 	int (*line)(void *ctx, uint64_t addr, const char **file, unsigned *line);

@@ -132,6 +132,18 @@ void tui_message(struct tui *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *tui_describe(struct tui *t, uint64_t addr)
+{
+	static char buf[128];
+	const struct model_symbols *sym = model_symbols(t->model);
+	const char *name = sym->function ? sym->function(sym->ctx, addr) : NULL;
+	if (name)
+		snprintf(buf, sizeof(buf), "%s", name);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	return buf;
+}
+
 const char *tui_count(uint64_t n, int slot)
 {
 	static char buf[4][32];
@@ -317,16 +329,16 @@ static int handle_key(struct tui *t, int key)
 static int start_curses(void)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return perpi_set_error("tui: standard input and output must be a terminal");
+		return perpi_set_error("standard input and output must be a terminal");
 	setlocale(LC_ALL, "");
 	if (!newterm(NULL, stdout, stdin))
-		return perpi_set_error("tui: cannot use terminal '%s'",
+		return perpi_set_error("cannot use terminal '%s'",
 				       getenv("TERM") ? getenv("TERM") : "(TERM unset)");
 	curses_on = 1;
 	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_LINES) {
 		int cols = COLS, lines = LINES;
 		restore_terminal();
-		return perpi_set_error("tui: terminal too small: %dx%d, perpi tui needs at "
+		return perpi_set_error("terminal too small: %dx%d, perpi tui needs at "
 				       "least %dx%d", cols, lines, TUI_MIN_COLS, TUI_MIN_LINES);
 	}
 	cbreak();

@@ -30,7 +30,8 @@ static void draw_block_insns(struct tui *t, const struct model_block *b, int y, 
 		const struct model_insn *mi = model_insn(t->model, b->first + i);
 		const struct perpi_insn *insn = mi ? model_static(t->model, mi->insn) : NULL;
 		if (insn)
-			tui_print(y++, x, cols - x, " %8" PRIx64 "  %s", insn->addr, insn->text);
+			tui_print(y++, x, cols - x, " %-14.14s %s", tui_describe(t, insn->addr),
+				  insn->text);
 	}
 }
 
@@ -43,7 +44,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	tui_print(0, 0, cols, " Blocks: %zu basic blocks as executed, most instructions first", b->n);
 	tui_style(t, STYLE_TITLE, 0);
 	attron(A_BOLD);
-	tui_print(1, 0, left, " %-12s %5s %12s %7s %7s", "address", "insns", "occurrences", "ILP",
+	tui_print(1, 0, left, " %-12s %5s %12s %7s %7s", "block", "insns", "occurrences", "ILP",
 		  "share");
 	tui_print(1, left + 1, cols - left - 1, "instructions");
 	attroff(A_BOLD);
@@ -56,7 +57,8 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		int sel = b->top + r == b->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
-		tui_print(2 + r, 0, left, " %-12" PRIx64 " %5u %12" PRIu64 " %7.2f %6.1f%%", k->addr,
+		tui_print(2 + r, 0, left, " %-12.12s %5u %12" PRIu64 " %7.2f %6.1f%%",
+			  tui_describe(t, k->addr),
 			  k->insns, k->occurrences, k->ilp,
 			  tot.insns ? 100.0 * (double)(k->occurrences * k->insns) / (double)tot.insns
 				    : 0.0);

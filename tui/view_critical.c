@@ -92,7 +92,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	tui_style(t, STYLE_TITLE, 0);
 	attron(A_BOLD);
 	tui_print(1, 0, left, " %6s %8s  %s", "share", "insns", "source line");
-	tui_print(1, left + 1, cols - left - 1, "   address  on the path        count");
+	tui_print(1, left + 1, cols - left - 1, " where          on the path");
 	attroff(A_BOLD);
 	mvvline(1, left, ACS_VLINE, lines - 1);
 	tui_scroll(c->selected, &c->top, rows);
@@ -102,7 +102,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		if (l->file)
 			snprintf(where, sizeof(where), "%s:%u", l->file, l->line);
 		else
-			snprintf(where, sizeof(where), "0x%" PRIx64 " (no line)", l->addr);
+			snprintf(where, sizeof(where), "%s", tui_describe(t, l->addr));
 		int sel = c->top + r == c->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
@@ -121,8 +121,9 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		const struct path_insn *p = &c->insns[i];
 		if (!same_line(l, p))
 			continue;
-		tui_print(y++, left + 1, cols - left - 1, " %8" PRIx64 "  %-24.24s %6" PRIu64,
-			  p->insn->addr, p->insn->text, p->count);
+		tui_print(y++, left + 1, cols - left - 1, " %-14.14s %-*.*s %6" PRIu64,
+			  tui_describe(t, p->insn->addr), cols - left - 25, cols - left - 25,
+			  p->insn->text, p->count);
 	}
 }
 

@@ -28,7 +28,7 @@ static const struct tui_key_help keys[] = {
 	{"Home/End", "first, last"},
 	{"< >", "sort by the column left/right of the current one"},
 	{"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
-	{"/", "filter by name (empty: all)"},
+	{"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
 	{"Enter", "open the function's histogram (all its calls)"},
 	{NULL, NULL},
 };
@@ -53,11 +53,27 @@ static int compare_rows(const void *a, const void *b)
 	return sorting->ascending ? c : -c;
 }
 
+/* A substring of the name; ^ anchors it at the start, $ at the end. */
+static int matches(const char *name, const char *filter)
+{
+	size_t n = strlen(filter), len = strlen(name);
+	int start = n && filter[0] == '^', end = n > (size_t)start && filter[n - 1] == '$';
+	const char *want = filter + start;
+	size_t w = n - start - end;
+	if (start && end)
+		return len == w && !strncmp(name, want, w);
+	if (start)
+		return !strncmp(name, want, w);
+	if (end)
+		return len >= w && !strncmp(name + len - w, want, w);
+	return strstr(name, filter) != NULL;
+}
+
 static void refilter(struct functions_view *f)
 {
 	f->n_rows = 0;
 	for (size_t i = 0; i < f->n_all; i++)
-		if (!f->filter[0] || strstr(f->all[i].name, f->filter))
+		if (!f->filter[0] || matches(f->all[i].name, f->filter))
 			f->rows[f->n_rows++] = (uint32_t)i;
 	sorting = f;
 	qsort(f->rows, f->n_rows, sizeof(*f->rows), compare_rows);

@@ -59,8 +59,8 @@ expect "t.c:3" '20\.0% +1  t\.c:3 '
 
 # Blocks: f's body twice, 4 instructions, ILP 8/4 = 2.00, 8 of 15 = 53.3%.
 tmux_keys 5
-expect "block f" '^ 2000 +4 +2 +2\.00 +53\.3%'
-expect "block A" '^ 1000 +3 +1 +3\.00 +20\.0%'
+expect "block f" '^ f +4 +2 +2\.00 +53\.3%'
+expect "block A" '^ 0x1000 +3 +1 +3\.00 +20\.0%'
 
 # Help lists the screen's keys and the global ones.
 tmux_keys '?'

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	int r = tui_run(m, argc > 1 ? "synthetic loop" : "synthetic run");
 	model_delete(m);
 	if (r < 0) {
-		fprintf(stderr, "perpi: %s\n", perpi_error());
+		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		return 1;
 	}
 	return 0;
