@@ -15,6 +15,16 @@ struct command {
 static const struct command commands[] = {
 	{"help", NULL, "show this list"},
 	{"run", cmd_run, "run a program and report its ILP per function (the default)"},
+	{"report", cmd_report, "the ILP of a recorded run's functions (text or JSON)"},
+	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
+	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
+	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
+	{"record", cmd_record, "trace a program into perpi.data for report, hist, graph, critical"},
+	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
+	{"db", cmd_db, "export or import the measurement database"},
+	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
+	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
+	{"tui", cmd_tui, "browse a recorded run (or trace a program) in a curses interface"},
 };
 
 static int usage(FILE *out)

@@ -121,9 +121,11 @@ int main(int argc, char **argv)
 			qsort(runs[which], 7, sizeof(double), cmp_double);
 	}
 	printf("%s: %zu instructions decoded, %.0f ns per decode (Capstone, Zydis fallback, fix "
-	       "table, semantics)\n", path, n, decode_ns);
+	       "table, semantics)\n",
+	       path, n, decode_ns);
 	printf("x86_resolve: %.1f ns per call (median of 7) over %zu instructions without "
-	       "extended state\n", runs[0][3], n_plain);
+	       "extended state\n",
+	       runs[0][3], n_plain);
 	if (n_x)
 		printf("x86_resolve: %.1f ns per call over %zu instructions that need the extended "
 		       "state (x87, masks, gathers; fetch is a copy here, a ptrace call live)\n",

@@ -52,7 +52,8 @@ static void reg_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 			vec_read(src, op);
 		if (op->access & AC_W) {
 			int parts = ir->enc == ENC_LEGACY ? vec_parts(op->size) : 3;
-			int wmask = op->part_mask && !(op->access & AC_R) ? op->part_mask : (1 << parts) - 1;
+			int wmask = op->part_mask && !(op->access & AC_R) ? op->part_mask
+									  : (1 << parts) - 1;
 			for (int p = 0; p < 3; p++)
 				if (wmask >> p & 1)
 					unit_add(dst, UNIT_VEC_PART(r->num, p));
@@ -68,7 +69,9 @@ static void reg_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 		if (op->access & AC_W)
 			unit_add(dst, UNIT_K + r->num);
 		break;
-	case RC_MXCSR: case RC_FPSW: case RC_FPCW: {
+	case RC_MXCSR:
+	case RC_FPSW:
+	case RC_FPCW: {
 		int u = r->cls == RC_MXCSR ? UNIT_MXCSR : r->cls == RC_FPSW ? UNIT_FPSW : UNIT_FPCW;
 		if (op->access & AC_R)
 			unit_add(src, u);
@@ -113,14 +116,16 @@ static void mem_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 	m->seg = op->seg;
 	m->access = op->access;
 	m->addr32 = ir->addr32;
+	m->index_low8 = op->index.cls == RC_GPR && op->index.size == 1;
 	m->disp = op->disp;
 	m->size = op->size;
 	if (ir->bcast && ir->elem_size && !op->implicit) {
 		const struct x86_irop *d = &ir->ops[0];
 		if (ir->bcast == 1) /* embedded {1toN}: one element; 2: a whole broadcast source */
 			m->size = ir->elem_size;
-		m->bcast_elems = (uint8_t)((d->type == OP_REG && d->reg.cls == RC_VEC ? d->size : 64) /
-					   ir->elem_size);
+		m->bcast_elems =
+		    (uint8_t)((d->type == OP_REG && d->reg.cls == RC_VEC ? d->size : 64) /
+			      ir->elem_size);
 	}
 }
 
@@ -171,11 +176,7 @@ static void gather_setup(const struct x86_ir *ir, struct x86_sem *sem)
 	int n_data = data_bytes / (ir->elem_size ? ir->elem_size : 4);
 	sem->gather_count = (uint8_t)(n_index < n_data ? n_index : n_data);
 	sem->gather_index_q = ir->gather_index_q;
-	sem->gather_dst = (uint8_t)(first_vec < 0 ? 0 : first_vec);
 	sem->gather_mask_vec = (uint8_t)(ir->enc == ENC_VEX && last_vec >= 0 ? last_vec + 1 : 0);
-	for (int i = 0; i < sem->n_mem; i++)
-		if (sem->mem[i].vsib_index)
-			sem->gather_store = sem->mem[i].access & AC_W ? 1 : 0;
 }
 
 void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
@@ -189,7 +190,6 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	struct unit_list src = {src_units, &sem->n_src, {0}}, dst = {dst_units, &sem->n_dst, {0}};
 	sem->special = ir->special;
 	sem->event_flags = ir->event_flags;
-	sem->rep = ir->rep;
 	sem->mask_k = ir->mask_k;
 	sem->elem_size = ir->elem_size;
 	for (int i = 0; i < ir->nops; i++) {
@@ -215,10 +215,13 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	if (sem->special == SP_GATHER)
 		gather_setup(ir, sem);
 	sem->xsave_kind = ir->xsave_kind;
+	sem->compress = ir->compress;
+	sem->bit_reg = ir->bit_reg;
+	sem->bit_size = ir->bit_size;
 	memcpy(sem->units, src_units, sem->n_src);
 	memcpy(sem->units + sem->n_src, dst_units, sem->n_dst);
-	sem->needs_xstate = sem->special == SP_X87 || sem->special == SP_MASKED ||
-			    sem->special == SP_GATHER;
+	sem->needs_xstate =
+	    sem->special == SP_X87 || sem->special == SP_MASKED || sem->special == SP_GATHER;
 }
 
 /* ---- histogram class and control flow ---- */
@@ -262,12 +265,49 @@ static int control_of(const char *m, const struct x86_ir *ir)
 static int is_move(const char *m)
 {
 	static const char *const exact[] = {
-		"mov", "movabs", "movzx", "movsx", "movsxd", "movd", "movq", "movbe", "xchg",
-		"push", "pop", "movnti", "movntdq", "movntdqa", "movntps", "movntpd", "lddqu",
-		"fld", "fst", "fstp", "fild", "fist", "fistp", "fisttp", "fxch", "movddup",
-		"movsldup", "movshdup", "vmovddup", "vmovsldup", "vmovshdup", "vpbroadcastb",
-		"vpbroadcastw", "vpbroadcastd", "vpbroadcastq", "vbroadcastss", "vbroadcastsd",
-		"vbroadcasti128", "vbroadcastf128", "kmovb", "kmovw", "kmovd", "kmovq",
+	    "mov",
+	    "movabs",
+	    "movzx",
+	    "movsx",
+	    "movsxd",
+	    "movd",
+	    "movq",
+	    "movbe",
+	    "xchg",
+	    "push",
+	    "pop",
+	    "movnti",
+	    "movntdq",
+	    "movntdqa",
+	    "movntps",
+	    "movntpd",
+	    "lddqu",
+	    "fld",
+	    "fst",
+	    "fstp",
+	    "fild",
+	    "fist",
+	    "fistp",
+	    "fisttp",
+	    "fxch",
+	    "movddup",
+	    "movsldup",
+	    "movshdup",
+	    "vmovddup",
+	    "vmovsldup",
+	    "vmovshdup",
+	    "vpbroadcastb",
+	    "vpbroadcastw",
+	    "vpbroadcastd",
+	    "vpbroadcastq",
+	    "vbroadcastss",
+	    "vbroadcastsd",
+	    "vbroadcasti128",
+	    "vbroadcastf128",
+	    "kmovb",
+	    "kmovw",
+	    "kmovd",
+	    "kmovq",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
 		if (!strcmp(m, exact[i]))
@@ -280,16 +320,17 @@ static int is_move(const char *m)
 		if (has_prefix(b, stems[i]) && strcmp(b, "movsb") && strcmp(b, "movsw") &&
 		    strcmp(b, "movsq") && strcmp(b, "movmskps") && strcmp(b, "movmskpd"))
 			return 1;
-	return !strcmp(b, "movd") || !strcmp(b, "movq") || !strcmp(b, "movss") || !strcmp(b, "movsd");
+	return !strcmp(b, "movd") || !strcmp(b, "movq") || !strcmp(b, "movss") ||
+	       !strcmp(b, "movsd");
 }
 
 static int is_fp(const char *m, const struct x86_ir *ir)
 {
 	static const char *const stems[] = {
-		"add", "sub", "mul", "div", "sqrt", "min", "max", "cmp", "cvt", "fmadd", "fmsub",
-		"fnmadd", "fnmsub", "fmaddsub", "fmsubadd", "rcp", "rsqrt", "round", "dp", "comi",
-		"ucomi", "hadd", "hsub", "getexp", "getmant", "scalef", "rndscale", "range", "reduce",
-		"fixupimm",
+	    "add",     "sub",	 "mul",	     "div",    "sqrt",	 "min",	     "max",	 "cmp",
+	    "cvt",     "fmadd",	 "fmsub",    "fnmadd", "fnmsub", "fmaddsub", "fmsubadd", "rcp",
+	    "rsqrt",   "round",	 "dp",	     "comi",   "ucomi",	 "hadd",     "hsub",	 "getexp",
+	    "getmant", "scalef", "rndscale", "range",  "reduce", "fixupimm",
 	};
 	if (m[0] == 'f' && strcmp(m, "femms"))
 		return 1; /* x87 */

@@ -40,13 +40,20 @@ static struct x86_ireg parse_numbered(const char *s)
 	char *end;
 	if (s[0] == 'r' && isdigit((unsigned char)s[1])) {
 		long n = strtol(s + 1, &end, 10);
-		int size = !*end ? 8 : !strcmp(end, "d") ? 4 : !strcmp(end, "w") ? 2 : !strcmp(end, "b") ? 1 : 0;
+		int size = !*end	       ? 8
+			   : !strcmp(end, "d") ? 4
+			   : !strcmp(end, "w") ? 2
+			   : !strcmp(end, "b") ? 1
+					       : 0;
 		if (n >= 8 && n <= 15 && size)
 			return mkreg(RC_GPR, (int)n, size, 0);
 	}
-	static const struct { const char *prefix; int cls, size; } vec[] = {
-		{"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64}, {"k", RC_K, 8},
-		{"st(", RC_ST, 10}, {"st", RC_ST, 10},
+	static const struct {
+		const char *prefix;
+		int cls, size;
+	} vec[] = {
+	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64},
+	    {"k", RC_K, 8},	 {"st(", RC_ST, 10},  {"st", RC_ST, 10},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
 		size_t l = strlen(vec[i].prefix);
@@ -177,8 +184,9 @@ static void ir_scan_prefixes(struct x86_ir *ir, const uint8_t *b, size_t len)
 
 static void strip_prefix_words(const char *m, char *out, size_t size, struct x86_ir *ir)
 {
-	static const char *const words[] = {"rep", "repe", "repne", "repz", "repnz", "lock",
-					    "notrack", "bnd", "xacquire", "xrelease", "data16"};
+	static const char *const words[] = {"rep",	"repe",	    "repne",   "repz",
+					    "repnz",	"lock",	    "notrack", "bnd",
+					    "xacquire", "xrelease", "data16"};
 	for (;;) {
 		const char *sp = strchr(m, ' ');
 		if (!sp)
@@ -203,26 +211,48 @@ static void strip_prefix_words(const char *m, char *out, size_t size, struct x86
 static uint8_t cs_flags_read(uint64_t f)
 {
 	uint8_t r = 0;
-	if (f & X86_EFLAGS_TEST_CF) r |= FL(UNIT_CF);
-	if (f & X86_EFLAGS_TEST_PF) r |= FL(UNIT_PF);
-	if (f & X86_EFLAGS_TEST_AF) r |= FL(UNIT_AF);
-	if (f & X86_EFLAGS_TEST_ZF) r |= FL(UNIT_ZF);
-	if (f & X86_EFLAGS_TEST_SF) r |= FL(UNIT_SF);
-	if (f & X86_EFLAGS_TEST_OF) r |= FL(UNIT_OF);
-	if (f & X86_EFLAGS_TEST_DF) r |= FL(UNIT_DF);
+	if (f & X86_EFLAGS_TEST_CF)
+		r |= FL(UNIT_CF);
+	if (f & X86_EFLAGS_TEST_PF)
+		r |= FL(UNIT_PF);
+	if (f & X86_EFLAGS_TEST_AF)
+		r |= FL(UNIT_AF);
+	if (f & X86_EFLAGS_TEST_ZF)
+		r |= FL(UNIT_ZF);
+	if (f & X86_EFLAGS_TEST_SF)
+		r |= FL(UNIT_SF);
+	if (f & X86_EFLAGS_TEST_OF)
+		r |= FL(UNIT_OF);
+	if (f & X86_EFLAGS_TEST_DF)
+		r |= FL(UNIT_DF);
 	return r;
 }
 
 static uint8_t cs_flags_written(uint64_t f)
 {
-	static const struct { uint64_t bits; int unit; } map[] = {
-		{X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF | X86_EFLAGS_SET_CF | X86_EFLAGS_UNDEFINED_CF, UNIT_CF},
-		{X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF | X86_EFLAGS_SET_PF | X86_EFLAGS_UNDEFINED_PF, UNIT_PF},
-		{X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF | X86_EFLAGS_SET_AF | X86_EFLAGS_UNDEFINED_AF, UNIT_AF},
-		{X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_ZF | X86_EFLAGS_UNDEFINED_ZF, UNIT_ZF},
-		{X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF | X86_EFLAGS_SET_SF | X86_EFLAGS_UNDEFINED_SF, UNIT_SF},
-		{X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_OF | X86_EFLAGS_UNDEFINED_OF, UNIT_OF},
-		{X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF | X86_EFLAGS_SET_DF, UNIT_DF},
+	static const struct {
+		uint64_t bits;
+		int unit;
+	} map[] = {
+	    {X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF | X86_EFLAGS_SET_CF |
+		 X86_EFLAGS_UNDEFINED_CF,
+	     UNIT_CF},
+	    {X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF | X86_EFLAGS_SET_PF |
+		 X86_EFLAGS_UNDEFINED_PF,
+	     UNIT_PF},
+	    {X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF | X86_EFLAGS_SET_AF |
+		 X86_EFLAGS_UNDEFINED_AF,
+	     UNIT_AF},
+	    {X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_ZF |
+		 X86_EFLAGS_UNDEFINED_ZF,
+	     UNIT_ZF},
+	    {X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF | X86_EFLAGS_SET_SF |
+		 X86_EFLAGS_UNDEFINED_SF,
+	     UNIT_SF},
+	    {X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF | X86_EFLAGS_SET_OF |
+		 X86_EFLAGS_UNDEFINED_OF,
+	     UNIT_OF},
+	    {X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF | X86_EFLAGS_SET_DF, UNIT_DF},
 	};
 	uint8_t w = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -263,8 +293,8 @@ static void cs_fill_ops(struct x86_ir *ir, csh h, const cs_insn *in)
 		if (o->type == X86_OP_REG) {
 			struct x86_ireg r = cs_reg(h, o->reg);
 			/* The EVEX write mask shows up as an operand; the rules add it. */
-			if (r.cls == RC_K && ir->enc == ENC_EVEX && ir->mask_k && r.num == ir->mask_k &&
-			    i == 1)
+			if (r.cls == RC_K && ir->enc == ENC_EVEX && ir->mask_k &&
+			    r.num == ir->mask_k && i == 1)
 				continue;
 			if (!reg_ignored(r))
 				x86_ir_add_reg(ir, r, o->access & (AC_R | AC_W), 0);
@@ -340,13 +370,20 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 static uint8_t zy_flags(ZydisAccessedFlagsMask m)
 {
 	uint8_t r = 0;
-	if (m & ZYDIS_CPUFLAG_CF) r |= FL(UNIT_CF);
-	if (m & ZYDIS_CPUFLAG_PF) r |= FL(UNIT_PF);
-	if (m & ZYDIS_CPUFLAG_AF) r |= FL(UNIT_AF);
-	if (m & ZYDIS_CPUFLAG_ZF) r |= FL(UNIT_ZF);
-	if (m & ZYDIS_CPUFLAG_SF) r |= FL(UNIT_SF);
-	if (m & ZYDIS_CPUFLAG_OF) r |= FL(UNIT_OF);
-	if (m & ZYDIS_CPUFLAG_DF) r |= FL(UNIT_DF);
+	if (m & ZYDIS_CPUFLAG_CF)
+		r |= FL(UNIT_CF);
+	if (m & ZYDIS_CPUFLAG_PF)
+		r |= FL(UNIT_PF);
+	if (m & ZYDIS_CPUFLAG_AF)
+		r |= FL(UNIT_AF);
+	if (m & ZYDIS_CPUFLAG_ZF)
+		r |= FL(UNIT_ZF);
+	if (m & ZYDIS_CPUFLAG_SF)
+		r |= FL(UNIT_SF);
+	if (m & ZYDIS_CPUFLAG_OF)
+		r |= FL(UNIT_OF);
+	if (m & ZYDIS_CPUFLAG_DF)
+		r |= FL(UNIT_DF);
 	return r;
 }
 
@@ -362,7 +399,8 @@ static int zy_access(ZydisOperandActions a)
 	       ((a & (ZYDIS_OPERAND_ACTION_WRITE | ZYDIS_OPERAND_ACTION_CONDWRITE)) ? AC_W : 0);
 }
 
-static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *o)
+static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi,
+		      const ZydisDecodedOperand *o)
 {
 	int implicit = o->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT;
 	if (o->type == ZYDIS_OPERAND_TYPE_REGISTER) {
@@ -381,8 +419,10 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, cons
 	op->implicit = (uint8_t)implicit;
 	op->size = (uint16_t)(o->size / 8);
 	if (o->type == ZYDIS_OPERAND_TYPE_MEMORY) {
-		op->type = (o->mem.type == ZYDIS_MEMOP_TYPE_AGEN || o->mem.type == ZYDIS_MEMOP_TYPE_MIB)
-				   ? OP_AGEN : OP_MEM;
+		op->type =
+		    (o->mem.type == ZYDIS_MEMOP_TYPE_AGEN || o->mem.type == ZYDIS_MEMOP_TYPE_MIB)
+			? OP_AGEN
+			: OP_MEM;
 		op->access = (uint8_t)zy_access(o->actions);
 		op->base = zy_reg(o->mem.base);
 		op->index = zy_reg(o->mem.index);
@@ -390,8 +430,6 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi, cons
 		op->disp = o->mem.disp.value;
 		struct x86_ireg seg = zy_reg(o->mem.segment);
 		op->seg = (seg.cls == RC_FS || seg.cls == RC_GS) ? seg.cls : 0;
-		if (o->element_size && !ir->elem_size)
-			ir->elem_size = (uint8_t)(o->element_size / 8);
 		/* Zydis gives push/call's slot at the old RSP; the bytes written
 		 * are below it. */
 		if (implicit && op->base.cls == RC_GPR && op->base.num == 4 && op->access == AC_W &&
@@ -425,11 +463,15 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 		ir->mask_k = 0;
 	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID && !zi.avx.broadcast.is_static)
 		ir->bcast = 1;
-	for (int i = 0; i < zi.operand_count; i++)
-		if (zo[i].element_size && zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-		    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && !ir->elem_size &&
-		    zo[i].size >= 128)
-			ir->elem_size = (uint8_t)(zo[i].element_size / 8);
+	/* The element a mask bit selects: the memory operand's, when there is one
+	 * (vcvtps2pd zmm{k}, [m]: 4-byte elements in memory), else the vector's. */
+	for (int pass = 0; pass < 2 && !ir->elem_size; pass++)
+		for (int i = 0; i < zi.operand_count && !ir->elem_size; i++)
+			if (zo[i].element_size &&
+			    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+			    (pass ? zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER && zo[i].size >= 128
+				  : zo[i].type == ZYDIS_OPERAND_TYPE_MEMORY))
+				ir->elem_size = (uint8_t)(zo[i].element_size / 8);
 	for (int i = 0; i < zi.operand_count; i++)
 		zy_add_op(ir, &zi, &zo[i]);
 	if (zi.cpu_flags) {
@@ -438,9 +480,8 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 					   zi.cpu_flags->set_1 | zi.cpu_flags->undefined);
 	}
 	*len = zi.length;
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(zydis_formatter, &zi, zo,
-							  zi.operand_count_visible, text, text_size,
-							  addr, NULL)))
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(
+		zydis_formatter, &zi, zo, zi.operand_count_visible, text, text_size, addr, NULL)))
 		snprintf(text, text_size, "%s", ir->mnemonic);
 	return 0;
 }

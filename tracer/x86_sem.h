@@ -17,8 +17,20 @@
 
 /* Register classes of the neutral IR. */
 enum x86_rcls {
-	RC_NONE, RC_GPR, RC_VEC, RC_K, RC_ST, RC_RIP, RC_FLAGS, RC_MXCSR, RC_FPSW, RC_FPCW,
-	RC_FS, RC_GS, RC_SEG, RC_OTHER
+	RC_NONE,
+	RC_GPR,
+	RC_VEC,
+	RC_K,
+	RC_ST,
+	RC_RIP,
+	RC_FLAGS,
+	RC_MXCSR,
+	RC_FPSW,
+	RC_FPCW,
+	RC_FS,
+	RC_GS,
+	RC_SEG,
+	RC_OTHER
 };
 
 struct x86_ireg {
@@ -41,16 +53,17 @@ struct x86_irop {
 	uint16_t size; /* bytes */
 	struct x86_ireg reg;
 	struct x86_ireg base, index; /* OP_MEM / OP_AGEN; index RC_VEC: VSIB */
-	uint8_t scale, seg;         /* seg: 0, RC_FS or RC_GS */
-	uint8_t part_mask;          /* vector parts read, if not all of size (lane selection) */
-	int8_t st_offset;           /* RC_ST: offset from TOP before execution (x87 pushes: -1) */
+	uint8_t scale, seg;	     /* seg: 0, RC_FS or RC_GS */
+	uint8_t part_mask;	     /* vector parts read, if not all of size (lane selection) */
+	int8_t st_offset;	     /* RC_ST: offset from TOP before execution (x87 pushes: -1) */
 	int64_t disp;
 	int64_t imm;
 };
 
 /* Flags as a bitmask, bit i = UNIT_CF + i. */
-#define FL(u) (1u << ((u) - UNIT_CF))
-#define FL_STATUS (FL(UNIT_CF) | FL(UNIT_PF) | FL(UNIT_AF) | FL(UNIT_ZF) | FL(UNIT_SF) | FL(UNIT_OF))
+#define FL(u) (1u << ((u)-UNIT_CF))
+#define FL_STATUS                                                                                  \
+	(FL(UNIT_CF) | FL(UNIT_PF) | FL(UNIT_AF) | FL(UNIT_ZF) | FL(UNIT_SF) | FL(UNIT_OF))
 #define FL_ALL (FL_STATUS | FL(UNIT_DF))
 
 #define IR_MAX_OPS 16
@@ -58,22 +71,24 @@ struct x86_irop {
 struct x86_ir {
 	char mnemonic[32];
 	uint8_t decoder; /* enum perpi_decoder */
-	uint8_t enc;     /* ENC_* */
+	uint8_t enc;	 /* ENC_* */
 	uint8_t nops;
 	struct x86_irop ops[IR_MAX_OPS];
 	uint8_t flags_read, flags_write;
 	uint8_t mask_k, mask_zero; /* EVEX {kN}, {z} */
-	uint8_t bcast;             /* 1: EVEX embedded broadcast; 2: vbroadcast* source */
-	uint8_t elem_size;         /* bytes of one vector element (masking, broadcast) */
+	uint8_t bcast;		   /* 1: EVEX embedded broadcast; 2: vbroadcast* source */
+	uint8_t elem_size;	   /* bytes of one vector element (masking, broadcast) */
 	uint8_t rep, lock, addr32, opsize;
 	/* Semantics added by the fix table / rules */
-	uint8_t special;           /* enum x86_special */
+	uint8_t special; /* enum x86_special */
 	uint8_t event_flags;
 	uint8_t zero_idiom;
-	uint8_t no_fixes;          /* second opinion: raw decoder + design rules only */
-	uint8_t xsave_kind;        /* 0 xsave/xrstor, 1 compacted (xsavec), 2 fxsave/fxrstor */
-	uint8_t shift_mask;        /* SP_SHIFT_CL: count mask */
-	uint8_t gather_index_q;    /* SP_GATHER: 64-bit indices */
+	uint8_t no_fixes;	   /* second opinion: raw decoder + design rules only */
+	uint8_t xsave_kind;	   /* 0 xsave/xrstor, 1 compacted (xsavec), 2 fxsave/fxrstor */
+	uint8_t shift_mask;	   /* SP_SHIFT_CL: count mask */
+	uint8_t gather_index_q;	   /* SP_GATHER: 64-bit indices */
+	uint8_t compress;	   /* vpcompress/vpexpand: selected elements are contiguous */
+	uint8_t bit_reg, bit_size; /* SP_BITOFFSET: GPR + 1 holding the offset, operand bytes */
 };
 
 void x86_ir_add_reg(struct x86_ir *ir, struct x86_ireg r, int access, int implicit);
@@ -84,20 +99,22 @@ void x86_ir_drop_mem(struct x86_ir *ir);
 /* Dynamic handlers: what x86_resolve must look at beyond the templates. */
 enum x86_special {
 	SP_NONE,
-	SP_SHIFT_CL,    /* flags written only if (CL & count mask) != 0 */
-	SP_STRING,      /* REP with RCX == 0 touches no memory */
-	SP_X87,         /* ST(i) resolved through TOP */
-	SP_MASKED,      /* AVX-512 masked memory: selected elements only */
-	SP_GATHER,      /* VSIB: addresses from the index vector, mask-selected */
-	SP_XSAVE,       /* xsave family: components from EDX:EAX & XCR0 */
+	SP_SHIFT_CL, /* flags written only if (CL & count mask) != 0 */
+	SP_STRING,   /* REP with RCX == 0 touches no memory */
+	SP_X87,	     /* ST(i) resolved through TOP */
+	SP_MASKED,   /* AVX-512 masked memory: selected elements only */
+	SP_GATHER,   /* VSIB: addresses from the index vector, mask-selected */
+	SP_XSAVE,    /* xsave family: components from EDX:EAX & XCR0 */
 	SP_XRSTOR,
-	SP_UNKNOWN,     /* reads and writes everything */
+	SP_BITOFFSET, /* bt/bts/btr/btc m, r: the register's offset moves the address */
+	SP_UNKNOWN,   /* reads and writes everything */
 };
 
 struct x86_memt {
-	int8_t base, index; /* GPR numbers, -1 none, -2 RIP (base only) */
+	int8_t base, index;			/* GPR numbers, -1 none, -2 RIP (base only) */
 	uint8_t scale, seg, access, vsib_index; /* vsib_index: vector number + 1 */
 	uint8_t addr32;
+	uint8_t index_low8;  /* xlat: the index is AL */
 	uint8_t bcast_elems; /* embedded broadcast: elements of the vector, else 0 */
 	uint32_t size;
 	int64_t disp;
@@ -110,17 +127,18 @@ struct x86_sem {
 	uint8_t special;
 	uint8_t event_flags;
 	uint8_t needs_xstate;
-	uint8_t shift_mask;      /* SP_SHIFT_CL */
-	uint8_t flags_dyn;       /* SP_SHIFT_CL: flag units to drop when count is 0 */
-	uint8_t mask_k;          /* masking register (0: none) */
+	uint8_t shift_mask; /* SP_SHIFT_CL */
+	uint8_t flags_dyn;  /* SP_SHIFT_CL: flag units to drop when count is 0 */
+	uint8_t mask_k;	    /* masking register (0: none) */
 	uint8_t elem_size;
-	uint8_t rep;
-	uint8_t xsave_kind;      /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
+	uint8_t xsave_kind;	   /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
+	uint8_t compress;	   /* SP_MASKED: popcount(k) contiguous elements */
+	uint8_t bit_reg, bit_size; /* SP_BITOFFSET */
 	/* x87: ST(i) as offsets from TOP before execution (-1: the pushed slot) */
 	uint8_t n_st_src, n_st_dst;
 	int8_t st_src[8], st_dst[8];
 	/* SP_GATHER */
-	uint8_t gather_dst, gather_mask_vec, gather_index_q, gather_count, gather_store;
+	uint8_t gather_mask_vec, gather_index_q, gather_count;
 	struct x86_memt mem[SEM_MAX_MEM];
 	uint8_t units[]; /* n_src sources, then n_dst destinations */
 };
@@ -158,7 +176,7 @@ int x86_resolve_xsave(const struct x86_sem *s, const struct user_regs_struct *r,
 		      struct perpi_event *ev);
 
 /* The second opinion (tests): decode with Zydis only, no fix table. */
-int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes,
-			 size_t avail, struct perpi_insn *out);
+int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,
+			 struct perpi_insn *out);
 
 #endif

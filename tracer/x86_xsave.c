@@ -48,12 +48,12 @@ struct unit_span {
 
 /* Registers of each state component (DESIGN.md units). */
 static const struct unit_span component_units[8][3] = {
-	[0] = {{UNIT_X87, 8, 1}, {UNIT_FPSW, 1, 1}, {UNIT_FPCW, 1, 1}},
-	[1] = {{UNIT_VEC, 16, 3}, {UNIT_MXCSR, 1, 1}},
-	[2] = {{UNIT_VEC + 1, 16, 3}},
-	[5] = {{UNIT_K, 8, 1}},
-	[6] = {{UNIT_VEC + 2, 16, 3}},
-	[7] = {{UNIT_VEC + 48, 48, 1}},
+    [0] = {{UNIT_X87, 8, 1}, {UNIT_FPSW, 1, 1}, {UNIT_FPCW, 1, 1}},
+    [1] = {{UNIT_VEC, 16, 3}, {UNIT_MXCSR, 1, 1}},
+    [2] = {{UNIT_VEC + 1, 16, 3}},
+    [5] = {{UNIT_K, 8, 1}},
+    [6] = {{UNIT_VEC + 2, 16, 3}},
+    [7] = {{UNIT_VEC + 48, 48, 1}},
 };
 
 static void add_units(uint8_t *units, uint8_t *n, uint64_t *seen, int comp)
@@ -85,7 +85,9 @@ int x86_resolve_xsave(const struct x86_sem *s, const struct user_regs_struct *r,
 {
 	const struct x86_xsave_layout *l = x86_xsave_layout();
 	int save = s->special == SP_XSAVE;
-	uint64_t rfbm = s->xsave_kind == 2 ? 3 : ((r->rdx & 0xffffffffu) << 32 | (r->rax & 0xffffffffu)) & l->xcr0;
+	uint64_t rfbm = s->xsave_kind == 2
+			    ? 3
+			    : ((r->rdx & 0xffffffffu) << 32 | (r->rax & 0xffffffffu)) & l->xcr0;
 	uint64_t seen[3] = {0};
 	uint8_t *units = save ? ev->src : ev->dst, *n = save ? &ev->n_src : &ev->n_dst;
 	for (int i = 0; i < *n; i++)
@@ -128,7 +130,8 @@ int x86_xstate_parse(const uint8_t *xsave, size_t len, struct x86_xstate *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (len < XSAVE_LEGACY)
-		return perpi_set_error("x86 xstate: %zu bytes is shorter than the legacy area", len);
+		return perpi_set_error("x86 xstate: %zu bytes is shorter than the legacy area",
+				       len);
 	memcpy(&out->fsw, xsave + 2, 2);
 	out->ftw = xsave[4];
 	for (int i = 0; i < 16; i++)

@@ -23,7 +23,9 @@ static uint64_t xgetbv0(void)
 
 static void save_avx512(uint64_t rfbm)
 {
-	__asm__ volatile(".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n\t"
+	__asm__ volatile(".irp "
+			 "i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
+			 "27,28,29,30,31\n\t"
 			 "vmovdqu64 64*\\i(%[v]), %%zmm\\i\n\t"
 			 ".endr\n\t"
 			 ".irp i,0,1,2,3,4,5,6,7\n\t"
@@ -99,7 +101,7 @@ int main(void)
 	/* A short buffer is an error, not a crash. */
 	if (x86_xstate_parse(area, 100, &xs) == 0)
 		printf("FAIL short buffer accepted\n"), bad++;
-	printf("%s: %d vector registers of %d bytes%s, TOP, %d failures\n",
-	       bad ? "FAIL" : "PASS", nvec, width, avx512 ? ", 8 masks" : "", bad);
+	printf("%s: %d vector registers of %d bytes%s, TOP, %d failures\n", bad ? "FAIL" : "PASS",
+	       nvec, width, avx512 ? ", 8 masks" : "", bad);
 	return bad ? 1 : 0;
 }

@@ -29,17 +29,17 @@ struct exception {
 };
 
 static const struct exception exceptions[] = {
-	{"fxam", "dst-", "fp*",
-	 "Zydis marks ST(0) read-write; the SDM: fxam only classifies ST(0) into C0-C3"},
-	{"leave", "src-", "rsp",
-	 "Zydis lists RSP read for leave's pop step, which reads the RSP leave itself just "
-	 "set from RBP: no dependency on the old RSP"},
-	{"ffreep", "*", "fp*",
-	 "ffreep only tags ST(i) empty and pops: Capstone calls ST(i) written, Zydis read; "
-	 "no value flows either way (perpi keeps Capstone's write)"},
-	{"xabort", "*", "rax",
-	 "xabort writes EAX only inside an RTM transaction; outside one (and Zen 4 has no "
-	 "RTM) it is a no-op"},
+    {"fxam", "dst-", "fp*",
+     "Zydis marks ST(0) read-write; the SDM: fxam only classifies ST(0) into C0-C3"},
+    {"leave", "src-", "rsp",
+     "Zydis lists RSP read for leave's pop step, which reads the RSP leave itself just "
+     "set from RBP: no dependency on the old RSP"},
+    {"ffreep", "*", "fp*",
+     "ffreep only tags ST(i) empty and pops: Capstone calls ST(i) written, Zydis read; "
+     "no value flows either way (perpi keeps Capstone's write)"},
+    {"xabort", "*", "rax",
+     "xabort writes EAX only inside an RTM transaction; outside one (and Zen 4 has no "
+     "RTM) it is a no-op"},
 };
 
 struct class_count {
@@ -146,8 +146,8 @@ static int diff_mem_one(const char *mn, const char *kind, const struct perpi_eve
 static void mnemonic_of(const char *text, char *out, size_t size)
 {
 	const char *t = text;
-	static const char *const prefixes[] = {"rep ", "repe ", "repne ", "lock ", "notrack ", "bnd ",
-					       "repz ", "repnz ", "data16 "};
+	static const char *const prefixes[] = {"rep ", "repe ", "repne ", "lock ",  "notrack ",
+					       "bnd ", "repz ", "repnz ", "data16 "};
 	for (int again = 1; again;) {
 		again = 0;
 		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
@@ -163,11 +163,12 @@ static void mnemonic_of(const char *text, char *out, size_t size)
 static void sweep_state(struct user_regs_struct *r, struct x86_xstate *xs)
 {
 	memset(r, 0, sizeof(*r));
-	unsigned long long *g[16] = {&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
-			   &r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15};
+	unsigned long long *g[16] = {&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp,
+				     &r->rsi, &r->rdi, &r->r8,	&r->r9,	 &r->r10, &r->r11,
+				     &r->r12, &r->r13, &r->r14, &r->r15};
 	for (int i = 0; i < 16; i++)
 		*g[i] = 0x100000 * (uint64_t)(i + 1);
-	r->rcx = 5; /* non-zero count: REP iterations and shifts touch what they touch */
+	r->rcx = 5;    /* non-zero count: REP iterations and shifts touch what they touch */
 	r->rax = 0x1f; /* xsave: x87 .. AVX-512 requested */
 	r->rdx = 0;
 	r->fs_base = 0x7f0000000000;

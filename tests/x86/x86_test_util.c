@@ -5,8 +5,8 @@
 
 static const char *const gprs[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 				     "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
-static const char *const flags[] = {"cf", "pf", "af", "zf", "sf", "of", "df",
-				    "fsbase", "gsbase", "mxcsr", "fpcw", "fpsw"};
+static const char *const flags[] = {"cf", "pf",	    "af",     "zf",    "sf",   "of",
+				    "df", "fsbase", "gsbase", "mxcsr", "fpcw", "fpsw"};
 
 const char *x86t_unit_name(int u)
 {
@@ -39,7 +39,8 @@ static void join_sorted(char **words, int n, char *out, size_t size)
 	out[0] = 0;
 	size_t len = 0;
 	for (int i = 0; i < n; i++)
-		len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s", i ? " " : "", words[i]);
+		len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s",
+					i ? " " : "", words[i]);
 }
 
 void x86t_units_text(const uint8_t *units, int n, char *out, size_t size)

@@ -1,0 +1,525 @@
+#include "palmed/bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/db.h"
+#include "palmed/gen.h"
+#include "palmed/harness.h"
+#include "palmed/timing.h"
+
+#define BATCH_MAX 256 /* kernels per shared object */
+
+struct bench_ctx {
+	struct bench_options opt;
+	struct db *db;
+	char *dir; /* scratch directory, created on first use */
+	struct gen_params gp;
+	/* forms probed so far: semantics, or why they cannot be used */
+	size_t n_forms, cap_forms;
+	struct gen_form_info *forms;
+	char **form_errors;
+	unsigned batch;	  /* shared objects built, for unique names */
+	double best_wide; /* fewest cycles the throughput probe took here, 0 unknown */
+	int best_wide_dirty;
+	char machine[160]; /* key of the probe reference file */
+};
+
+const char *timing_source_name(enum timing_source s)
+{
+	return s == TIMING_PAPI ? "papi" : "tsc";
+}
+
+void bench_options_default(struct bench_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->unroll_size = 256;
+	o->total_insn = 100000;
+	o->num_measures = 15;
+	o->warmup = 3;
+	o->max_spread = 0.02;
+	o->max_attempts = 3;
+	o->max_seconds = 2.0;
+	o->cpu = -1;
+}
+
+char *bench_options_key(const struct bench_options *o)
+{
+	return xasprintf("unroll=%u total=%u measures=%u warmup=%u", o->unroll_size, o->total_insn,
+			 o->num_measures, o->warmup);
+}
+
+void bench_result_init(struct bench_result *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void bench_result_done(struct bench_result *r)
+{
+	free(r->samples);
+	free(r->clean);
+	bench_result_init(r);
+}
+
+struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
+{
+	struct bench_ctx *b = xcalloc(1, sizeof(*b));
+	b->opt = *o;
+	b->db = db;
+	b->gp.unroll_size = o->unroll_size ? o->unroll_size : 1;
+	__builtin_cpu_init();
+	b->gp.avx = __builtin_cpu_supports("avx");
+	b->gp.avx512 = __builtin_cpu_supports("avx512f");
+	/* the probe reference: the better of the database's and the cache file's */
+	struct machine_identity m;
+	double from_db = 0, from_file = 0;
+	machine_identity_current(&m);
+	machine_identity_describe(&m, b->machine, sizeof(b->machine));
+	snprintf(b->machine + strlen(b->machine), sizeof(b->machine) - strlen(b->machine),
+		 " microcode %s", m.microcode);
+	if (db)
+		db_probe_get(db, &from_db);
+	timing_reference_load(b->machine, &from_file);
+	double best = from_db > 0 && (from_file <= 0 || from_db < from_file) ? from_db : from_file;
+	b->best_wide = best * TIMING_WIDE_INSNS; /* both are per probe instruction */
+	return b;
+}
+
+void bench_delete(struct bench_ctx *b)
+{
+	if (!b)
+		return;
+	if (b->best_wide_dirty) {
+		if (b->db)
+			db_probe_put(b->db, b->best_wide / TIMING_WIDE_INSNS);
+		timing_reference_save(b->machine, b->best_wide / TIMING_WIDE_INSNS);
+	}
+	if (b->dir) {
+		harness_remove_dir(b->dir);
+		free(b->dir);
+	}
+	for (size_t i = 0; i < b->n_forms; i++)
+		free(b->form_errors[i]);
+	free(b->forms);
+	free(b->form_errors);
+	free(b);
+}
+
+static int ensure_dir(struct bench_ctx *b)
+{
+	if (!b->dir)
+		b->dir = harness_make_dir();
+	return b->dir ? 0 : -1;
+}
+
+static ssize_t find_form(struct bench_ctx *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_forms; i++)
+		if (!strcmp(b->forms[i].name, name))
+			return (ssize_t)i;
+	return -1;
+}
+
+static void add_form(struct bench_ctx *b, const struct gen_form_info *info)
+{
+	if (b->n_forms == b->cap_forms) {
+		b->cap_forms = b->cap_forms ? 2 * b->cap_forms : 64;
+		b->forms = xrealloc(b->forms, b->cap_forms * sizeof(*b->forms));
+		b->form_errors = xrealloc(b->form_errors, b->cap_forms * sizeof(char *));
+	}
+	b->forms[b->n_forms] = *info;
+	b->form_errors[b->n_forms++] = NULL;
+}
+
+/* A form's semantics from the database's cache, if there. */
+static int from_db_cache(struct bench_ctx *b, const char *form)
+{
+	char *text = NULL;
+	struct gen_form_info info;
+	if (!b->db || db_form_semantics_get(b->db, form, &text) != 1)
+		return 0;
+	int ok = gen_form_info_from_text(form, text, &info) == 0;
+	free(text);
+	if (ok)
+		add_form(b, &info);
+	return ok;
+}
+
+/* Probe every form of ks not seen yet, in one assembler run. */
+static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
+{
+	const char **names = NULL;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < ks[i].n; t++) {
+			const char *f = ks[i].terms[t].form;
+			int seen = find_form(b, f) >= 0 || from_db_cache(b, f);
+			for (size_t j = 0; j < m && !seen; j++)
+				seen = !strcmp(names[j], f);
+			if (!seen) {
+				names = xrealloc(names, (m + 1) * sizeof(*names));
+				names[m++] = f;
+			}
+		}
+	if (m == 0)
+		return 0;
+	if (ensure_dir(b) < 0) {
+		free(names);
+		return -1;
+	}
+	if (b->n_forms + m > b->cap_forms) {
+		b->cap_forms = (b->n_forms + m) * 2;
+		b->forms = xrealloc(b->forms, b->cap_forms * sizeof(*b->forms));
+		b->form_errors = xrealloc(b->form_errors, b->cap_forms * sizeof(char *));
+	}
+	int *status = xcalloc(m, sizeof(int));
+	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status,
+			b->form_errors + b->n_forms);
+	for (size_t i = 0; i < m && b->db; i++)
+		if (status[i] == 0) {
+			char *text = gen_form_info_to_text(&b->forms[b->n_forms + i]);
+			db_form_semantics_put(b->db, names[i], text);
+			free(text);
+		}
+	b->n_forms += m;
+	free(status);
+	free(names);
+	return 0;
+}
+
+/* The semantics of each term of k, or -1 with the first form's error. */
+static int kernel_infos(struct bench_ctx *b, const struct kernel *k,
+			const struct gen_form_info **infos)
+{
+	for (size_t t = 0; t < k->n; t++) {
+		ssize_t i = find_form(b, k->terms[t].form);
+		if (i < 0)
+			return perpi_set_error("form %s was not probed", k->terms[t].form);
+		if (b->form_errors[i])
+			return perpi_set_error("%s", b->form_errors[i]);
+		infos[t] = &b->forms[i];
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median and (q75 - q25) / median of the clean samples (of all, if none). */
+static void summarise(struct bench_result *r, unsigned size)
+{
+	double *v = xmalloc((r->n_samples + 1) * sizeof(*v));
+	unsigned m = 0;
+	for (unsigned i = 0; i < r->n_samples; i++)
+		if (r->clean[i])
+			v[m++] = r->samples[i];
+	if (m == 0)
+		for (unsigned i = 0; i < r->n_samples; i++)
+			v[m++] = r->samples[i];
+	qsort(v, m, sizeof(*v), cmp_double);
+	r->cycles = m ? v[(m - 1) / 2] : NAN;
+	r->spread = m ? (v[(3 * (m - 1) + 2) / 4] - v[(m - 1) / 4]) / r->cycles : NAN;
+	r->ipc = size / r->cycles;
+	free(v);
+}
+
+struct campaign {
+	struct bench_ctx *b;
+	const struct kernel *ks;
+	struct bench_result *out;
+	int *status;
+	char **errors;
+	size_t *kernel_of_job; /* job -> kernel index */
+	struct harness_output *ho;
+	int latency;
+	struct gen_info *gi;
+	bench_progress_fn progress;
+	void *arg;
+	size_t done_before, total;
+	unsigned char *disturbed; /* per kernel: failed because the host never let it run clean */
+};
+
+static void job_done(void *arg, size_t job, size_t done, size_t total)
+{
+	struct campaign *c = arg;
+	size_t i = c->kernel_of_job[job];
+	struct harness_output *o = &c->ho[job];
+	struct bench_result *r = &c->out[i];
+	if (o->best_wide > 0 && (c->b->best_wide == 0 || o->best_wide < c->b->best_wide)) {
+		c->b->best_wide = o->best_wide;
+		c->b->best_wide_dirty = 1;
+	}
+	unsigned n_clean = 0;
+	for (unsigned j = 0; j < o->n; j++)
+		n_clean += o->clean[j] != 0;
+	char *spec = kernel_to_string(&c->ks[i]);
+	if (o->status < 0) {
+		c->status[i] = -1;
+		c->errors[i] = xasprintf("kernel %s: %s", spec, o->error);
+	} else if (n_clean < 3) {
+		c->status[i] = -1;
+		c->disturbed[i] = 1;
+		c->errors[i] =
+		    xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
+			      "%.1f s (a busy machine); try again, or give --max-seconds",
+			      spec, c->b->opt.max_seconds);
+	} else {
+		r->source = o->papi ? TIMING_PAPI : TIMING_TSC;
+		r->n_samples = o->n;
+		r->samples = o->samples;
+		r->clean = o->clean;
+		o->samples = NULL;
+		o->clean = NULL;
+		r->ticks_per_cycle = o->ticks_per_cycle;
+		r->flagged = c->gi[job].flagged;
+		snprintf(r->flag_reason, sizeof(r->flag_reason), "%s", c->gi[job].reason);
+		summarise(r, c->latency ? 1 : kernel_size(&c->ks[i]));
+		c->status[i] = 0;
+		if (c->b->db) {
+			char *key = bench_options_key(&c->b->opt);
+			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key,
+				     r) < 0) {
+				c->status[i] = -1;
+				c->errors[i] = xasprintf("storing %s: %s", spec, perpi_error());
+			}
+			free(key);
+		}
+	}
+	free(spec);
+	if (c->progress)
+		c->progress(c->arg, c->done_before + done, c->total);
+}
+
+static void fail_all(struct campaign *c, const size_t *idx, size_t n, const char *msg)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!c->status[idx[j]] && !c->out[idx[j]].samples) {
+			c->status[idx[j]] = -1;
+			c->errors[idx[j]] = xstrdup(msg);
+		}
+}
+
+/* Generate, assemble and run one batch of kernels (indices idx). */
+static void run_batch(struct campaign *c, const size_t *idx, size_t n)
+{
+	struct bench_ctx *b = c->b;
+	struct strbuf s;
+	struct harness_job *jobs = xcalloc(n, sizeof(*jobs));
+	char(*symbols)[32] = xcalloc(n, sizeof(*symbols));
+	size_t n_jobs = 0;
+
+	c->gi = xcalloc(n, sizeof(*c->gi));
+	c->kernel_of_job = xcalloc(n, sizeof(size_t));
+	strbuf_init(&s);
+	strbuf_addf(&s, ".intel_syntax noprefix\n");
+	struct gen_params gp = b->gp;
+	gp.latency = c->latency;
+	for (size_t j = 0; j < n; j++) {
+		const struct kernel *k = &c->ks[idx[j]];
+		const struct gen_form_info **infos = xcalloc(k->n, sizeof(*infos));
+		snprintf(symbols[n_jobs], sizeof(symbols[0]), "perpi_k%zu", n_jobs);
+		if (kernel_infos(b, k, infos) < 0 ||
+		    gen_kernel(k, infos, &gp, symbols[n_jobs], &s, &c->gi[n_jobs]) < 0) {
+			c->status[idx[j]] = -1;
+			c->errors[idx[j]] = xstrdup(perpi_error());
+		} else {
+			unsigned body = c->gi[n_jobs].body_insns;
+			uint64_t turns = (b->opt.total_insn + body - 1) / body;
+			jobs[n_jobs].symbol = symbols[n_jobs];
+			jobs[n_jobs].turns = turns ? turns : 1;
+			jobs[n_jobs].divisor = (double)jobs[n_jobs].turns * c->gi[n_jobs].copies;
+			c->kernel_of_job[n_jobs++] = idx[j];
+		}
+		free(infos);
+	}
+	char stem[32];
+	snprintf(stem, sizeof(stem), "batch%u", b->batch++);
+	if (n_jobs && ensure_dir(b) < 0) {
+		fail_all(c, idx, n, perpi_error());
+		n_jobs = 0;
+	}
+	double t0 = perpi_now(), t1 = 0, t2 = 0;
+	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 && (t1 = perpi_now()) &&
+	    harness_link(b->dir, stem) == 0) {
+		t2 = perpi_now();
+		struct harness_config hc = {
+		    .measures = b->opt.num_measures ? b->opt.num_measures : 1,
+		    .warmup = b->opt.warmup,
+		    .max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
+		    .max_spread = b->opt.max_spread,
+		    .cpu = b->opt.cpu,
+		    .force_tsc = b->opt.force_tsc,
+		    .max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
+		    .best_wide_hint = b->best_wide,
+		};
+		char *so = xasprintf("%s/%s.so", b->dir, stem);
+		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
+		if (harness_run(so, jobs, n_jobs, &hc, c->ho, job_done, c) < 0)
+			fail_all(c, idx, n, perpi_error());
+		if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
+			fprintf(stderr, "perpi: %zu kernels: as %.1f ms, ld %.1f ms, run %.1f ms\n",
+				n_jobs, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (perpi_now() - t2));
+		for (size_t j = 0; j < n_jobs; j++)
+			harness_output_done(&c->ho[j]);
+		free(c->ho);
+		free(so);
+	} else if (n_jobs) {
+		fail_all(c, idx, n, perpi_error());
+	}
+	strbuf_done(&s);
+	free(jobs);
+	free(symbols);
+	free(c->gi);
+	free(c->kernel_of_job);
+}
+
+static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
+		      struct bench_result *out, int *status, char **errors, int latency,
+		      bench_progress_fn progress, void *arg)
+{
+	struct campaign c = {.b = b,
+			     .ks = ks,
+			     .out = out,
+			     .status = status,
+			     .errors = errors,
+			     .latency = latency,
+			     .progress = progress,
+			     .arg = arg,
+			     .total = n};
+	size_t *pending = xcalloc(n + 1, sizeof(size_t)), n_pending = 0;
+	char *key = bench_options_key(&b->opt);
+	for (size_t i = 0; i < n; i++) {
+		bench_result_init(&out[i]);
+		status[i] = 0;
+		errors[i] = NULL;
+		char *spec = kernel_to_string(&ks[i]);
+		int hit =
+		    b->db && !b->opt.fresh
+			? db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i])
+			: 0;
+		free(spec);
+		if (hit < 0) {
+			status[i] = -1;
+			errors[i] = xstrdup(perpi_error());
+		}
+		if (hit)
+			c.done_before++;
+		else
+			pending[n_pending++] = i;
+	}
+	free(key);
+	if (progress && c.done_before)
+		progress(arg, c.done_before, n);
+	if (n_pending) {
+		struct kernel *todo = xcalloc(n_pending, sizeof(*todo));
+		for (size_t j = 0; j < n_pending; j++)
+			todo[j] = ks[pending[j]];
+		int rc = probe_kernels(b, todo, n_pending);
+		free(todo);
+		if (rc < 0)
+			fail_all(&c, pending, n_pending, perpi_error());
+	}
+	c.disturbed = xcalloc(n + 1, 1);
+	for (size_t j = 0; j < n_pending; j += BATCH_MAX) {
+		size_t m = n_pending - j < BATCH_MAX ? n_pending - j : BATCH_MAX;
+		run_batch(&c, pending + j, m);
+		c.done_before += m;
+	}
+	/* in a campaign, the kernels the host disturbed throughout get a second
+	 * chance at the end: the busy spell may be over */
+	size_t n_retry = 0;
+	for (size_t i = 0; i < n && n > 1; i++)
+		if (c.disturbed[i]) {
+			free(errors[i]);
+			errors[i] = NULL;
+			status[i] = 0;
+			c.disturbed[i] = 0;
+			pending[n_retry++] = i;
+		}
+	c.progress = NULL;
+	for (size_t j = 0; j < n_retry; j += BATCH_MAX)
+		run_batch(&c, pending + j, n_retry - j < BATCH_MAX ? n_retry - j : BATCH_MAX);
+	free(c.disturbed);
+	free(pending);
+	size_t ok = 0;
+	for (size_t i = 0; i < n; i++)
+		ok += status[i] == 0;
+	return ok;
+}
+
+size_t bench_measure_many(struct bench_ctx *b, const struct kernel *ks, size_t n,
+			  struct bench_result *out, int *status, char **errors,
+			  bench_progress_fn progress, void *arg)
+{
+	return measure(b, ks, n, out, status, errors, 0, progress, arg);
+}
+
+static int measure_one(struct bench_ctx *b, const struct kernel *k, struct bench_result *out,
+		       int latency)
+{
+	int status;
+	char *error = NULL;
+	measure(b, k, 1, out, &status, &error, latency, NULL, NULL);
+	if (status < 0) {
+		perpi_set_error("%s", error ? error : "measurement failed");
+		free(error);
+		return -1;
+	}
+	return 0;
+}
+
+int bench_measure(struct bench_ctx *b, const struct kernel *k, struct bench_result *out)
+{
+	return measure_one(b, k, out, 0);
+}
+
+int bench_cycles(void *ctx, const struct kernel *k, double *cycles_per_iter)
+{
+	struct bench_result r;
+	if (bench_measure(ctx, k, &r) < 0)
+		return -1;
+	*cycles_per_iter = r.cycles;
+	bench_result_done(&r);
+	return 0;
+}
+
+int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out)
+{
+	struct kernel k;
+	kernel_init(&k);
+	kernel_add(&k, form, 1);
+	int rc = measure_one(b, &k, out, 1);
+	kernel_done(&k);
+	return rc;
+}
+
+char *bench_kernel_asm(struct bench_ctx *b, const struct kernel *k, int latency)
+{
+	const struct gen_form_info **infos = xcalloc(k->n, sizeof(*infos));
+	struct gen_params gp = b->gp;
+	struct gen_info gi;
+	struct strbuf s;
+	strbuf_init(&s);
+	gp.latency = latency;
+	if (probe_kernels(b, k, 1) < 0 || kernel_infos(b, k, infos) < 0 ||
+	    gen_kernel(k, infos, &gp, "perpi_kernel", &s, &gi) < 0) {
+		free(infos);
+		strbuf_done(&s);
+		return NULL;
+	}
+	free(infos);
+	if (gi.flagged) {
+		struct strbuf t;
+		strbuf_init(&t);
+		strbuf_addf(&t, "# flagged: %s\n%s", gi.reason, s.buf);
+		strbuf_done(&s);
+		return t.buf;
+	}
+	return s.buf;
+}

@@ -1,0 +1,282 @@
+/* perpi bench: measure kernels (multisets of instruction forms) on this CPU. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+#include "common/util.h"
+#include "palmed/bench.h"
+#include "palmed/bench_cli.h"
+#include "palmed/db.h"
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: perpi bench [OPTIONS] KERNEL...\n"
+	    "       perpi bench [OPTIONS] --latency FORM...\n"
+	    "  KERNEL is a multiset of forms: 'ADDSD_XMM_XMM^2 IMUL_GPR64_GPR64 MOV_GPR64_M64^3'\n"
+	    "  -f, --file FILE     read kernels from FILE, one per line ('-': stdin)\n"
+	    "  -l, --latency       measure each FORM's latency (a dependent chain)\n"
+	    "      --json          print JSON\n"
+	    "      --show-asm      print the generated loop instead of measuring\n"
+	    "      --db FILE       measurement database (default: "
+	    "$XDG_DATA_HOME/perpi/measurements.db)\n"
+	    "      --no-db         neither read nor store measurements\n"
+	    "      --fresh         measure again even if the database has the kernel\n"
+	    "      --tsc           time with the TSC even if PAPI counters work\n"
+	    "      --cpu N         pin the benchmark worker to CPU N\n"
+	    "      --unroll N      UNROLL_SIZE, instructions in the loop body (256)\n"
+	    "      --total N       TOTAL_INSN, instructions per timed repetition (100000)\n"
+	    "      --measures N    NUM_MEASURES, timed repetitions (15)\n"
+	    "      --warmup N      warm-up rounds (3)\n"
+	    "      --max-seconds S time budget per kernel while the host disturbs it (2)\n"
+	    "  'man perpi-bench' tells more.\n");
+}
+
+static void print_text(const char *spec, const struct bench_result *r, int latency)
+{
+	printf("%-9.3f %-7.3f %5.1f%%  %-5s %s%s", r->cycles, r->ipc, 100 * r->spread,
+	       timing_source_name(r->source), latency ? "latency " : "", spec);
+	if (r->from_cache)
+		printf("  (cached)");
+	if (r->flagged)
+		printf("  [dependency: %s]", r->flag_reason);
+	printf("\n");
+}
+
+static json_object *result_json(const char *spec, const struct bench_result *r, int latency)
+{
+	json_object *o = json_object_new_object(), *s = json_object_new_array(),
+		    *c = json_object_new_array();
+	json_object_object_add(o, "kernel", json_object_new_string(spec));
+	json_object_object_add(o, "kind",
+			       json_object_new_string(latency ? "latency" : "throughput"));
+	json_object_object_add(o, "cycles", json_object_new_double(r->cycles));
+	json_object_object_add(o, "ipc", json_object_new_double(r->ipc));
+	json_object_object_add(o, "spread", json_object_new_double(r->spread));
+	json_object_object_add(o, "timing", json_object_new_string(timing_source_name(r->source)));
+	json_object_object_add(o, "ticks_per_cycle", json_object_new_double(r->ticks_per_cycle));
+	json_object_object_add(o, "flagged", json_object_new_boolean(r->flagged));
+	if (r->flagged)
+		json_object_object_add(o, "flag_reason", json_object_new_string(r->flag_reason));
+	json_object_object_add(o, "cached", json_object_new_boolean(r->from_cache));
+	for (unsigned i = 0; i < r->n_samples; i++) {
+		json_object_array_add(s, json_object_new_double(r->samples[i]));
+		json_object_array_add(c, json_object_new_boolean(r->clean[i]));
+	}
+	json_object_object_add(o, "samples", s);
+	json_object_object_add(o, "clean", c);
+	return o;
+}
+
+struct bench_args {
+	struct bench_options opt;
+	const char *db_path, *file;
+	int json, show_asm, no_db, latency;
+};
+
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
+	enum {
+		O_JSON = 256,
+		O_ASM,
+		O_DB,
+		O_NODB,
+		O_FRESH,
+		O_TSC,
+		O_CPU,
+		O_UNROLL,
+		O_TOTAL,
+		O_MEASURES,
+		O_WARMUP,
+		O_MAXSEC
+	};
+	static const struct option longopts[] = {{"file", required_argument, NULL, 'f'},
+						 {"latency", no_argument, NULL, 'l'},
+						 {"json", no_argument, NULL, O_JSON},
+						 {"show-asm", no_argument, NULL, O_ASM},
+						 {"db", required_argument, NULL, O_DB},
+						 {"no-db", no_argument, NULL, O_NODB},
+						 {"fresh", no_argument, NULL, O_FRESH},
+						 {"tsc", no_argument, NULL, O_TSC},
+						 {"cpu", required_argument, NULL, O_CPU},
+						 {"unroll", required_argument, NULL, O_UNROLL},
+						 {"total", required_argument, NULL, O_TOTAL},
+						 {"measures", required_argument, NULL, O_MEASURES},
+						 {"warmup", required_argument, NULL, O_WARMUP},
+						 {"max-seconds", required_argument, NULL, O_MAXSEC},
+						 {"help", no_argument, NULL, 'h'},
+						 {NULL, 0, NULL, 0}};
+	int c;
+	memset(a, 0, sizeof(*a));
+	bench_options_default(&a->opt);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:lh", longopts, NULL)) != -1) {
+		long v = 0;
+		if (c >= O_CPU && c <= O_WARMUP &&
+		    bench_cli_count(optarg, &v, c == O_CPU ? 0 : 1,
+				    c == O_TOTAL ? 100000000 : 100000) < 0)
+			return -1;
+		switch (c) {
+		case 'f':
+			a->file = optarg;
+			break;
+		case 'l':
+			a->latency = 1;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_ASM:
+			a->show_asm = 1;
+			break;
+		case O_DB:
+			a->db_path = optarg;
+			break;
+		case O_NODB:
+			a->no_db = 1;
+			break;
+		case O_FRESH:
+			a->opt.fresh = 1;
+			break;
+		case O_TSC:
+			a->opt.force_tsc = 1;
+			break;
+		case O_CPU:
+			a->opt.cpu = (int)v;
+			break;
+		case O_UNROLL:
+			a->opt.unroll_size = (unsigned)v;
+			break;
+		case O_TOTAL:
+			a->opt.total_insn = (unsigned)v;
+			break;
+		case O_MEASURES:
+			a->opt.num_measures = (unsigned)v;
+			break;
+		case O_WARMUP:
+			a->opt.warmup = (unsigned)v;
+			break;
+		case O_MAXSEC:
+			a->opt.max_seconds = atof(optarg);
+			if (!(a->opt.max_seconds > 0 && a->opt.max_seconds <= 3600)) {
+				perpi_set_error("bad --max-seconds '%s': give seconds in (0, 3600]",
+						optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			perpi_set_error("unknown option or missing argument '%s' "
+					"('perpi bench --help' lists them)",
+					argv[optind - 1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int show_asm(struct bench_ctx *b, const struct kernel *ks, size_t n, int latency)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *text = bench_kernel_asm(b, &ks[i], latency);
+		if (!text) {
+			fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+			return 1;
+		}
+		char *spec = kernel_to_string(&ks[i]);
+		printf("# kernel: %s\n.intel_syntax noprefix\n%s", spec, text);
+		free(spec);
+		free(text);
+	}
+	return 0;
+}
+
+static int report(const struct kernel *ks, size_t n, struct bench_result *res, const int *status,
+		  char **errors, const struct bench_args *a)
+{
+	int failed = 0;
+	json_object *arr = a->json ? json_object_new_array() : NULL;
+	if (!a->json)
+		printf("%-9s %-7s %6s  %-5s %s\n", a->latency ? "latency" : "cycles",
+		       a->latency ? "1/lat" : "IPC", "spread", "clock", "kernel");
+	for (size_t i = 0; i < n; i++) {
+		char *spec = kernel_to_string(&ks[i]);
+		if (status[i] < 0) {
+			fprintf(stderr, "perpi: bench: %s\n", errors[i]);
+			failed = 1;
+		} else if (a->json) {
+			json_object_array_add(arr, result_json(spec, &res[i], a->latency));
+		} else {
+			print_text(spec, &res[i], a->latency);
+		}
+		free(spec);
+	}
+	if (arr) {
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+		json_object_put(arr);
+	}
+	return failed;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0) {
+		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		return 2;
+	}
+	struct kernel *ks = NULL;
+	size_t n = 0;
+	if (bench_cli_read_kernels(argv + optind, argc - optind, a.file, a.latency, &ks, &n) < 0) {
+		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		return 2;
+	}
+	struct db *db = NULL;
+	if (!a.no_db && !a.show_asm && bench_cli_open_db(a.db_path, &db) < 0) {
+		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		bench_cli_free_kernels(ks, n);
+		return 1;
+	}
+	struct bench_ctx *b = bench_new(&a.opt, db);
+	if (a.show_asm) {
+		rc = show_asm(b, ks, n, a.latency);
+	} else {
+		struct bench_result *res = xcalloc(n, sizeof(*res));
+		int *status = xcalloc(n, sizeof(int));
+		char **errors = xcalloc(n, sizeof(char *));
+		struct bench_cli_progress p;
+		bench_cli_progress_init(&p, "bench");
+		if (a.latency)
+			for (size_t i = 0; i < n; i++) {
+				status[i] = bench_latency(b, ks[i].terms[0].form, &res[i]);
+				if (status[i] < 0)
+					errors[i] = xstrdup(perpi_error());
+				bench_cli_progress(&p, i + 1, n);
+			}
+		else
+			bench_measure_many(b, ks, n, res, status, errors, bench_cli_progress, &p);
+		bench_cli_progress_end(&p);
+		rc = report(ks, n, res, status, errors, &a);
+		for (size_t i = 0; i < n; i++) {
+			bench_result_done(&res[i]);
+			free(errors[i]);
+		}
+		free(res);
+		free(status);
+		free(errors);
+	}
+	bench_delete(b);
+	db_close(db);
+	bench_cli_free_kernels(ks, n);
+	return rc;
+}

@@ -1,0 +1,481 @@
+#include "palmed/form.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "common/util.h"
+
+static const char *const kind_names[FORM_KIND_COUNT] = {
+    [FORM_GPR8] = "GPR8", [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32", [FORM_GPR64] = "GPR64",
+    [FORM_IMM8] = "IMM8", [FORM_IMM16] = "IMM16", [FORM_IMM32] = "IMM32", [FORM_IMM64] = "IMM64",
+    [FORM_ONE] = "ONE",	  [FORM_CL] = "CL",	  [FORM_M8] = "M8",	  [FORM_M16] = "M16",
+    [FORM_M32] = "M32",	  [FORM_M64] = "M64",	  [FORM_M80] = "M80",	  [FORM_M128] = "M128",
+    [FORM_M256] = "M256", [FORM_M512] = "M512",	  [FORM_MEM] = "MEM",	  [FORM_XMM] = "XMM",
+    [FORM_YMM] = "YMM",	  [FORM_ZMM] = "ZMM",	  [FORM_K] = "K",	  [FORM_MM] = "MM",
+    [FORM_ST] = "ST",	  [FORM_SEG] = "SEG",	  [FORM_REG] = "REG",
+};
+
+static const unsigned kind_bytes[FORM_KIND_COUNT] = {
+    [FORM_GPR8] = 1,  [FORM_GPR16] = 2, [FORM_GPR32] = 4, [FORM_GPR64] = 8, [FORM_IMM8] = 1,
+    [FORM_IMM16] = 2, [FORM_IMM32] = 4, [FORM_IMM64] = 8, [FORM_CL] = 1,    [FORM_M8] = 1,
+    [FORM_M16] = 2,   [FORM_M32] = 4,	[FORM_M64] = 8,	  [FORM_M80] = 10,  [FORM_M128] = 16,
+    [FORM_M256] = 32, [FORM_M512] = 64, [FORM_XMM] = 16,  [FORM_YMM] = 32,  [FORM_ZMM] = 64,
+    [FORM_K] = 8,     [FORM_MM] = 8,	[FORM_ST] = 10,
+};
+
+const char *form_kind_name(enum form_kind k)
+{
+	return k < FORM_KIND_COUNT ? kind_names[k] : "?";
+}
+
+unsigned form_kind_bytes(enum form_kind k)
+{
+	return k < FORM_KIND_COUNT ? kind_bytes[k] : 0;
+}
+
+int form_kind_is_memory(enum form_kind k)
+{
+	return (k >= FORM_M8 && k <= FORM_M512) || k == FORM_MEM;
+}
+
+int form_kind_is_immediate(enum form_kind k)
+{
+	return (k >= FORM_IMM8 && k <= FORM_IMM64) || k == FORM_ONE;
+}
+
+static int kind_from_name(const char *s, size_t len)
+{
+	for (int k = 0; k < FORM_KIND_COUNT; k++)
+		if (strlen(kind_names[k]) == len && !memcmp(kind_names[k], s, len))
+			return k;
+	return -1;
+}
+
+int form_parse(const char *name, struct form *out)
+{
+	const char *p = strchr(name, '_');
+	size_t mlen = p ? (size_t)(p - name) : strlen(name);
+
+	memset(out, 0, sizeof(*out));
+	if (mlen == 0 || mlen >= sizeof(out->mnemonic))
+		return perpi_set_error("bad form '%s': expected MNEMONIC_KIND_KIND...", name);
+	for (size_t i = 0; i < mlen; i++) {
+		int c = (unsigned char)name[i];
+		if (!(isupper(c) || isdigit(c) || c == '.'))
+			return perpi_set_error("bad form '%s': the mnemonic must be upper case",
+					       name);
+		out->mnemonic[i] = (char)c;
+	}
+	while (p) {
+		const char *start = p + 1;
+		p = strchr(start, '_');
+		size_t len = p ? (size_t)(p - start) : strlen(start);
+		int k = kind_from_name(start, len);
+		if (k < 0)
+			return perpi_set_error(
+			    "bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
+			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, MEM)",
+			    name, (int)len, start);
+		if (out->n == FORM_MAX_OPERANDS)
+			return perpi_set_error("bad form '%s': more than %d operands", name,
+					       FORM_MAX_OPERANDS);
+		out->op[out->n++] = (enum form_kind)k;
+	}
+	return 0;
+}
+
+void form_print(const struct form *f, char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "%s", f->mnemonic);
+	for (unsigned i = 0; i < f->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "_%s", form_kind_name(f->op[i]));
+}
+
+static int is_prefixed(const char *name, const char *prefix, int max_digit_suffix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(name, prefix, n))
+		return 0;
+	return isdigit((unsigned char)name[n]) && (int)strlen(name + n) <= max_digit_suffix;
+}
+
+static enum form_kind register_kind(const char *name, unsigned size, int is_shift)
+{
+	static const char *const seg[] = {"cs", "ds", "es", "fs", "gs", "ss"};
+	if (!strncmp(name, "xmm", 3))
+		return FORM_XMM;
+	if (!strncmp(name, "ymm", 3))
+		return FORM_YMM;
+	if (!strncmp(name, "zmm", 3))
+		return FORM_ZMM;
+	if (is_prefixed(name, "k", 1))
+		return FORM_K;
+	if (is_prefixed(name, "mm", 1))
+		return FORM_MM;
+	if (!strncmp(name, "st", 2) &&
+	    (name[2] == '(' || name[2] == '\0' || isdigit((unsigned char)name[2])))
+		return FORM_ST;
+	for (size_t i = 0; i < ARRAY_SIZE(seg); i++)
+		if (!strcmp(name, seg[i]))
+			return FORM_SEG;
+	if (!strncmp(name, "cr", 2) || !strncmp(name, "dr", 2) || !strcmp(name, "rip") ||
+	    !strncmp(name, "bnd", 3) || !strncmp(name, "tmm", 3))
+		return FORM_REG;
+	if (is_shift && !strcmp(name, "cl"))
+		return FORM_CL;
+	switch (size) {
+	case 1:
+		return FORM_GPR8;
+	case 2:
+		return FORM_GPR16;
+	case 4:
+		return FORM_GPR32;
+	case 8:
+		return FORM_GPR64;
+	}
+	return FORM_REG;
+}
+
+static enum form_kind memory_kind(unsigned size)
+{
+	switch (size) {
+	case 1:
+		return FORM_M8;
+	case 2:
+		return FORM_M16;
+	case 4:
+		return FORM_M32;
+	case 8:
+		return FORM_M64;
+	case 10:
+		return FORM_M80;
+	case 16:
+		return FORM_M128;
+	case 32:
+		return FORM_M256;
+	case 64:
+		return FORM_M512;
+	}
+	return FORM_MEM;
+}
+
+static int mnemonic_is_shift(const char *m)
+{
+	static const char *const shifts[] = {"SHL", "SHR", "SAR", "SAL",  "ROL",
+					     "ROR", "RCL", "RCR", "SHLD", "SHRD"};
+	for (size_t i = 0; i < ARRAY_SIZE(shifts); i++)
+		if (!strcmp(m, shifts[i]))
+			return 1;
+	return 0;
+}
+
+static void set_mnemonic(struct form *out, const char *mnemonic)
+{
+	size_t i = 0;
+	for (; mnemonic[i] && i + 1 < sizeof(out->mnemonic); i++)
+		out->mnemonic[i] =
+		    mnemonic[i] == ' ' ? '.' : (char)toupper((unsigned char)mnemonic[i]);
+	out->mnemonic[i] = '\0';
+}
+
+/* Register names need a handle; one, opened on first use, serves all. */
+static const char *register_name(unsigned reg)
+{
+	static csh names;
+	static int opened;
+	if (!opened)
+		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &names) == CS_ERR_OK ? 1 : -1;
+	const char *n = opened > 0 ? cs_reg_name(names, reg) : NULL;
+	return n ? n : "";
+}
+
+int form_from_insn(const cs_insn *insn, struct form *out)
+{
+	if (!insn->detail)
+		return perpi_set_error("instruction form of '%s': Capstone detail is off",
+				       insn->mnemonic);
+	const cs_x86 *x = &insn->detail->x86;
+	int is_lea = !strcmp(insn->mnemonic, "lea");
+
+	memset(out, 0, sizeof(*out));
+	set_mnemonic(out, insn->mnemonic);
+	int is_shift = mnemonic_is_shift(out->mnemonic);
+	for (unsigned i = 0; i < x->op_count && out->n < FORM_MAX_OPERANDS; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		enum form_kind k = FORM_REG;
+		switch (op->type) {
+		case X86_OP_REG: {
+			k = register_kind(register_name(op->reg), op->size, is_shift);
+			break;
+		}
+		case X86_OP_IMM:
+			switch (x->encoding.imm_size) {
+			case 1:
+				k = FORM_IMM8;
+				break;
+			case 2:
+				k = FORM_IMM16;
+				break;
+			case 4:
+				k = FORM_IMM32;
+				break;
+			case 8:
+				k = FORM_IMM64;
+				break;
+			default:
+				k = op->imm == 1 ? FORM_ONE : FORM_IMM8;
+				break;
+			}
+			break;
+		case X86_OP_MEM:
+			k = is_lea ? FORM_MEM : memory_kind(op->size);
+			break;
+		default:
+			break;
+		}
+		out->op[out->n++] = k;
+	}
+	return 0;
+}
+
+static enum form_kind zydis_register_kind(ZydisRegister reg, int is_shift)
+{
+	const char *name = ZydisRegisterGetString(reg);
+	char lower[16];
+	size_t i = 0;
+	for (; name && name[i] && i + 1 < sizeof(lower); i++)
+		lower[i] = (char)tolower((unsigned char)name[i]);
+	lower[i] = '\0';
+	unsigned width = ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, reg) / 8;
+	return register_kind(lower, width, is_shift);
+}
+
+int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
+		    const struct ZydisDecodedOperand_ *ops, struct form *out)
+{
+	const char *m = ZydisMnemonicGetString(insn->mnemonic);
+	memset(out, 0, sizeof(*out));
+	set_mnemonic(out, m ? m : "?");
+	int is_shift = mnemonic_is_shift(out->mnemonic);
+	for (unsigned i = 0; i < insn->operand_count_visible && out->n < FORM_MAX_OPERANDS; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		enum form_kind k = FORM_REG;
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_IMPLICIT && is_shift) {
+			/* Zydis calls the CL and the 1 of shifts implicit; forms name them */
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    op->reg.value == ZYDIS_REGISTER_CL)
+				out->op[out->n++] = FORM_CL;
+			else if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.value.u == 1)
+				out->op[out->n++] = FORM_ONE;
+			continue;
+		}
+		if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
+			continue;
+		switch (op->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER:
+			/* the EVEX write mask is not part of a form */
+			if (i > 0 && ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_MASK &&
+			    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
+				continue;
+			k = zydis_register_kind(op->reg.value, is_shift);
+			break;
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE: {
+			unsigned size = insn->raw.imm[0].size / 8;
+			k = size == 1		   ? FORM_IMM8
+			    : size == 2		   ? FORM_IMM16
+			    : size == 4		   ? FORM_IMM32
+			    : size == 8		   ? FORM_IMM64
+			    : op->imm.value.u == 1 ? FORM_ONE
+						   : FORM_IMM8;
+			break;
+		}
+		case ZYDIS_OPERAND_TYPE_MEMORY:
+			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM
+								  : memory_kind(op->size / 8);
+			break;
+		default:
+			break;
+		}
+		out->op[out->n++] = k;
+	}
+	return 0;
+}
+
+/* Why a form cannot be a Pipedream kernel, by mnemonic. */
+struct unsupported {
+	const char *mnemonic;
+	const char *reason;
+};
+
+#define CONTROL "control flow: a kernel must be one straight-line loop body"
+#define SYSTEM "system instruction: privileged, or traps to the hypervisor"
+#define SERIAL "serialising: it drains the pipeline, so there is no throughput to measure"
+#define STACK "stack: every instance updates RSP, a dependency chain"
+
+static const struct unsupported unsupported_table[] = {
+    {"CALL", CONTROL},
+    {"RET", CONTROL},
+    {"RETF", CONTROL},
+    {"IRET", CONTROL},
+    {"IRETD", CONTROL},
+    {"IRETQ", CONTROL},
+    {"LOOP", CONTROL},
+    {"LOOPE", CONTROL},
+    {"LOOPNE", CONTROL},
+    {"INT", CONTROL},
+    {"INT1", CONTROL},
+    {"INT3", CONTROL},
+    {"INTO", CONTROL},
+    {"SYSCALL", CONTROL},
+    {"SYSRET", CONTROL},
+    {"SYSENTER", CONTROL},
+    {"SYSEXIT", CONTROL},
+    {"LJMP", CONTROL},
+    {"LCALL", CONTROL},
+    {"XBEGIN", CONTROL},
+    {"XEND", CONTROL},
+    {"XABORT", CONTROL},
+    {"DIV", "integer division: faults on a zero divisor and its time depends on the values"},
+    {"IDIV", "integer division: faults on a zero divisor and its time depends on the values"},
+    {"CPUID", SERIAL},
+    {"LFENCE", SERIAL},
+    {"MFENCE", SERIAL},
+    {"SFENCE", SERIAL},
+    {"SERIALIZE", SERIAL},
+    {"LDMXCSR", SERIAL},
+    {"VLDMXCSR", SERIAL},
+    {"WRPKRU", SERIAL},
+    {"RDTSC", SERIAL},
+    {"RDTSCP", SERIAL},
+    {"RDPMC", SYSTEM},
+    {"RDMSR", SYSTEM},
+    {"WRMSR", SYSTEM},
+    {"HLT", SYSTEM},
+    {"IN", SYSTEM},
+    {"OUT", SYSTEM},
+    {"INSB", SYSTEM},
+    {"INSW", SYSTEM},
+    {"INSD", SYSTEM},
+    {"OUTSB", SYSTEM},
+    {"OUTSW", SYSTEM},
+    {"OUTSD", SYSTEM},
+    {"CLI", SYSTEM},
+    {"STI", SYSTEM},
+    {"LGDT", SYSTEM},
+    {"SGDT", SYSTEM},
+    {"LIDT", SYSTEM},
+    {"SIDT", SYSTEM},
+    {"LLDT", SYSTEM},
+    {"SLDT", SYSTEM},
+    {"LTR", SYSTEM},
+    {"STR", SYSTEM},
+    {"LMSW", SYSTEM},
+    {"SMSW", SYSTEM},
+    {"INVLPG", SYSTEM},
+    {"INVD", SYSTEM},
+    {"WBINVD", SYSTEM},
+    {"CLTS", SYSTEM},
+    {"SWAPGS", SYSTEM},
+    {"XGETBV", SYSTEM},
+    {"XSETBV", SYSTEM},
+    {"MONITOR", SYSTEM},
+    {"MWAIT", SYSTEM},
+    {"UMONITOR", SYSTEM},
+    {"UMWAIT", SYSTEM},
+    {"TPAUSE", SYSTEM},
+    {"VMCALL", SYSTEM},
+    {"VMMCALL", SYSTEM},
+    {"UD0", "undefined instruction: always faults"},
+    {"UD1", "undefined instruction: always faults"},
+    {"UD2", "undefined instruction: always faults"},
+    {"RDRAND", "hardware random numbers: time depends on the entropy source"},
+    {"RDSEED", "hardware random numbers: time depends on the entropy source"},
+    {"RETFQ", CONTROL},
+    {"SYSRETQ", CONTROL},
+    {"SYSEXITQ", CONTROL},
+    {"CLGI", SYSTEM},
+    {"STGI", SYSTEM},
+    {"VMRUN", SYSTEM},
+    {"VMLOAD", SYSTEM},
+    {"VMSAVE", SYSTEM},
+    {"SKINIT", SYSTEM},
+    {"INVLPGA", SYSTEM},
+    {"WRFSBASE", "system: changes the thread's segment base"},
+    {"WRGSBASE", "system: changes the thread's segment base"},
+    {"MONITORX", SYSTEM},
+    {"MWAITX", SYSTEM},
+    {"XSAVE", SYSTEM},
+    {"XRSTOR", SYSTEM},
+    {"XSAVEOPT", SYSTEM},
+    {"XSAVEC", SYSTEM},
+    {"FXSAVE", SYSTEM},
+    {"FXRSTOR", SYSTEM},
+    {"FXSAVE64", SYSTEM},
+    {"FXRSTOR64", SYSTEM},
+    {"PUSH", STACK},
+    {"POP", STACK},
+    {"PUSHF", STACK},
+    {"POPF", STACK},
+    {"PUSHFQ", STACK},
+    {"POPFQ", STACK},
+    {"ENTER", STACK},
+    {"LEAVE", STACK},
+    {"MASKMOVDQU", "implicit memory through RDI"},
+    {"VMASKMOVDQU", "implicit memory through RDI"},
+    {"MASKMOVQ", "implicit memory through RDI"},
+    {"XLATB", "implicit memory through RBX"},
+    {"EMMS", "MMX/x87 state switch"},
+    {"FEMMS", "MMX/x87 state switch"},
+    {"WAIT", "x87: stack registers cannot be given independent pools"},
+};
+
+static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+
+const char *form_unsupported_reason(const struct form *f)
+{
+	const char *m = f->mnemonic;
+	for (size_t i = 0; i < ARRAY_SIZE(unsupported_table); i++)
+		if (!strcmp(m, unsupported_table[i].mnemonic))
+			return unsupported_table[i].reason;
+	if (m[0] == 'J')
+		return CONTROL;
+	if (!strncmp(m, "LOCK.", 5))
+		return "locked: an atomic read-modify-write serialises memory";
+	if (!strncmp(m, "REP", 3) && strchr(m, '.'))
+		return "string instruction: implicit RSI/RDI/RCX chains";
+	if (strstr(m, "GATHER") || strstr(m, "SCATTER"))
+		return "gather/scatter: vector-indexed memory is not generated";
+	if (m[0] == 'F' && strncmp(m, "FXSAVE", 6))
+		return "x87: stack registers cannot be given independent pools";
+	int has_vector = 0, has_memory = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		switch (f->op[i]) {
+		case FORM_ST:
+			return "x87: stack registers cannot be given independent pools";
+		case FORM_MM:
+			return "MMX: shares the x87 state and needs EMMS";
+		case FORM_SEG:
+		case FORM_REG:
+			return SYSTEM;
+		case FORM_XMM:
+		case FORM_YMM:
+		case FORM_ZMM:
+		case FORM_K:
+			has_vector = 1;
+			break;
+		default:
+			has_memory |= form_kind_is_memory(f->op[i]);
+			break;
+		}
+	}
+	if (!has_vector)
+		for (size_t i = 0; i < ARRAY_SIZE(string_ops); i++)
+			if (!strncmp(m, string_ops[i], 4) && strlen(m) == 5)
+				return "string instruction: implicit RSI/RDI/RCX chains";
+	if (has_memory && (!strcmp(m, "XCHG") || !strncmp(m, "CMPXCHG", 7)))
+		return "locked: an atomic read-modify-write serialises memory";
+	return NULL;
+}

@@ -1,0 +1,446 @@
+#include "palmed/form_discover.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+#include <Zydis/Zydis.h>
+
+#include "common/util.h"
+#include "palmed/form.h"
+#include "palmed/gen.h"
+#include "palmed/harness.h"
+
+/* Operand patterns tried for every mnemonic; G = each GPR width, with I
+ * its widest immediate and M its memory; V = XMM, YMM, ZMM with VM its
+ * memory. Legacy mnemonics get G and XMM patterns, V* ones get vector and
+ * mask patterns. */
+static const char *const gpr_patterns[] = {
+    "",	      "G",     "M",	"G_G",	 "G_I8",  "G_I",    "G_M",    "M_G",
+    "M_I8",   "M_I",   "G_CL",	"G_ONE", "M_CL",  "M_ONE",  "G_G_I8", "G_G_I",
+    "G_M_I8", "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8",
+};
+static const char *const fixed_patterns[] = {
+    "GPR32_GPR8",     "GPR32_GPR16",	"GPR64_GPR8",
+    "GPR64_GPR16",    "GPR64_GPR32",	"GPR16_GPR8",
+    "GPR32_M8",	      "GPR32_M16",	"GPR64_M8",
+    "GPR64_M16",      "GPR64_M32",	"GPR16_M8",
+    "GPR64_IMM64",    "XMM_GPR32",	"XMM_GPR64",
+    "GPR32_XMM",      "GPR64_XMM",	"XMM_M32",
+    "XMM_M64",	      "M32_XMM",	"M64_XMM",
+    "XMM_XMM_IMM8",   "XMM_M128_IMM8",	"XMM_GPR32_IMM8",
+    "XMM_GPR64_IMM8", "GPR32_XMM_IMM8", "GPR64_XMM_IMM8",
+    "M32_XMM_IMM8",   "XMM_M32_IMM8",	"XMM_M64_IMM8",
+    "XMM_XMM_XMM",    "XMM_XMM_M128",	"XMM_XMM_XMM_IMM8",
+    "XMM_XMM_M32",    "XMM_XMM_M64",	"XMM_XMM",
+    "XMM_M128",	      "M128_XMM",	"GPR32_GPR32_XMM",
+    "GPR64_MEM",      "GPR32_MEM",	"MEM",
+};
+static const char *const vec_patterns[] = {
+    "V_V",	 "V_VM",	"VM_V",	     "V_V_V",	"V_V_VM",     "V_V_I8",
+    "V_VM_I8",	 "V_V_V_I8",	"V_V_VM_I8", "V_V_V_V", "V_XMM",      "V_M32",
+    "V_M64",	 "V_M128",	"V_GPR32",   "V_GPR64", "K_V_V",      "K_V_VM",
+    "K_V_V_I8",	 "K_V_VM_I8",	"V_K",	     "K_V",	"V_V_XMM_I8", "XMM_V_I8",
+    "M128_V_I8", "V_V_M128_I8", "XMM_V",     "V_V_M32", "V_V_M64",    "V_V_XMM",
+};
+static const char *const vex_fixed_patterns[] = {
+    "XMM_XMM_XMM_M32",
+    "XMM_XMM_XMM_M64",
+    "XMM_XMM_GPR32",
+    "XMM_XMM_GPR64",
+    "XMM_XMM_GPR32_IMM8",
+    "XMM_XMM_GPR64_IMM8",
+    "YMM_YMM_YMM_IMM8",
+    "ZMM_ZMM_YMM_IMM8",
+    "YMM_ZMM_IMM8",
+    "M256_ZMM_IMM8",
+    "YMM_ZMM",
+    "ZMM_YMM",
+    "ZMM_M256",
+    "YMM_M128",
+    "K_K",
+    "K_K_K",
+    "K_GPR32",
+    "GPR32_K",
+    "K_K_IMM8",
+    "K_M16",
+    "M16_K",
+    "K_GPR64",
+    "GPR64_K",
+    "K_M64",
+    "M64_K",
+    "XMM_YMM",
+    "YMM_XMM",
+    "XMM_M256",
+    "GPR32_GPR32_GPR32",
+    "GPR64_GPR64_GPR64",
+    "GPR32_GPR32_M32",
+    "GPR64_GPR64_M64",
+    "GPR32_M32_GPR32",
+    "GPR64_M64_GPR64",
+    "GPR32_GPR32_IMM8",
+    "GPR64_GPR64_IMM8",
+    "",
+};
+
+static const char *const gpr_kind[] = {"GPR8", "GPR16", "GPR32", "GPR64"};
+static const char *const gpr_mem[] = {"M8", "M16", "M32", "M64"};
+static const char *const gpr_imm[] = {"IMM8", "IMM16", "IMM32", "IMM32"};
+static const char *const vec_kind[] = {"XMM", "YMM", "ZMM"};
+static const char *const vec_mem[] = {"M128", "M256", "M512"};
+
+/* Expand a pattern's letters for one width. */
+static void expand(const char *pattern, int w, int vector, struct strbuf *out)
+{
+	char tok[16];
+	const char *p = pattern;
+	while (*p) {
+		size_t len = strcspn(p, "_");
+		snprintf(tok, sizeof(tok), "%.*s", (int)len, p);
+		const char *t = tok;
+		if (vector && !strcmp(tok, "V"))
+			t = vec_kind[w];
+		else if (vector && !strcmp(tok, "VM"))
+			t = vec_mem[w];
+		else if (!vector && !strcmp(tok, "G"))
+			t = gpr_kind[w];
+		else if (!vector && !strcmp(tok, "M"))
+			t = gpr_mem[w];
+		else if (!vector && !strcmp(tok, "I"))
+			t = gpr_imm[w];
+		else if (!strcmp(tok, "I8"))
+			t = "IMM8";
+		strbuf_addf(out, "_%s", t);
+		p += len;
+		if (*p)
+			p++;
+	}
+}
+
+/* A list of names without repeats (an open-addressing set of indices). */
+struct names {
+	size_t n, cap, slots;
+	char **v;
+	size_t *set; /* index + 1, 0 = empty */
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static void names_rehash(struct names *ns)
+{
+	free(ns->set);
+	ns->slots = ns->slots ? 2 * ns->slots : 4096;
+	ns->set = xcalloc(ns->slots, sizeof(size_t));
+	for (size_t i = 0; i < ns->n; i++) {
+		size_t h = name_hash(ns->v[i]) & (ns->slots - 1);
+		while (ns->set[h])
+			h = (h + 1) & (ns->slots - 1);
+		ns->set[h] = i + 1;
+	}
+}
+
+static void names_add(struct names *ns, char *name)
+{
+	if (2 * (ns->n + 1) > ns->slots)
+		names_rehash(ns);
+	size_t h = name_hash(name) & (ns->slots - 1);
+	for (; ns->set[h]; h = (h + 1) & (ns->slots - 1))
+		if (!strcmp(ns->v[ns->set[h] - 1], name)) {
+			free(name);
+			return;
+		}
+	if (ns->n == ns->cap)
+		ns->v = xrealloc(ns->v, (ns->cap = ns->cap ? 2 * ns->cap : 1024) * sizeof(char *));
+	ns->set[h] = ns->n + 1;
+	ns->v[ns->n++] = name;
+}
+
+static void add_expanded(struct names *ns, const char *m, const char *pattern, int widths,
+			 int vector)
+{
+	for (int w = 0; w < widths; w++) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%s", m);
+		expand(pattern, w, vector, &sb);
+		names_add(ns, sb.buf);
+		if (!strchr(pattern, vector ? 'V' : 'G') && !strchr(pattern, 'M') &&
+		    !strchr(pattern, 'I'))
+			break; /* the pattern does not depend on the width */
+	}
+}
+
+static void candidates_for(struct names *ns, const char *m)
+{
+	int v = m[0] == 'V' || m[0] == 'K';
+	if (!v) {
+		for (size_t i = 0; i < ARRAY_SIZE(gpr_patterns); i++)
+			add_expanded(ns, m, gpr_patterns[i], 4, 0);
+		for (size_t i = 0; i < ARRAY_SIZE(fixed_patterns); i++)
+			add_expanded(ns, m, fixed_patterns[i], 1, 0);
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(vec_patterns); i++)
+			add_expanded(ns, m, vec_patterns[i], 3, 1);
+		for (size_t i = 0; i < ARRAY_SIZE(vex_fixed_patterns); i++)
+			add_expanded(ns, m, vex_fixed_patterns[i], 1, 1);
+		for (size_t i = 0; i < ARRAY_SIZE(fixed_patterns); i++)
+			add_expanded(ns, m, fixed_patterns[i], 1, 0);
+	}
+}
+
+static void entry(struct form_catalogue *c, const char *name, const char *status,
+		  const char *reason)
+{
+	if (c->n % 1024 == 0)
+		c->e = xrealloc(c->e, (c->n + 1024) * sizeof(*c->e));
+	c->e[c->n].name = xstrdup(name);
+	c->e[c->n].status = status;
+	c->e[c->n].reason = reason ? xstrdup(reason) : NULL;
+	c->n++;
+}
+
+void form_catalogue_done(struct form_catalogue *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->e[i].name);
+		free(c->e[i].reason);
+	}
+	free(c->e);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Lines of as' messages that name probe lines: mark them bad. */
+static void mark_bad_lines(const char *diag, const char *stem, unsigned char *bad, size_t n_lines)
+{
+	for (const char *p = diag; p && *p;) {
+		const char *s = strstr(p, stem);
+		if (!s)
+			break;
+		const char *colon = strchr(s, ':');
+		long line = colon ? strtol(colon + 1, NULL, 10) : 0;
+		if (line >= 2 && (size_t)line - 2 < n_lines)
+			bad[line - 2] = 1;
+		p = strchr(s, '\n');
+	}
+}
+
+/* Assemble every candidate; keep those that assemble into exactly their
+ * own form (Capstone's reading of the bytes). */
+static int filter_assembling(const char *dir, struct names *cand, struct names *ok)
+{
+	unsigned char *bad = xcalloc(cand->n + 1, 1);
+	struct form *forms = xcalloc(cand->n + 1, sizeof(*forms));
+	for (size_t i = 0; i < cand->n; i++)
+		if (form_parse(cand->v[i], &forms[i]) < 0 || form_unsupported_reason(&forms[i]))
+			bad[i] = 1;
+	int rc = -1;
+	for (int pass = 0; pass < 3 && rc < 0; pass++) {
+		struct strbuf s;
+		strbuf_init(&s);
+		strbuf_addf(&s, ".intel_syntax noprefix\n");
+		for (size_t i = 0; i < cand->n; i++)
+			if (bad[i])
+				strbuf_addf(&s, "\n");
+			else
+				gen_sample_instance(&forms[i], &s);
+		char *diag = NULL;
+		rc = harness_assemble(dir, "cand", s.buf, &diag);
+		if (rc < 0 && diag)
+			mark_bad_lines(diag, "cand.s", bad, cand->n);
+		free(diag);
+		strbuf_done(&s);
+	}
+	if (rc < 0) {
+		free(bad);
+		free(forms);
+		return -1;
+	}
+	char *obj = xasprintf("%s/cand.o", dir);
+	uint8_t *bytes;
+	size_t len, off = 0;
+	rc = harness_text_bytes(obj, &bytes, &len);
+	free(obj);
+	csh cs;
+	if (rc == 0 && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
+		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		cs_insn *insn = cs_malloc(cs);
+		ZydisDecoder zd;
+		ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		for (size_t i = 0; i < cand->n && off < len; i++) {
+			if (bad[i])
+				continue;
+			/* Zydis knows every length; Capstone names the form, if it can */
+			ZydisDecodedInstruction zi;
+			ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
+			if (!ZYAN_SUCCESS(
+				ZydisDecoderDecodeFull(&zd, bytes + off, len - off, &zi, zops)))
+				break;
+			const uint8_t *code = bytes + off;
+			size_t size = zi.length;
+			uint64_t addr = off;
+			struct form f;
+			char name[FORM_NAME_MAX];
+			off += zi.length;
+			int decoded = cs_disasm_iter(cs, &code, &size, &addr, insn) &&
+				      form_from_insn(insn, &f) == 0;
+			if (!decoded)
+				decoded = form_from_zydis(&zi, zops, &f) == 0;
+			if (decoded) {
+				form_print(&f, name, sizeof(name));
+				if (!strcmp(name, cand->v[i]))
+					names_add(ok, xstrdup(name));
+			}
+		}
+		cs_free(insn, 1);
+		cs_close(&cs);
+	} else if (rc == 0) {
+		rc = perpi_set_error("Capstone cannot be opened");
+	}
+	if (rc == 0)
+		free(bytes);
+	free(bad);
+	free(forms);
+	return rc;
+}
+
+/* Run each form's kernel once in a worker: does it fault on this CPU? */
+static int check_running(const char *dir, struct names *ok, struct form_catalogue *c)
+{
+	struct gen_form_info *infos = xcalloc(ok->n + 1, sizeof(*infos));
+	int *status = xcalloc(ok->n + 1, sizeof(int));
+	char **errors = xcalloc(ok->n + 1, sizeof(char *));
+	struct harness_job *jobs = xcalloc(ok->n + 1, sizeof(*jobs));
+	size_t *which = xcalloc(ok->n + 1, sizeof(size_t)), n_jobs = 0;
+	char(*symbols)[24] = xcalloc(ok->n + 1, sizeof(*symbols));
+	struct gen_params gp = {.unroll_size = 4};
+	__builtin_cpu_init();
+	gp.avx = __builtin_cpu_supports("avx");
+	gp.avx512 = __builtin_cpu_supports("avx512f");
+	gen_probe_forms((const char *const *)ok->v, ok->n, dir, infos, status, errors);
+	struct strbuf s;
+	strbuf_init(&s);
+	strbuf_addf(&s, ".intel_syntax noprefix\n");
+	for (size_t i = 0; i < ok->n; i++) {
+		struct kernel k;
+		struct gen_info gi;
+		const struct gen_form_info *info = &infos[i];
+		if (status[i] < 0) {
+			entry(c, ok->v[i], "probe", errors[i]);
+			continue;
+		}
+		kernel_init(&k);
+		kernel_add(&k, ok->v[i], 1);
+		snprintf(symbols[n_jobs], sizeof(symbols[0]), "perpi_f%zu", n_jobs);
+		if (gen_kernel(&k, &info, &gp, symbols[n_jobs], &s, &gi) < 0) {
+			entry(c, ok->v[i], "probe", perpi_error());
+		} else {
+			jobs[n_jobs] = (struct harness_job){
+			    .symbol = symbols[n_jobs], .turns = 1, .divisor = 1};
+			which[n_jobs++] = i;
+		}
+		kernel_done(&k);
+	}
+	int rc = harness_assemble(dir, "check", s.buf, NULL);
+	strbuf_done(&s);
+	if (rc == 0)
+		rc = harness_link(dir, "check");
+	if (rc == 0) {
+		struct harness_output *out = xcalloc(n_jobs + 1, sizeof(*out));
+		struct harness_config hc = {
+		    .measures = 1, .max_attempts = 1, .cpu = -1, .check_only = 1};
+		char *so = xasprintf("%s/check.so", dir);
+		rc = harness_run(so, jobs, n_jobs, &hc, out, NULL, NULL);
+		for (size_t j = 0; j < n_jobs && rc == 0; j++) {
+			size_t i = which[j];
+			if (out[j].status < 0)
+				entry(c, ok->v[i], "fault", out[j].error);
+			else
+				entry(c, ok->v[i], "ok", NULL);
+			harness_output_done(&out[j]);
+		}
+		free(so);
+		free(out);
+	}
+	for (size_t i = 0; i < ok->n; i++)
+		free(errors[i]);
+	free(errors);
+	free(status);
+	free(infos);
+	free(jobs);
+	free(which);
+	free(symbols);
+	return rc;
+}
+
+static void all_mnemonics(struct names *ms)
+{
+	csh cs;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return;
+	for (unsigned id = 1; id < X86_INS_ENDING; id++) {
+		const char *n = cs_insn_name(cs, id);
+		if (!n || !*n)
+			continue;
+		char *u = xstrdup(n);
+		for (char *p = u; *p; p++)
+			*p = *p == ' ' ? '.' : (char)toupper((unsigned char)*p);
+		names_add(ms, u);
+	}
+	cs_close(&cs);
+}
+
+static void names_done(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	free(ns->set);
+}
+
+int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue *out,
+		  void (*progress)(void *arg, size_t done, size_t total), void *arg)
+{
+	struct names ms = {0}, cand = {0}, ok = {0};
+	memset(out, 0, sizeof(*out));
+	if (mnemonics && n)
+		for (size_t i = 0; i < n; i++)
+			names_add(&ms, xstrdup(mnemonics[i]));
+	else
+		all_mnemonics(&ms);
+	for (size_t i = 0; i < ms.n; i++) {
+		struct form bare = {.n = 0};
+		snprintf(bare.mnemonic, sizeof(bare.mnemonic), "%s", ms.v[i]);
+		const char *why = form_unsupported_reason(&bare);
+		if (why)
+			entry(out, ms.v[i], "unsupported", why);
+		else
+			candidates_for(&cand, ms.v[i]);
+	}
+	out->candidates = cand.n;
+	if (progress)
+		progress(arg, 1, 3);
+	char *dir = harness_make_dir();
+	int rc = dir ? filter_assembling(dir, &cand, &ok) : -1;
+	if (progress)
+		progress(arg, 2, 3);
+	if (rc == 0 && ok.n)
+		rc = check_running(dir, &ok, out);
+	if (progress)
+		progress(arg, 3, 3);
+	if (dir) {
+		harness_remove_dir(dir);
+		free(dir);
+	}
+	names_done(&ms);
+	names_done(&cand);
+	names_done(&ok);
+	return rc;
+}

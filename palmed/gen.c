@@ -1,0 +1,404 @@
+#include "palmed/gen.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "palmed/harness.h"
+
+static const char *const gpr_names[4][16] = {
+    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
+     "r13b", "r14b", "r15b"},
+    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
+     "r14w", "r15w"},
+    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+     "r13d", "r14d", "r15d"},
+    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+     "r14", "r15"},
+};
+
+/* GPRs a kernel may use, in the order pools are filled: rsp and r13-r15
+ * belong to the loop. */
+static const int gpr_order[] = {3, 5, 8, 9, 10, 11, 12, 0, 1, 2, 6, 7};
+
+enum reg_class { CLASS_GPR, CLASS_VEC, CLASS_K, CLASS_NONE };
+
+static enum reg_class kind_class(enum form_kind k)
+{
+	switch (k) {
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
+	case FORM_GPR64:
+		return CLASS_GPR;
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
+		return CLASS_VEC;
+	case FORM_K:
+		return CLASS_K;
+	default:
+		return CLASS_NONE;
+	}
+}
+
+static const char *memory_keyword(enum form_kind k)
+{
+	switch (k) {
+	case FORM_M8:
+		return "byte ptr ";
+	case FORM_M16:
+		return "word ptr ";
+	case FORM_M32:
+		return "dword ptr ";
+	case FORM_M64:
+		return "qword ptr ";
+	case FORM_M80:
+		return "tbyte ptr ";
+	case FORM_M128:
+		return "xmmword ptr ";
+	case FORM_M256:
+		return "ymmword ptr ";
+	case FORM_M512:
+		return "zmmword ptr ";
+	default:
+		return "";
+	}
+}
+
+/* Immediates large enough that GNU as picks the encoding the kind names. */
+static const char *immediate_text(enum form_kind k)
+{
+	switch (k) {
+	case FORM_IMM8:
+		return "3";
+	case FORM_IMM16:
+		return "0x1234";
+	case FORM_IMM32:
+		return "0x12345";
+	case FORM_IMM64:
+		return "0x123456789ab";
+	case FORM_ONE:
+		return "1";
+	default:
+		return "?";
+	}
+}
+
+static void add_register(struct strbuf *out, enum form_kind k, int reg)
+{
+	switch (k) {
+	case FORM_GPR8:
+		strbuf_addf(out, "%s", gpr_names[0][reg]);
+		break;
+	case FORM_GPR16:
+		strbuf_addf(out, "%s", gpr_names[1][reg]);
+		break;
+	case FORM_GPR32:
+		strbuf_addf(out, "%s", gpr_names[2][reg]);
+		break;
+	case FORM_GPR64:
+		strbuf_addf(out, "%s", gpr_names[3][reg]);
+		break;
+	case FORM_XMM:
+		strbuf_addf(out, "xmm%d", reg);
+		break;
+	case FORM_YMM:
+		strbuf_addf(out, "ymm%d", reg);
+		break;
+	case FORM_ZMM:
+		strbuf_addf(out, "zmm%d", reg);
+		break;
+	case FORM_K:
+		strbuf_addf(out, "k%d", reg);
+		break;
+	default:
+		strbuf_addf(out, "?");
+		break;
+	}
+}
+
+static void add_mnemonic(struct strbuf *out, const struct form *f)
+{
+	strbuf_add(out, "\t", 1);
+	for (const char *m = f->mnemonic; *m; m++) {
+		char c = *m == '.' ? ' ' : (char)tolower((unsigned char)*m);
+		strbuf_add(out, &c, 1);
+	}
+}
+
+/* One operand: reg is the register number for register kinds, disp the
+ * displacement for memory ones (base r14 for reads, r15 for writes). */
+static void add_operand(struct strbuf *out, enum form_kind k, int reg, int written, unsigned disp)
+{
+	if (form_kind_is_memory(k))
+		strbuf_addf(out, "%s[%s + %u]", memory_keyword(k), written ? "r15" : "r14", disp);
+	else if (form_kind_is_immediate(k))
+		strbuf_addf(out, "%s", immediate_text(k));
+	else if (k == FORM_CL)
+		strbuf_addf(out, "cl");
+	else
+		add_register(out, k, reg);
+}
+
+void gen_sample_instance(const struct form *f, struct strbuf *out)
+{
+	int next_gpr = 0, next_vec = 1, next_k = 1;
+	add_mnemonic(out, f);
+	for (unsigned i = 0; i < f->n; i++) {
+		int reg = 0;
+		switch (kind_class(f->op[i])) {
+		case CLASS_GPR:
+			reg = gpr_order[next_gpr++];
+			break;
+		case CLASS_VEC:
+			reg = next_vec++;
+			break;
+		case CLASS_K:
+			reg = next_k++;
+			break;
+		default:
+			break;
+		}
+		strbuf_addf(out, "%s", i ? ", " : " ");
+		add_operand(out, f->op[i], reg, 0, 64);
+	}
+	strbuf_add(out, "\n", 1);
+}
+
+/* Fill the access of each explicit operand and the implicit registers and
+ * flags from Zydis' view of one assembled instance. */
+static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruction *insn,
+			  const ZydisDecodedOperand *ops)
+{
+	const struct form *f = &info->form;
+	const ZydisDecodedOperand *explicit_ops[ZYDIS_MAX_OPERAND_COUNT];
+	unsigned n_explicit = 0;
+
+	info->evex = insn->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
+	if (insn->cpu_flags) {
+		info->flags_read = insn->cpu_flags->tested != 0;
+		info->flags_written = (insn->cpu_flags->modified | insn->cpu_flags->set_0 |
+				       insn->cpu_flags->set_1 | insn->cpu_flags->undefined) != 0;
+	}
+	for (unsigned i = 0; i < insn->operand_count; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT) {
+			/* an EVEX write mask is not part of the form */
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_MASK && i > 0 &&
+			    n_explicit < f->n && f->op[n_explicit] != FORM_K)
+				continue;
+			explicit_ops[n_explicit++] = op;
+			continue;
+		}
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
+			continue;
+		ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
+		if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
+		    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
+			continue;
+		ZydisRegister full =
+		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
+		int id = ZydisRegisterGetId(full);
+		if (id < 0 || id > 15 || id == 4) /* rsp: stack forms are unsupported anyway */
+			continue;
+		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+			info->implicit_read |= 1u << id;
+		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+			info->implicit_write |= 1u << id;
+	}
+	unsigned j = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		if ((f->op[i] == FORM_ONE || f->op[i] == FORM_CL) && n_explicit < f->n) {
+			info->access[i] = GEN_READ;
+			continue;
+		}
+		if (j >= n_explicit)
+			return perpi_set_error("form %s: the decoder sees %u explicit operands",
+					       info->name, n_explicit);
+		const ZydisDecodedOperand *op = explicit_ops[j++];
+		unsigned char a = 0;
+		if (op->actions & (ZYDIS_OPERAND_ACTION_MASK_READ | ZYDIS_OPERAND_ACTION_CONDWRITE))
+			a |= GEN_READ;
+		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+			a |= GEN_WRITE;
+		/* writing 8 or 16 bits of a GPR merges with its old value */
+		if ((a & GEN_WRITE) && (f->op[i] == FORM_GPR8 || f->op[i] == FORM_GPR16))
+			a |= GEN_READ;
+		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.type == ZYDIS_MEMOP_TYPE_AGEN)
+			a = GEN_READ;
+		if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE || f->op[i] == FORM_CL)
+			a = GEN_READ;
+		info->access[i] = a;
+	}
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->op[i] == FORM_CL)
+			info->implicit_read |= 1u << 1; /* rcx */
+	return 0;
+}
+
+static int line_of_error(const char *line, const char *stem)
+{
+	const char *p = strstr(line, stem);
+	if (!p)
+		return -1;
+	p = strchr(p, ':');
+	return p ? atoi(p + 1) : -1;
+}
+
+/* Mark forms whose instance failed to assemble, from as' messages. */
+static void blame_lines(const char *diag, const size_t *line_form, size_t n_lines, int *status,
+			char **errors, const char *const *names)
+{
+	const char *p = diag;
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		int ln = line_of_error(line, "probe.s");
+		const char *msg = strstr(line, "Error: ");
+		if (ln >= 1 && (size_t)ln <= n_lines && msg) {
+			size_t fi = line_form[ln - 1];
+			if (fi != (size_t)-1 && status[fi] == 0) {
+				status[fi] = -1;
+				errors[fi] =
+				    xasprintf("form %s does not assemble: %s", names[fi], msg + 7);
+			}
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+static int decode_all(const char *dir, const char *const *names, size_t n,
+		      struct gen_form_info *infos, int *status, char **errors)
+{
+	char *obj = xasprintf("%s/probe.o", dir);
+	uint8_t *bytes;
+	size_t len, off = 0;
+	int rc = harness_text_bytes(obj, &bytes, &len);
+	free(obj);
+	if (rc < 0)
+		return -1;
+	ZydisDecoder dec;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (size_t i = 0; i < n; i++) {
+		if (status[i])
+			continue;
+		ZydisDecodedInstruction insn;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		if (!ZYAN_SUCCESS(
+			ZydisDecoderDecodeFull(&dec, bytes + off, len - off, &insn, ops))) {
+			free(bytes);
+			return perpi_set_error(
+			    "probing forms: Zydis cannot decode what as produced");
+		}
+		off += insn.length;
+		if (fill_semantics(&infos[i], &insn, ops) < 0) {
+			status[i] = -1;
+			errors[i] = xstrdup(perpi_error());
+		}
+	}
+	free(bytes);
+	return 0;
+}
+
+size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
+		       struct gen_form_info *infos, int *status, char **errors)
+{
+	size_t *line_form = xcalloc(n + 2, sizeof(*line_form));
+	for (size_t i = 0; i < n; i++) {
+		memset(&infos[i], 0, sizeof(infos[i]));
+		status[i] = 0;
+		errors[i] = NULL;
+		snprintf(infos[i].name, sizeof(infos[i].name), "%s", names[i]);
+		if (form_parse(names[i], &infos[i].form) < 0) {
+			status[i] = -1;
+			errors[i] = xstrdup(perpi_error());
+			continue;
+		}
+		const char *why = form_unsupported_reason(&infos[i].form);
+		if (why) {
+			status[i] = -1;
+			errors[i] = xasprintf("form %s is unsupported: %s", names[i], why);
+		}
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		struct strbuf s;
+		size_t lines = 1;
+		strbuf_init(&s);
+		strbuf_addf(&s, ".intel_syntax noprefix\n");
+		line_form[0] = (size_t)-1;
+		for (size_t i = 0; i < n; i++)
+			if (!status[i]) {
+				gen_sample_instance(&infos[i].form, &s);
+				line_form[lines++] = i;
+			}
+		char *diag = NULL;
+		int rc = harness_assemble(dir, "probe", s.buf, &diag);
+		strbuf_done(&s);
+		if (rc == 0) {
+			free(diag);
+			if (decode_all(dir, names, n, infos, status, errors) < 0)
+				for (size_t i = 0; i < n; i++)
+					if (!status[i]) {
+						status[i] = -1;
+						errors[i] = xstrdup(perpi_error());
+					}
+			break;
+		}
+		if (diag)
+			blame_lines(diag, line_form, lines, status, errors, names);
+		free(diag);
+		if (pass == 1)
+			for (size_t i = 0; i < n; i++)
+				if (!status[i]) {
+					status[i] = -1;
+					errors[i] = xstrdup(perpi_error());
+				}
+	}
+	free(line_form);
+	size_t ok = 0;
+	for (size_t i = 0; i < n; i++)
+		ok += status[i] == 0;
+	return ok;
+}
+
+#define SEMANTICS_FORMAT "v1"
+
+char *gen_form_info_to_text(const struct gen_form_info *info)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, SEMANTICS_FORMAT " access=");
+	for (unsigned i = 0; i < info->form.n; i++)
+		strbuf_addf(&sb, "%s%u", i ? "," : "", info->access[i]);
+	strbuf_addf(&sb, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", info->implicit_read,
+		    info->implicit_write, info->flags_read, info->flags_written, info->evex);
+	return sb.buf;
+}
+
+int gen_form_info_from_text(const char *name, const char *text, struct gen_form_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (form_parse(name, &out->form) < 0 || strncmp(text, SEMANTICS_FORMAT " access=", 10))
+		return -1;
+	const char *p = text + 10;
+	for (unsigned i = 0; i < out->form.n; i++) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10);
+		if (end == p || a > 3)
+			return -1;
+		out->access[i] = (unsigned char)a;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (sscanf(p, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", &out->implicit_read,
+		   &out->implicit_write, &out->flags_read, &out->flags_written, &out->evex) != 5)
+		return -1;
+	return 0;
+}

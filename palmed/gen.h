@@ -1,0 +1,68 @@
+/* Pipedream's code generator: the semantics of each form (which operands
+ * it reads and writes, learnt by assembling one instance and decoding it
+ * with Zydis) and the loop that runs a kernel with no dependency between
+ * its instructions (DESIGN.md, "Measuring a kernel"). */
+#ifndef PERPI_GEN_H
+#define PERPI_GEN_H
+
+#include <stdint.h>
+
+#include "common/util.h"
+#include "palmed/form.h"
+#include "palmed/kernel.h"
+
+enum { GEN_READ = 1, GEN_WRITE = 2 };
+
+/* Registers the generated function reserves: r13 counts loop turns, r14
+ * points to the read half of the arena, r15 to the write half. */
+#define GEN_ARENA_BYTES 32768 /* one L1D: half read, half written */
+#define GEN_HALF_BYTES (GEN_ARENA_BYTES / 2)
+/* An RMW chain rotating over fewer registers than this is flagged. */
+#define GEN_MIN_CHAIN_REGS 8
+
+struct gen_form_info {
+	char name[FORM_NAME_MAX];
+	struct form form;
+	unsigned char access[FORM_MAX_OPERANDS]; /* GEN_READ | GEN_WRITE */
+	uint32_t implicit_read, implicit_write;	 /* GPRs by number, rax = bit 0 */
+	int flags_read, flags_written;
+	int evex; /* only encodable with EVEX */
+};
+
+/* Assemble one instance of each form, decode it and fill infos[i]. A form
+ * that does not parse or assemble, or that is unsupported, gets
+ * status[i] = -1 and errors[i] a malloc'd message. dir: scratch directory.
+ * Returns the number of forms understood. */
+size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
+		       struct gen_form_info *infos, int *status, char **errors);
+
+/* The semantics as one line of text, for the database's cache, and back
+ * (from_text: 0, or -1 if the text is not of this version's format). */
+char *gen_form_info_to_text(const struct gen_form_info *info);
+int gen_form_info_from_text(const char *name, const char *text, struct gen_form_info *out);
+
+/* The text of one instance of f with every register and memory operand
+ * chosen the simple way (for discovery and probing). */
+void gen_sample_instance(const struct form *f, struct strbuf *out);
+
+struct gen_params {
+	unsigned unroll_size; /* at least this many instructions in the body */
+	int latency;	      /* one chain through the written register instead */
+	int avx, avx512;      /* what the CPU can run (register init, 32 vector regs) */
+};
+
+struct gen_info {
+	unsigned body_insns; /* instructions in the loop body */
+	unsigned copies;     /* copies of the multiset in the body */
+	int flagged;	     /* a dependency remains (see reason) */
+	char reason[96];
+};
+
+/* Append to out a function `symbol(uint64_t turns, void *read, void *write)`
+ * that runs the kernel's unrolled body `turns` times. infos[i] describes
+ * k->terms[i]. Returns 0, or -1 with perpi_error() set. */
+int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
+	       const struct gen_params *p, const char *symbol, struct strbuf *out,
+	       struct gen_info *info);
+
+#endif

@@ -1,0 +1,353 @@
+/* The loop of one kernel: operands instantiated so that no instruction
+ * reads what another wrote (DESIGN.md, "Measuring a kernel"). */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "palmed/gen.h"
+
+enum { C_GPR, C_VEC, C_K, C_COUNT };
+
+static const char *const gpr64[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+				      "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+static const char *const gpr_by_width[3][16] = {
+    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
+     "r13b", "r14b", "r15b"},
+    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
+     "r14w", "r15w"},
+    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+     "r13d", "r14d", "r15d"},
+};
+/* The loop owns rsp, r13 (turns), r14 (read half), r15 (write half). */
+static const int gpr_usable[] = {3, 5, 8, 9, 10, 11, 12, 0, 1, 2, 6, 7};
+static const char *const class_names[C_COUNT] = {"GPR", "vector", "mask"};
+
+struct pools {
+	int read[C_COUNT][32], write[C_COUNT][32];
+	unsigned n_read[C_COUNT], n_write[C_COUNT], next_write[C_COUNT];
+	unsigned cursor[2]; /* next displacement in the read and write halves */
+	int chain[C_COUNT]; /* latency mode: the one register of the chain, or -1 */
+	unsigned max_vec;
+	int use_zmm, used_k;
+};
+
+static int class_of(enum form_kind k)
+{
+	switch (k) {
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
+	case FORM_GPR64:
+		return C_GPR;
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
+		return C_VEC;
+	case FORM_K:
+		return C_K;
+	default:
+		return -1;
+	}
+}
+
+static const char *memory_keyword(enum form_kind k)
+{
+	static const char *const kw[] = {"byte",  "word",    "dword",	"qword",
+					 "tbyte", "xmmword", "ymmword", "zmmword"};
+	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
+}
+
+static const char *immediate_text(enum form_kind k)
+{
+	switch (k) {
+	case FORM_IMM8:
+		return "3";
+	case FORM_IMM16:
+		return "0x1234";
+	case FORM_IMM32:
+		return "0x12345";
+	case FORM_IMM64:
+		return "0x123456789ab";
+	default:
+		return "1";
+	}
+}
+
+static void reads_per_class(const struct gen_form_info *info, unsigned n[C_COUNT])
+{
+	memset(n, 0, C_COUNT * sizeof(n[0]));
+	for (unsigned i = 0; i < info->form.n; i++) {
+		int c = class_of(info->form.op[i]);
+		if (c >= 0 && info->access[i] == GEN_READ)
+			n[c]++;
+	}
+}
+
+static int make_pools(const struct kernel *k, const struct gen_form_info *const *infos,
+		      const struct gen_params *p, struct pools *pl, uint32_t *implicit)
+{
+	int usable[C_COUNT][32];
+	unsigned n_usable[C_COUNT] = {0}, need_read[C_COUNT] = {0};
+	int all_evex = 1, any_vec = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	*implicit = 0;
+	for (size_t t = 0; t < k->n; t++) {
+		unsigned r[C_COUNT];
+		reads_per_class(infos[t], r);
+		for (int c = 0; c < C_COUNT; c++)
+			if (r[c] > need_read[c])
+				need_read[c] = r[c];
+		*implicit |= infos[t]->implicit_read | infos[t]->implicit_write;
+		for (unsigned i = 0; i < infos[t]->form.n; i++)
+			if (class_of(infos[t]->form.op[i]) == C_VEC) {
+				any_vec = 1;
+				all_evex &= infos[t]->evex;
+			}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
+		if (!(*implicit & (1u << gpr_usable[i])))
+			usable[C_GPR][n_usable[C_GPR]++] = gpr_usable[i];
+	unsigned n_vec = any_vec && all_evex && p->avx512 ? 32 : 16;
+	for (unsigned i = 0; i < n_vec; i++)
+		usable[C_VEC][n_usable[C_VEC]++] = (int)i;
+	for (int i = 1; i <= 8; i++)
+		usable[C_K][n_usable[C_K]++] = i % 8;
+	for (int c = 0; c < C_COUNT; c++) {
+		if (need_read[c] >= n_usable[c])
+			return perpi_set_error("kernel reads %u %s registers per instruction: none "
+					       "left to write",
+					       need_read[c], class_names[c]);
+		pl->n_read[c] = need_read[c];
+		memcpy(pl->read[c], usable[c], need_read[c] * sizeof(int));
+		pl->n_write[c] = n_usable[c] - need_read[c];
+		memcpy(pl->write[c], usable[c] + need_read[c], pl->n_write[c] * sizeof(int));
+		pl->chain[c] = -1;
+	}
+	return 0;
+}
+
+static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k, int reg)
+{
+	switch (k) {
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
+		strbuf_addf(out, "%s", gpr_by_width[k - FORM_GPR8][reg]);
+		break;
+	case FORM_GPR64:
+		strbuf_addf(out, "%s", gpr64[reg]);
+		break;
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
+		strbuf_addf(out, "%cmm%d", "xyz"[k - FORM_XMM], reg);
+		if ((unsigned)reg > pl->max_vec)
+			pl->max_vec = (unsigned)reg;
+		pl->use_zmm |= k == FORM_ZMM || reg >= 16;
+		break;
+	default:
+		strbuf_addf(out, "k%d", reg);
+		pl->used_k |= 1 << reg;
+		break;
+	}
+}
+
+/* Displacements rotate through each half by the access size, so that
+ * stores do not share a line more than real code would. */
+static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
+{
+	unsigned size = form_kind_bytes(k);
+	size = size == 0 ? 64 : size == 10 ? 16 : size;
+	unsigned d = (pl->cursor[half] + size - 1) / size * size;
+	if (d + size > GEN_HALF_BYTES)
+		d = 0;
+	pl->cursor[half] = d + size;
+	return d;
+}
+
+static void add_instance(struct strbuf *out, const struct gen_form_info *info, struct pools *pl)
+{
+	const struct form *f = &info->form;
+	unsigned read_index[C_COUNT] = {0};
+
+	strbuf_add(out, "\t", 1);
+	for (const char *m = f->mnemonic; *m; m++)
+		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
+	for (unsigned i = 0; i < f->n; i++) {
+		enum form_kind k = f->op[i];
+		int c = class_of(k), written = info->access[i] & GEN_WRITE;
+		strbuf_addf(out, "%s", i ? ", " : " ");
+		if (c >= 0) {
+			int reg;
+			if (pl->chain[c] >= 0)
+				reg = pl->chain[c];
+			else if (written)
+				reg = pl->write[c][pl->next_write[c]++ % pl->n_write[c]];
+			else
+				reg = pl->read[c][read_index[c]++];
+			add_register(out, pl, k, reg);
+		} else if (form_kind_is_memory(k)) {
+			const char *kw = memory_keyword(k);
+			unsigned d = next_displacement(pl, written ? 1 : 0, k);
+			strbuf_addf(out, "%s%s[%s + %u]", kw ? kw : "", kw ? " ptr " : "",
+				    written ? "r15" : "r14", d);
+		} else if (k == FORM_CL) {
+			strbuf_addf(out, "cl");
+		} else {
+			strbuf_addf(out, "%s", immediate_text(k));
+		}
+	}
+	strbuf_add(out, "\n", 1);
+}
+
+/* Latency: every operand of the chain's class uses one register, so each
+ * instance reads what the previous one wrote. */
+static int choose_chain(const struct gen_form_info *info, struct pools *pl)
+{
+	const struct form *f = &info->form;
+	for (unsigned i = 0; i < f->n; i++) {
+		int c = class_of(f->op[i]);
+		if (c < 0 || !(info->access[i] & GEN_WRITE))
+			continue;
+		int read_same_class = info->access[i] & GEN_READ;
+		for (unsigned j = 0; j < f->n; j++)
+			if (class_of(f->op[j]) == c && (info->access[j] & GEN_READ))
+				read_same_class = 1;
+		if (read_same_class) {
+			pl->chain[c] = pl->write[c][0];
+			return 0;
+		}
+	}
+	if (info->flags_read && info->flags_written)
+		return 0;
+	return perpi_set_error("latency of %s: it reads no register of the class it writes, so "
+			       "its instances cannot form a chain",
+			       info->name);
+}
+
+__attribute__((format(printf, 2, 3))) static void flag(struct gen_info *gi, const char *fmt, ...)
+{
+	va_list ap;
+	if (gi->flagged)
+		return;
+	gi->flagged = 1;
+	va_start(ap, fmt);
+	vsnprintf(gi->reason, sizeof(gi->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void find_dependencies(const struct kernel *k, const struct gen_form_info *const *infos,
+			      const struct pools *pl, struct gen_info *gi)
+{
+	uint32_t imp_read = 0, imp_write = 0;
+	int flags_read = 0, flags_written = 0;
+	const char *flag_reader = NULL;
+	for (size_t t = 0; t < k->n; t++) {
+		const struct gen_form_info *info = infos[t];
+		for (unsigned i = 0; i < info->form.n; i++) {
+			int c = class_of(info->form.op[i]);
+			if (c >= 0 && info->access[i] == (GEN_READ | GEN_WRITE) &&
+			    pl->n_write[c] < GEN_MIN_CHAIN_REGS)
+				flag(gi, "read-modify-write chains over only %u %s registers",
+				     pl->n_write[c], class_names[c]);
+		}
+		imp_read |= info->implicit_read;
+		imp_write |= info->implicit_write;
+		flags_written |= info->flags_written;
+		if (info->flags_read) {
+			flags_read = 1;
+			flag_reader = info->name;
+		}
+	}
+	for (int r = 0; r < 16; r++)
+		if (imp_read & imp_write & (1u << r))
+			flag(gi, "implicit register %s is read and written", gpr64[r]);
+	if (flags_read && flags_written)
+		flag(gi, "%s reads the flags the kernel writes", flag_reader);
+}
+
+static void add_prologue(struct strbuf *out, const char *symbol)
+{
+	strbuf_addf(out,
+		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
+		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
+		    "\tmov r13, rdi\n\tmov r14, rsi\n\tmov r15, rdx\n",
+		    symbol, symbol, symbol);
+	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
+		strbuf_addf(out, "\tmov %s, 1\n", gpr_by_width[2][gpr_usable[i]]);
+}
+
+static void add_vector_init(struct strbuf *out, const struct pools *pl, const struct gen_params *p,
+			    int any_vec)
+{
+	for (unsigned i = 0; any_vec && i <= pl->max_vec; i++) {
+		if (pl->use_zmm)
+			strbuf_addf(out, "\tvmovups zmm%u, zmmword ptr [r14]\n", i);
+		else if (p->avx)
+			strbuf_addf(out, "\tvmovups ymm%u, ymmword ptr [r14]\n", i);
+		else
+			strbuf_addf(out, "\tmovups xmm%u, xmmword ptr [r14]\n", i);
+	}
+	for (int i = 0; i < 8; i++)
+		if (pl->used_k & (1 << i))
+			strbuf_addf(out, "\tkxnorw k%d, k0, k0\n", i);
+}
+
+int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
+	       const struct gen_params *p, const char *symbol, struct strbuf *out,
+	       struct gen_info *gi)
+{
+	struct pools pl;
+	uint32_t implicit;
+	unsigned size = kernel_size(k);
+
+	memset(gi, 0, sizeof(*gi));
+	if (make_pools(k, infos, p, &pl, &implicit) < 0)
+		return -1;
+	if (p->latency) {
+		if (k->n != 1)
+			return perpi_set_error("latency is measured for one form at a time");
+		if (choose_chain(infos[0], &pl) < 0)
+			return -1;
+	} else {
+		find_dependencies(k, infos, &pl, gi);
+	}
+	gi->copies = size >= p->unroll_size ? 1 : (p->unroll_size + size - 1) / size;
+	gi->body_insns = gi->copies * size;
+
+	struct strbuf body;
+	unsigned *left = xcalloc(k->n, sizeof(*left));
+	strbuf_init(&body);
+	for (unsigned c = 0; c < gi->copies; c++) {
+		unsigned emitted = 0;
+		for (size_t t = 0; t < k->n; t++)
+			left[t] = k->terms[t].count;
+		while (emitted < size)
+			for (size_t t = 0; t < k->n; t++)
+				if (left[t]) {
+					left[t]--;
+					emitted++;
+					add_instance(&body, infos[t], &pl);
+				}
+	}
+	free(left);
+
+	int any_vec = 0;
+	for (size_t t = 0; t < k->n; t++)
+		for (unsigned i = 0; i < infos[t]->form.n; i++)
+			any_vec |= class_of(infos[t]->form.op[i]) == C_VEC;
+	add_prologue(out, symbol);
+	add_vector_init(out, &pl, p, any_vec);
+	strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r13\n\tjnz .L%s_loop\n", symbol,
+		    body.buf, symbol);
+	if (p->avx)
+		strbuf_addf(out, "\tvzeroupper\n");
+	strbuf_addf(out,
+		    "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n\tret\n"
+		    "\t.size %s, .-%s\n",
+		    symbol, symbol);
+	strbuf_done(&body);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* The benchmark harness: GNU as and ld turn generated assembly into a
+ * shared object; a worker process pinned to one CPU loads it and times
+ * each kernel, so a faulting kernel costs a worker, never perpi. */
+#ifndef PERPI_HARNESS_H
+#define PERPI_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fresh scratch directory under $TMPDIR; caller removes it with
+ * harness_remove_dir and frees the string. NULL with perpi_error() set. */
+char *harness_make_dir(void);
+void harness_remove_dir(const char *dir);
+
+/* dir/stem.s -> dir/stem.o. On failure returns -1 with perpi_error() set and,
+ * if diag is not NULL, *diag = the assembler's messages (caller frees). */
+int harness_assemble(const char *dir, const char *stem, const char *text, char **diag);
+/* dir/stem.o -> dir/stem.so */
+int harness_link(const char *dir, const char *stem);
+/* The bytes of the .text section of an object file; caller frees. */
+int harness_text_bytes(const char *path, uint8_t **bytes, size_t *len);
+
+struct harness_job {
+	const char *symbol; /* void symbol(uint64_t turns, void *read, void *write) */
+	uint64_t turns;	    /* loop turns per timed call */
+	double divisor;	    /* cycles of a call / divisor = cycles per kernel iteration */
+};
+
+struct harness_config {
+	unsigned measures, warmup, max_attempts;
+	double max_spread;
+	int cpu; /* -1: the one perpi runs on */
+	int force_tsc;
+	int check_only;	       /* run each job once, untimed: does it fault? */
+	double max_seconds;    /* time budget of one kernel while the host disturbs it */
+	double best_wide_hint; /* fewest cycles the throughput probe ever took here, or 0 */
+};
+
+struct harness_output {
+	int status; /* 0 ok, -1 failed (message in error) */
+	char error[128];
+	int papi;	 /* timed with PAPI cycles */
+	unsigned n;	 /* samples */
+	double *samples; /* cycles per kernel iteration; owned */
+	unsigned char *clean;
+	double ticks_per_cycle;
+	double best_wide; /* the worker's best throughput probe (cycles) */
+};
+
+/* Called in the parent as each job's output arrives (index: the job). */
+typedef void (*harness_progress_fn)(void *arg, size_t index, size_t done, size_t total);
+
+/* Run every job of the shared object so_path in worker processes (a new
+ * one after a worker dies). out[i] is filled for each job. Returns 0, or
+ * -1 with perpi_error() set when no worker could run at all. */
+int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
+		const struct harness_config *cfg, struct harness_output *out,
+		harness_progress_fn progress, void *arg);
+void harness_output_done(struct harness_output *o);
+
+#endif

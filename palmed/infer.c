@@ -1,0 +1,376 @@
+/* The inference, as a cutting-plane search over the throughput polytope:
+ *
+ * P = { x >= 0 : sum_i x_i rho(i,r) <= 1 for every resource r } holds the
+ * instruction rates a CPU sustains; each true resource is a facet of P.
+ * The resources found so far (all true) describe an outer polytope
+ * P_out >= P, so the model never over-estimates throughput... until a
+ * kernel shows it does. We look for such kernels at the vertices of P_out
+ * (where the model is most optimistic): maximising the balanced throughput
+ * of two forms gives Palmed's quadratic benchmark a^x b^y with
+ * x/IPC(a) = y/IPC(b); mixes of 3-5 forms find resources that only a mix
+ * saturates. A kernel K whose measured cycles exceed the model's has a
+ * missing resource as its bottleneck; repeating K (and, for exact
+ * measurements, adding one of every form to break ties) makes that
+ * resource the only bottleneck, and one extra instance of each form then
+ * reads off its usage rho(form, r): the kernel is Palmed's saturating
+ * kernel, the probes are Palmed's last stage. A vertex that previous
+ * measurements already settle (the inner bound, an LP over the measured
+ * kernels, equals the model) is not measured. */
+#include "palmed/infer_private.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "palmed/lp.h"
+
+void infer_options_exact(struct infer_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tol = 1e-6;
+	o->scale = 4096;
+	o->perturb = 1;
+	o->probe_fraction = 0;
+	o->random_kernels = 200;
+	o->max_passes = 4;
+	o->attempts = 3;
+	o->seed = 1;
+}
+
+void infer_options_noisy(struct infer_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tol = 0.02;
+	o->scale = 8;
+	o->perturb = 1;
+	o->probe_fraction = 0.3;
+	o->random_kernels = 40;
+	o->max_passes = 2;
+	o->attempts = 2;
+	o->max_benchmarks = 3000;
+	o->seed = 1;
+}
+
+/* Lines starting with \r update in place on a terminal and are left out
+ * elsewhere (logs keep the stage summaries only). */
+void infer_progress(struct state *st, const char *fmt, ...)
+{
+	if (!st->o->progress)
+		return;
+	if (!isatty(fileno(st->o->progress)) && (fmt[0] == '\r' || !strcmp(fmt, "\n")))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(st->o->progress, fmt, ap);
+	va_end(ap);
+	fflush(st->o->progress);
+}
+
+static void to_kernel(const struct state *st, const double *sigma, struct kernel *k)
+{
+	kernel_init(k);
+	for (size_t j = 0; j < st->n; j++)
+		if (sigma[j] > 0.5)
+			kernel_add(k, st->forms[j], (unsigned)llround(sigma[j]));
+}
+
+static int same_vector(const double *a, const double *b, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (fabs(a[j] - b[j]) > 1e-9)
+			return 0;
+	return 1;
+}
+
+static size_t hash_vector(const double *sigma, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t j = 0; j < n; j++)
+		h = (h ^ (uint64_t)llround(sigma[j] * 16)) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The measurement of sigma, or NULL. */
+struct measured *infer_find_measured(const struct state *st, const double *sigma)
+{
+	if (!st->nslots)
+		return NULL;
+	for (size_t i = hash_vector(sigma, st->n) & (st->nslots - 1); st->slots[i];
+	     i = (i + 1) & (st->nslots - 1))
+		if (same_vector(st->meas[st->slots[i] - 1].sigma, sigma, st->n))
+			return &st->meas[st->slots[i] - 1];
+	return NULL;
+}
+
+static void index_measured(struct state *st, size_t m)
+{
+	if (2 * (m + 1) > st->nslots) {
+		st->nslots = st->nslots ? 2 * st->nslots : 1024;
+		free(st->slots);
+		st->slots = xcalloc(st->nslots, sizeof(size_t));
+		for (size_t b = 0; b < m; b++)
+			index_measured(st, b);
+	}
+	size_t i = hash_vector(st->meas[m].sigma, st->n) & (st->nslots - 1);
+	while (st->slots[i])
+		i = (i + 1) & (st->nslots - 1);
+	st->slots[i] = m + 1;
+}
+
+static void log_measured(struct state *st, const double *sigma, double cycles)
+{
+	st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
+	st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
+	memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
+	st->meas[st->nmeas].cycles = cycles;
+	index_measured(st, st->nmeas++);
+}
+
+/* Measures the integer kernel sigma once; later calls hit the log. */
+int infer_measure(struct state *st, const double *sigma, double *cycles)
+{
+	const struct measured *known = infer_find_measured(st, sigma);
+	if (known) {
+		*cycles = known->cycles;
+		return 0;
+	}
+	struct kernel k;
+	to_kernel(st, sigma, &k);
+	int rc = st->ms->cycles(st->ms->ctx, &k, cycles);
+	if (rc == 0 && !(*cycles > 0 && isfinite(*cycles)))
+		rc = perpi_set_error("kernel measured at %g cycles", *cycles);
+	if (rc == 0) {
+		char *spec = kernel_to_string(&k);
+		model_add_measurement(st->model, spec, *cycles);
+		free(spec);
+		log_measured(st, sigma, *cycles);
+		st->stats->benchmarks++;
+	}
+	kernel_done(&k);
+	return rc;
+}
+
+double infer_dot(const double *a, const double *b, size_t n)
+{
+	double s = 0;
+	for (size_t j = 0; j < n; j++)
+		s += a[j] * b[j];
+	return s;
+}
+
+/* The model's cycles: max over known resources (a lower bound of truth). */
+double infer_lower_bound(const struct state *st, const double *sigma)
+{
+	double best = 0;
+	for (size_t r = 0; r < st->nres; r++) {
+		double load = infer_dot(st->rho[r], sigma, st->n);
+		if (load > best)
+			best = load;
+	}
+	return best;
+}
+
+/* What the measurements alone guarantee (cycles are convex, homogeneous
+ * and monotone): min sum l_B c_B over l >= 0 with sum l_B sigma_B >= sigma. */
+double infer_upper_bound(const struct state *st, const double *sigma)
+{
+	struct lp *lp = lp_new(st->nmeas, 0);
+	double *row = xmalloc((st->nmeas + 1) * sizeof(*row)), value = INFINITY;
+	for (size_t b = 0; b < st->nmeas; b++)
+		lp_set_objective(lp, b, st->meas[b].cycles);
+	for (size_t j = 0; j < st->n; j++) {
+		if (sigma[j] <= 0)
+			continue;
+		for (size_t b = 0; b < st->nmeas; b++)
+			row[b] = st->meas[b].sigma[j];
+		lp_add_row(lp, row, sigma[j], INFINITY);
+	}
+	if (lp_solve(lp, NULL, &value) < 0)
+		value = INFINITY;
+	lp_delete(lp);
+	free(row);
+	return value;
+}
+
+int infer_consistent(const struct state *st, const double *rho)
+{
+	for (size_t b = 0; b < st->nmeas; b++)
+		if (infer_dot(rho, st->meas[b].sigma, st->n) > st->meas[b].cycles * (1 + st->o->tol) + 1e-9)
+			return 0;
+	return 1;
+}
+
+void infer_add_resource(struct state *st, double *rho, const double *kernel_sigma)
+{
+	struct kernel k;
+	to_kernel(st, kernel_sigma, &k);
+	st->rho = xrealloc(st->rho, (st->nres + 1) * sizeof(*st->rho));
+	st->satkern = xrealloc(st->satkern, (st->nres + 1) * sizeof(*st->satkern));
+	st->rho[st->nres] = rho;
+	st->satkern[st->nres] = kernel_to_string(&k);
+	st->nres++;
+	st->stats->discoveries++;
+	kernel_done(&k);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Stage 1: each form alone; what cannot be measured is reported. */
+static void measure_singles(struct state *st, const char *const *forms, size_t nforms)
+{
+	char **sorted = xmalloc((nforms + 1) * sizeof(char *));
+	for (size_t i = 0; i < nforms; i++)
+		sorted[i] = (char *)forms[i];
+	qsort(sorted, nforms, sizeof(char *), compare_names);
+	st->forms = xmalloc((nforms + 1) * sizeof(char *));
+	st->single = xmalloc((nforms + 1) * sizeof(double));
+	for (size_t i = 0; i < nforms; i++) {
+		if (i && !strcmp(sorted[i], sorted[i - 1]))
+			continue;
+		struct kernel k;
+		double cycles;
+		kernel_init(&k);
+		kernel_add(&k, sorted[i], 1);
+		if (st->ms->cycles(st->ms->ctx, &k, &cycles) < 0 || !(cycles > 0)) {
+			model_add_unmapped(st->model, sorted[i], perpi_error());
+		} else {
+			model_add_measurement(st->model, sorted[i], cycles);
+			st->forms[st->n] = xstrdup(sorted[i]);
+			st->single[st->n++] = cycles;
+			st->stats->benchmarks++;
+			st->stats->singles++;
+		}
+		kernel_done(&k);
+		infer_progress(st, "\rpalmed: singles %zu/%zu", i + 1, nforms);
+	}
+	infer_progress(st, "\n");
+	infer_progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
+	free(sorted);
+	double *e = xcalloc(st->n + 1, sizeof(double));
+	for (size_t i = 0; i < st->n; i++) {
+		e[i] = 1;
+		log_measured(st, e, st->single[i]);
+		e[i] = 0;
+	}
+	free(e);
+}
+
+/* Stage 2: the resource that bounds each form alone. A form whose
+ * resource cannot be isolated gets one of its own, rho = its cycles, which
+ * is always true (no kernel runs it faster than alone). */
+static void map_singles(struct state *st)
+{
+	double *e = xcalloc(st->n, sizeof(double));
+	for (size_t i = 0; i < st->n; i++) {
+		e[i] = 1;
+		if (infer_lower_bound(st, e) < st->single[i] * (1 - st->o->tol) &&
+		    !infer_isolate(st, e, st->single[i])) {
+			double *rho = xcalloc(st->n, sizeof(double));
+			rho[i] = st->single[i];
+			infer_add_resource(st, rho, e);
+		}
+		e[i] = 0;
+	}
+	free(e);
+	infer_progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
+		 st->stats->benchmarks);
+}
+
+static int dominated(const struct state *st, size_t r, size_t by)
+{
+	for (size_t j = 0; j < st->n; j++)
+		if (st->rho[r][j] > st->rho[by][j] + 1e-9)
+			return 0;
+	return 1;
+}
+
+static struct model *make_model(struct state *st)
+{
+	struct model *m = st->model;
+	for (size_t i = 0; i < st->n; i++)
+		model_add_form(m, st->forms[i], st->single[i]);
+	size_t *index = xmalloc((st->nres + 1) * sizeof(size_t));
+	for (size_t r = 0; r < st->nres; r++) {
+		int drop = 0;
+		for (size_t q = 0; q < st->nres && !drop; q++)
+			if (q != r && dominated(st, r, q) && (!dominated(st, q, r) || q < r))
+				drop = 1;
+		if (drop) {
+			index[r] = (size_t)-1;
+			continue;
+		}
+		char name[32];
+		snprintf(name, sizeof(name), "R%zu", m->nres);
+		index[r] = model_add_resource(m, name, st->satkern[r]);
+	}
+	for (size_t r = 0; r < st->nres; r++)
+		if (index[r] != (size_t)-1)
+			for (size_t i = 0; i < st->n; i++)
+				model_set_rho(m, i, index[r], st->rho[r][i] < 1e-9 ? 0 : st->rho[r][i]);
+	free(index);
+	m->benchmarks = st->stats->benchmarks;
+	return m;
+}
+
+static void state_done(struct state *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->forms[i]);
+	for (size_t b = 0; b < st->nmeas; b++)
+		free(st->meas[b].sigma);
+	for (size_t r = 0; r < st->nres; r++) {
+		free(st->rho[r]);
+		free(st->satkern[r]);
+	}
+	free(st->forms);
+	free(st->single);
+	free(st->meas);
+	free(st->slots);
+	free(st->rho);
+	free(st->satkern);
+}
+
+int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,
+		const struct infer_options *o, struct model **out, struct infer_stats *stats)
+{
+	struct state st;
+	struct infer_stats local;
+	memset(&st, 0, sizeof(st));
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	st.ms = ms;
+	st.o = o;
+	st.stats = stats;
+	st.rng = o->seed;
+	st.model = model_new(ms->cpu);
+	*out = NULL;
+	if (nforms == 0) {
+		model_delete(st.model);
+		return perpi_set_error("no instruction forms to model");
+	}
+	measure_singles(&st, forms, nforms);
+	if (st.n == 0) {
+		state_done(&st);
+		model_delete(st.model);
+		return perpi_set_error("none of the %zu forms could be measured (first: %s: %s)",
+				       nforms, forms[0], "see the unmapped list");
+	}
+	map_singles(&st);
+	for (unsigned pass = 0; pass < o->max_passes; pass++) {
+		infer_progress(&st, "palmed: pass %u\n", pass + 1);
+		unsigned found = infer_search_pairs(&st);
+		found += infer_search_mixes(&st);
+		if (!found)
+			break;
+	}
+	*out = make_model(&st);
+	state_done(&st);
+	return 0;
+}

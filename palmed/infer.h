@@ -1,0 +1,51 @@
+/* Palmed inference: from cycle measurements of kernels alone, find the
+ * abstract resources of a CPU and each form's usage of them
+ * (docs/MODEL.md tells the method and how it differs from Palmed). */
+#ifndef PERPI_INFER_H
+#define PERPI_INFER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "palmed/measure.h"
+#include "palmed/model.h"
+
+struct infer_options {
+	double tol;              /* two cycle counts within this ratio are equal */
+	unsigned scale;          /* repetitions of a kernel when isolating a resource */
+	int perturb;             /* add one of every form to that kernel (breaks ties) */
+	double probe_fraction;   /* a probed form adds about this share of cycles */
+	unsigned random_kernels; /* mixes of 3-5 forms searched per pass */
+	unsigned max_passes;
+	unsigned attempts;       /* kernel scales tried when isolating a resource */
+	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
+	unsigned seed;
+	FILE *progress; /* NULL: quiet */
+};
+
+/* Exact measurements (simulated machines): tight tolerance, large scale. */
+void infer_options_exact(struct infer_options *o);
+/* Noisy measurements (real hardware): short kernels, tolerant checks. */
+void infer_options_noisy(struct infer_options *o);
+
+struct infer_stats {
+	unsigned benchmarks;     /* kernels measured (each distinct kernel once) */
+	unsigned singles;        /* forms measured alone */
+	unsigned candidates;     /* kernels checked against the model */
+	unsigned certified;      /* of those, settled without measuring */
+	unsigned discoveries;    /* resources found */
+	unsigned failed;         /* kernels where no resource could be isolated */
+	int budget_exhausted;    /* the search stopped at max_benchmarks */
+};
+
+/* Builds a model of forms (names, any order) from m. Forms that cannot be
+ * measured alone go to the model's unmapped list with the reason. Returns
+ * 0 with *out set (the caller deletes it), or -1 with perpi_error() set. */
+int infer_model(const struct measure *m, const char *const *forms, size_t nforms,
+		const struct infer_options *o, struct model **out, struct infer_stats *stats);
+
+/* The forms `perpi palmed build` models when given none (infer_forms.c). */
+extern const char *const infer_default_forms[];
+extern const size_t infer_default_nforms;
+
+#endif

@@ -1,0 +1,106 @@
+#include "palmed/lp.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/util.h"
+
+struct lp {
+	glp_prob *prob;
+	size_t ncols;
+	int *ia, *ja; /* 1-based triplets for glp_load_matrix */
+	double *ar;
+	size_t nz, cap;
+};
+
+struct lp *lp_new(size_t ncols, int maximize)
+{
+	struct lp *lp = xcalloc(1, sizeof(*lp));
+	lp->prob = glp_create_prob();
+	lp->ncols = ncols;
+	glp_set_obj_dir(lp->prob, maximize ? GLP_MAX : GLP_MIN);
+	if (ncols)
+		glp_add_cols(lp->prob, (int)ncols);
+	for (size_t j = 0; j < ncols; j++)
+		glp_set_col_bnds(lp->prob, (int)j + 1, GLP_LO, 0.0, 0.0);
+	return lp;
+}
+
+void lp_delete(struct lp *lp)
+{
+	if (!lp)
+		return;
+	glp_delete_prob(lp->prob);
+	free(lp->ia);
+	free(lp->ja);
+	free(lp->ar);
+	free(lp);
+}
+
+void lp_set_objective(struct lp *lp, size_t col, double coef)
+{
+	glp_set_obj_coef(lp->prob, (int)col + 1, coef);
+}
+
+static int bound_type(double lo, double hi)
+{
+	if (isinf(lo) && isinf(hi))
+		return GLP_FR;
+	if (isinf(hi))
+		return GLP_LO;
+	if (isinf(lo))
+		return GLP_UP;
+	return lo == hi ? GLP_FX : GLP_DB;
+}
+
+void lp_set_bounds(struct lp *lp, size_t col, double lo, double hi)
+{
+	glp_set_col_bnds(lp->prob, (int)col + 1, bound_type(lo, hi), isinf(lo) ? 0 : lo,
+			 isinf(hi) ? 0 : hi);
+}
+
+void lp_add_row(struct lp *lp, const double *coef, double lo, double hi)
+{
+	int row = glp_add_rows(lp->prob, 1);
+	glp_set_row_bnds(lp->prob, row, bound_type(lo, hi), isinf(lo) ? 0 : lo, isinf(hi) ? 0 : hi);
+	for (size_t j = 0; j < lp->ncols; j++) {
+		if (coef[j] == 0.0)
+			continue;
+		if (lp->nz + 2 > lp->cap) {
+			lp->cap = lp->cap ? 2 * lp->cap : 64;
+			lp->ia = xrealloc(lp->ia, lp->cap * sizeof(*lp->ia));
+			lp->ja = xrealloc(lp->ja, lp->cap * sizeof(*lp->ja));
+			lp->ar = xrealloc(lp->ar, lp->cap * sizeof(*lp->ar));
+		}
+		lp->nz++; /* index 0 is unused by GLPK */
+		lp->ia[lp->nz] = row;
+		lp->ja[lp->nz] = (int)j + 1;
+		lp->ar[lp->nz] = coef[j];
+	}
+}
+
+int lp_solve(struct lp *lp, double *x, double *objective)
+{
+	glp_smcp parm;
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.presolve = GLP_OFF;
+	glp_load_matrix(lp->prob, (int)lp->nz, lp->ia, lp->ja, lp->ar);
+	int rc = glp_simplex(lp->prob, &parm);
+	if (rc != 0 && rc != GLP_ENOPFS && rc != GLP_ENODFS)
+		return perpi_set_error("linear program: GLPK simplex failed (code %d)", rc);
+	int status = glp_get_status(lp->prob);
+	if (rc == GLP_ENOPFS || status == GLP_NOFEAS || status == GLP_INFEAS)
+		return perpi_set_error("linear program: infeasible");
+	if (rc == GLP_ENODFS || status == GLP_UNBND)
+		return perpi_set_error("linear program: unbounded");
+	if (status != GLP_OPT)
+		return perpi_set_error("linear program: no optimum (GLPK status %d)", status);
+	if (objective)
+		*objective = glp_get_obj_val(lp->prob);
+	if (x)
+		for (size_t j = 0; j < lp->ncols; j++)
+			x[j] = glp_get_col_prim(lp->prob, (int)j + 1);
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* The one thing the Palmed inference needs from a machine: the cycles per
+ * iteration of a kernel. A simulated machine (palmed/sim.h) and the real
+ * benchmark runner both fill this struct, so the inference never knows which
+ * one answers. */
+#ifndef PERPI_MEASURE_H
+#define PERPI_MEASURE_H
+
+#include "palmed/kernel.h"
+
+struct measure {
+	void *ctx; /* owned by whoever filled the struct */
+	/* Cycles per iteration of k (one instance of the whole multiset).
+	 * Returns 0, or -1 with perpi_error() set (e.g. a form that cannot be
+	 * benchmarked); the inference then reports that form as unmapped. */
+	int (*cycles)(void *ctx, const struct kernel *k, double *cycles_per_iter);
+	/* The CPU identity the measurements belong to, written into the model
+	 * ("AuthenticAMD family 25 model 17: AMD EPYC ...", "simulated: zen"). */
+	const char *cpu;
+};
+
+#endif

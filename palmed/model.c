@@ -1,0 +1,213 @@
+#include "palmed/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+struct model *model_new(const char *cpu)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+	m->cpu = xstrdup(cpu ? cpu : "unknown");
+	return m;
+}
+
+void model_delete(struct model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nforms; i++)
+		free(m->forms[i]);
+	for (size_t r = 0; r < m->nres; r++) {
+		free(m->res[r].name);
+		free(m->res[r].kernel);
+	}
+	for (size_t i = 0; i < m->nunmapped; i++) {
+		free(m->unmapped[i].form);
+		free(m->unmapped[i].reason);
+	}
+	for (size_t i = 0; i < m->nmeas; i++)
+		free(m->meas[i].kernel);
+	free(m->forms);
+	free(m->form_cycles);
+	free(m->res);
+	free(m->rho);
+	free(m->unmapped);
+	free(m->meas);
+	free(m->cpu);
+	free(m);
+}
+
+/* rho is nforms x nres; growing either dimension re-lays it out. */
+static void resize_rho(struct model *m, size_t nforms, size_t nres)
+{
+	double *rho = xcalloc(nforms * nres > 0 ? nforms * nres : 1, sizeof(*rho));
+	for (size_t i = 0; i < m->nforms && i < nforms; i++)
+		for (size_t r = 0; r < m->nres && r < nres; r++)
+			rho[i * nres + r] = m->rho[i * m->nres + r];
+	free(m->rho);
+	m->rho = rho;
+}
+
+size_t model_add_form(struct model *m, const char *form, double cycles)
+{
+	resize_rho(m, m->nforms + 1, m->nres);
+	m->forms = xrealloc(m->forms, (m->nforms + 1) * sizeof(*m->forms));
+	m->form_cycles = xrealloc(m->form_cycles, (m->nforms + 1) * sizeof(*m->form_cycles));
+	m->forms[m->nforms] = xstrdup(form);
+	m->form_cycles[m->nforms] = cycles;
+	return m->nforms++;
+}
+
+size_t model_add_resource(struct model *m, const char *name, const char *kernel)
+{
+	resize_rho(m, m->nforms, m->nres + 1);
+	m->res = xrealloc(m->res, (m->nres + 1) * sizeof(*m->res));
+	m->res[m->nres].name = xstrdup(name);
+	m->res[m->nres].kernel = kernel ? xstrdup(kernel) : NULL;
+	return m->nres++;
+}
+
+void model_set_rho(struct model *m, size_t form, size_t res, double rho)
+{
+	m->rho[form * m->nres + res] = rho;
+}
+
+double model_rho(const struct model *m, size_t form, size_t res)
+{
+	return m->rho[form * m->nres + res];
+}
+
+void model_add_unmapped(struct model *m, const char *form, const char *reason)
+{
+	m->unmapped = xrealloc(m->unmapped, (m->nunmapped + 1) * sizeof(*m->unmapped));
+	m->unmapped[m->nunmapped].form = xstrdup(form);
+	m->unmapped[m->nunmapped].reason = xstrdup(reason);
+	m->nunmapped++;
+}
+
+void model_add_measurement(struct model *m, const char *kernel, double cycles)
+{
+	m->meas = xrealloc(m->meas, (m->nmeas + 1) * sizeof(*m->meas));
+	m->meas[m->nmeas].kernel = xstrdup(kernel);
+	m->meas[m->nmeas].cycles = cycles;
+	m->nmeas++;
+}
+
+long model_form_index(const struct model *m, const char *form)
+{
+	for (size_t i = 0; i < m->nforms; i++)
+		if (!strcmp(m->forms[i], form))
+			return (long)i;
+	return -1;
+}
+
+const char *model_unmapped_reason(const struct model *m, const char *form)
+{
+	for (size_t i = 0; i < m->nunmapped; i++)
+		if (!strcmp(m->unmapped[i].form, form))
+			return m->unmapped[i].reason;
+	return NULL;
+}
+
+void prediction_done(struct prediction *p)
+{
+	for (size_t i = 0; i < p->nuncovered; i++)
+		free(p->uncovered[i]);
+	free(p->uncovered);
+	free(p->bottlenecks);
+	memset(p, 0, sizeof(*p));
+}
+
+int model_predict(const struct model *m, const struct kernel *k, struct prediction *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (k->n == 0)
+		return perpi_set_error("empty block: nothing to predict");
+	double *load = xcalloc(m->nres + 1, sizeof(*load));
+	for (size_t t = 0; t < k->n; t++) {
+		long i = model_form_index(m, k->terms[t].form);
+		out->total += k->terms[t].count;
+		if (i < 0) {
+			out->uncovered = xrealloc(out->uncovered,
+						  (out->nuncovered + 1) * sizeof(*out->uncovered));
+			out->uncovered[out->nuncovered++] = xstrdup(k->terms[t].form);
+			continue;
+		}
+		out->covered += k->terms[t].count;
+		for (size_t r = 0; r < m->nres; r++)
+			load[r] += k->terms[t].count * model_rho(m, (size_t)i, r);
+	}
+	if (out->covered == 0) {
+		free(load);
+		return perpi_set_error("no instruction of the block is covered by the model "
+				       "(first unknown form: %s)",
+				       out->uncovered[0]);
+	}
+	for (size_t r = 0; r < m->nres; r++)
+		if (load[r] > out->cycles)
+			out->cycles = load[r];
+	out->bottlenecks = xcalloc(m->nres + 1, sizeof(*out->bottlenecks));
+	for (size_t r = 0; r < m->nres; r++)
+		if (out->cycles > 0 && load[r] >= out->cycles * (1 - 1e-3))
+			out->bottlenecks[out->nbottlenecks++] = r;
+	out->ipc = out->cycles > 0 ? out->covered / out->cycles : INFINITY;
+	free(load);
+	return 0;
+}
+
+static char *cpuinfo_field(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) != 0)
+			continue;
+		const char *colon = strchr(p, ':'), *end = strchr(p, '\n');
+		if (!colon || (end && colon > end))
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		size_t len = end ? (size_t)(end - colon) : strlen(colon);
+		char *v = xmalloc(len + 1);
+		memcpy(v, colon, len);
+		v[len] = '\0';
+		return v;
+	}
+	return xstrdup("?");
+}
+
+char *model_host_cpu(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char buf[8192];
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *vendor = cpuinfo_field(buf, "vendor_id"), *family = cpuinfo_field(buf, "cpu family");
+	char *model = cpuinfo_field(buf, "model\t"), *name = cpuinfo_field(buf, "model name");
+	char *stepping = cpuinfo_field(buf, "stepping");
+	char *id = xasprintf("%s family %s model %s stepping %s: %s", vendor, family, model,
+			     stepping, name);
+	free(vendor);
+	free(family);
+	free(model);
+	free(name);
+	free(stepping);
+	return id;
+}
+
+int model_check_cpu(const struct model *m)
+{
+	char *host = model_host_cpu();
+	int differs = strcmp(host, m->cpu) != 0;
+	if (differs)
+		perpi_warn("model was built for CPU '%s' but this is '%s': its predictions "
+			   "describe that CPU, not this one",
+			   m->cpu, host);
+	free(host);
+	return differs;
+}

@@ -1,0 +1,110 @@
+/* A Palmed resource model: abstract resources, each serving 1 unit per
+ * cycle, and for each mapped form its usage rho(form, resource). A kernel K
+ * with multiplicities sigma takes cycles(K) = max_r sum_i sigma(i) rho(i,r)
+ * per iteration (the conjunctive model of DESIGN.md). The model also keeps
+ * the forms it could not map (with the reason) and the measurements it was
+ * inferred from, so it can be audited. Saved as versioned JSON
+ * (docs/MODEL.md). */
+#ifndef PERPI_MODEL_H
+#define PERPI_MODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "palmed/kernel.h"
+
+#define MODEL_FORMAT "perpi-palmed-model"
+#define MODEL_VERSION 1
+
+struct model_resource {
+	char *name;   /* "R0", "R1"... */
+	char *kernel; /* a kernel it is the bottleneck of (found there), or NULL */
+};
+
+struct model_unmapped {
+	char *form, *reason;
+};
+
+struct model_measurement {
+	char *kernel; /* canonical spec */
+	double cycles; /* per iteration */
+};
+
+/* Owns everything it points to; model_new / model_delete. */
+struct model {
+	char *cpu; /* identity of the CPU the measurements come from */
+	size_t nforms;
+	char **forms;        /* sorted by name */
+	double *form_cycles; /* measured cycles of the form alone (1 / IPC) */
+	size_t nres;
+	struct model_resource *res;
+	double *rho; /* nforms x nres, rho[form * nres + res] */
+	size_t nunmapped;
+	struct model_unmapped *unmapped;
+	size_t nmeas;
+	struct model_measurement *meas;
+	unsigned benchmarks; /* kernels measured to build it */
+};
+
+struct prediction {
+	double cycles;       /* per iteration, covered forms only */
+	double ipc;          /* covered instructions / cycles */
+	size_t nbottlenecks; /* resources within 0.1% of the maximum load */
+	size_t *bottlenecks; /* resource indices, owned */
+	unsigned covered, total; /* instructions per iteration */
+	size_t nuncovered;
+	char **uncovered; /* forms the model does not map, owned */
+};
+
+struct model *model_new(const char *cpu);
+void model_delete(struct model *m);
+
+/* Builders used by the inference and the loader. Forms are added in
+ * sorted order by the caller or through model_sort. */
+size_t model_add_form(struct model *m, const char *form, double cycles);
+size_t model_add_resource(struct model *m, const char *name, const char *kernel);
+void model_set_rho(struct model *m, size_t form, size_t res, double rho);
+double model_rho(const struct model *m, size_t form, size_t res);
+void model_add_unmapped(struct model *m, const char *form, const char *reason);
+void model_add_measurement(struct model *m, const char *kernel, double cycles);
+/* Index of form, or -1. */
+long model_form_index(const struct model *m, const char *form);
+/* Why form is unmapped, or NULL if the model never saw it. */
+const char *model_unmapped_reason(const struct model *m, const char *form);
+
+/* Predicts k. Forms the model does not map are listed in out->uncovered and
+ * left out of the cycles. Returns 0, or -1 with perpi_error() set when no
+ * instruction of k is covered. */
+int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
+void prediction_done(struct prediction *p);
+
+/* The JSON file of docs/MODEL.md. Returns 0, or -1 with perpi_error(). */
+int model_save(const struct model *m, const char *path);
+/* Loads and validates a model; a corrupt or unknown-version file is an
+ * error naming the file and what is wrong. */
+int model_load(const char *path, struct model **out);
+
+/* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC 9R14 ..." from
+ * /proc/cpuinfo; the caller frees it. */
+char *model_host_cpu(void);
+/* Warns (perpi_warn) when m was built on another CPU than this one and
+ * returns 1; returns 0 when they match. */
+int model_check_cpu(const struct model *m);
+
+#endif
+
+/* $XDG_DATA_HOME/perpi/model.json, else ~/.local/share/perpi/model.json;
+ * the caller frees it. */
+char *model_default_path(void);
+
+/* The table of `perpi palmed show`: resources and the forms using each,
+ * forms and their usage, classes of forms that behave alike, unmapped
+ * forms and why. */
+void model_show(const struct model *m, FILE *out);
+/* The bipartite form/resource graph in Graphviz dot. */
+void model_write_dot(const struct model *m, FILE *out);
+
+/* Loads path (NULL: model_default_path()) for predicting on this machine:
+ * a missing default model says how to build one; a model of another CPU
+ * is loaded with a warning (model_check_cpu). */
+int model_load_for_use(const char *path, struct model **out);

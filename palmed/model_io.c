@@ -1,0 +1,259 @@
+/* The model file: versioned JSON (docs/MODEL.md). */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/model.h"
+
+static json_object *form_usage(const struct model *m, size_t i)
+{
+	json_object *usage = json_object_new_object();
+	for (size_t r = 0; r < m->nres; r++)
+		if (model_rho(m, i, r) > 0)
+			json_object_object_add(usage, m->res[r].name,
+					       json_object_new_double(model_rho(m, i, r)));
+	return usage;
+}
+
+int model_save(const struct model *m, const char *path)
+{
+	json_object *root = json_object_new_object(), *arr;
+	json_object_object_add(root, "format", json_object_new_string(MODEL_FORMAT));
+	json_object_object_add(root, "version", json_object_new_int(MODEL_VERSION));
+	json_object_object_add(root, "cpu", json_object_new_string(m->cpu));
+	json_object_object_add(root, "benchmarks", json_object_new_int((int)m->benchmarks));
+	arr = json_object_new_array();
+	for (size_t r = 0; r < m->nres; r++) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(m->res[r].name));
+		if (m->res[r].kernel)
+			json_object_object_add(o, "bottleneck_of",
+					       json_object_new_string(m->res[r].kernel));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "resources", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < m->nforms; i++) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "form", json_object_new_string(m->forms[i]));
+		json_object_object_add(o, "cycles", json_object_new_double(m->form_cycles[i]));
+		json_object_object_add(o, "usage", form_usage(m, i));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "forms", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < m->nunmapped; i++) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "form", json_object_new_string(m->unmapped[i].form));
+		json_object_object_add(o, "reason", json_object_new_string(m->unmapped[i].reason));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "unmapped", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < m->nmeas; i++) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "kernel", json_object_new_string(m->meas[i].kernel));
+		json_object_object_add(o, "cycles", json_object_new_double(m->meas[i].cycles));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "measurements", arr);
+	int rc = json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY);
+	json_object_put(root);
+	if (rc < 0)
+		return perpi_set_error("cannot write model '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* Each getter fails with a message naming the file and the field. */
+static const char *load_path;
+
+static int get(json_object *o, const char *key, json_type type, json_object **out)
+{
+	if (!json_object_object_get_ex(o, key, out) ||
+	    (!json_object_is_type(*out, type) &&
+	     !(type == json_type_double && json_object_is_type(*out, json_type_int))))
+		return perpi_set_error("corrupt model '%s': field '%s' missing or not a %s",
+				       load_path, key, json_type_to_name(type));
+	return 0;
+}
+
+static int get_string(json_object *o, const char *key, const char **out)
+{
+	json_object *v;
+	if (get(o, key, json_type_string, &v) < 0)
+		return -1;
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+static int get_number(json_object *o, const char *key, double *out)
+{
+	json_object *v;
+	if (get(o, key, json_type_double, &v) < 0)
+		return -1;
+	*out = json_object_get_double(v);
+	if (!isfinite(*out) || *out < 0)
+		return perpi_set_error("corrupt model '%s': field '%s' is %g, not a finite "
+				       "non-negative number",
+				       load_path, key, *out);
+	return 0;
+}
+
+static int load_resources(json_object *root, struct model *m)
+{
+	json_object *arr;
+	if (get(root, "resources", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t r = 0; r < json_object_array_length(arr); r++) {
+		json_object *o = json_object_array_get_idx(arr, r), *k;
+		const char *name;
+		if (!json_object_is_type(o, json_type_object) || get_string(o, "name", &name) < 0)
+			return perpi_set_error("corrupt model '%s': resource %zu has no name",
+					       load_path, r);
+		const char *kernel = json_object_object_get_ex(o, "bottleneck_of", &k)
+					     ? json_object_get_string(k)
+					     : NULL;
+		model_add_resource(m, name, kernel);
+	}
+	return 0;
+}
+
+static long resource_index(const struct model *m, const char *name)
+{
+	for (size_t r = 0; r < m->nres; r++)
+		if (!strcmp(m->res[r].name, name))
+			return (long)r;
+	return -1;
+}
+
+static int load_forms(json_object *root, struct model *m)
+{
+	json_object *arr, *usage;
+	if (get(root, "forms", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *form;
+		double cycles;
+		if (!json_object_is_type(o, json_type_object) || get_string(o, "form", &form) < 0 ||
+		    get_number(o, "cycles", &cycles) < 0 ||
+		    get(o, "usage", json_type_object, &usage) < 0)
+			return perpi_set_error("corrupt model '%s': form entry %zu: %s", load_path,
+					       i, perpi_error());
+		if (model_form_index(m, form) >= 0)
+			return perpi_set_error("corrupt model '%s': form %s listed twice",
+					       load_path, form);
+		size_t fi = model_add_form(m, form, cycles);
+		json_object_object_foreach(usage, rname, val)
+		{
+			long r = resource_index(m, rname);
+			if (r < 0)
+				return perpi_set_error("corrupt model '%s': form %s uses unknown "
+						       "resource %s",
+						       load_path, form, rname);
+			double rho = json_object_get_double(val);
+			if (!(json_object_is_type(val, json_type_double) ||
+			      json_object_is_type(val, json_type_int)) ||
+			    !isfinite(rho) || rho < 0)
+				return perpi_set_error("corrupt model '%s': form %s: bad usage of %s",
+						       load_path, form, rname);
+			model_set_rho(m, fi, (size_t)r, rho);
+		}
+	}
+	return 0;
+}
+
+static int load_lists(json_object *root, struct model *m)
+{
+	json_object *arr;
+	if (get(root, "unmapped", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *form, *reason;
+		if (!json_object_is_type(o, json_type_object) || get_string(o, "form", &form) < 0 ||
+		    get_string(o, "reason", &reason) < 0)
+			return -1;
+		model_add_unmapped(m, form, reason);
+	}
+	if (get(root, "measurements", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *kernel;
+		double cycles;
+		if (!json_object_is_type(o, json_type_object) ||
+		    get_string(o, "kernel", &kernel) < 0 || get_number(o, "cycles", &cycles) < 0)
+			return -1;
+		model_add_measurement(m, kernel, cycles);
+	}
+	return 0;
+}
+
+static int load_root(json_object *root, struct model **out)
+{
+	const char *format, *cpu;
+	double version, benchmarks = 0;
+	if (!json_object_is_type(root, json_type_object))
+		return perpi_set_error("corrupt model '%s': not a JSON object", load_path);
+	if (get_string(root, "format", &format) < 0)
+		return -1;
+	if (strcmp(format, MODEL_FORMAT))
+		return perpi_set_error("'%s' is not a perpi Palmed model (format '%s')",
+				       load_path, format);
+	if (get_number(root, "version", &version) < 0)
+		return -1;
+	if (version != MODEL_VERSION)
+		return perpi_set_error("model '%s' has version %g; this perpi reads version %d: "
+				       "rebuild it with 'perpi palmed build'",
+				       load_path, version, MODEL_VERSION);
+	if (get_string(root, "cpu", &cpu) < 0 || get_number(root, "benchmarks", &benchmarks) < 0)
+		return -1;
+	struct model *m = model_new(cpu);
+	m->benchmarks = (unsigned)benchmarks;
+	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0) {
+		model_delete(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+int model_load(const char *path, struct model **out)
+{
+	*out = NULL;
+	json_object *root = json_object_from_file(path);
+	if (!root) {
+		const char *why = json_util_get_last_err();
+		size_t len = why ? strcspn(why, "\n") : 0;
+		return perpi_set_error("cannot read model '%s': not valid JSON (%.*s)", path,
+				       (int)len, why ? why : "");
+	}
+	load_path = path;
+	int rc = load_root(root, out);
+	json_object_put(root);
+	return rc;
+}
+
+int model_load_for_use(const char *path, struct model **out)
+{
+	char *def = path ? NULL : model_default_path();
+	const char *p = path ? path : def;
+	FILE *f = fopen(p, "r");
+	if (!f) {
+		int rc = perpi_set_error("no model at '%s' (%s): build one with 'perpi palmed "
+					 "build'%s",
+					 p, strerror(errno), path ? "" : " or give one with -m FILE");
+		free(def);
+		return rc;
+	}
+	fclose(f);
+	int rc = model_load(p, out);
+	free(def);
+	if (rc == 0)
+		model_check_cpu(*out);
+	return rc;
+}

@@ -1,0 +1,224 @@
+#include "palmed/timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "config.h"
+#ifdef HAVE_PAPI
+#include <linux/perf_event.h>
+#include <papi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+static uint64_t overhead_ticks;
+
+uint64_t timing_overhead(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 64; i++) {
+		uint64_t t0 = timing_tsc();
+		uint64_t t1 = timing_tsc();
+		if (t1 - t0 < best)
+			best = t1 - t0;
+	}
+	overhead_ticks = best;
+	return best;
+}
+
+static uint64_t minus_overhead(uint64_t ticks)
+{
+	return ticks > overhead_ticks ? ticks - overhead_ticks : 0;
+}
+
+/* 64 dependent adds per loop turn: the loop counter runs beside the chain,
+ * so one turn takes 64 cycles on any CPU whose add has a 1-cycle latency. */
+uint64_t timing_chain_ticks(void)
+{
+	uint64_t n = TIMING_CHAIN_CYCLES / 64, x = 0, one = 1;
+	uint64_t t0 = timing_tsc();
+	__asm__ volatile("1:\n\t.rept 64\n\tadd %[one], %[x]\n\t.endr\n\tdec %[n]\n\tjnz 1b"
+			 : [n] "+r"(n), [x] "+r"(x)
+			 : [one] "r"(one)
+			 : "cc");
+	return minus_overhead(timing_tsc() - t0);
+}
+
+/* 64 adds per turn over 8 independent registers: throughput-bound, so a
+ * busy SMT sibling or a preempted vCPU shows up as more ticks. */
+uint64_t timing_wide_ticks(void)
+{
+	uint64_t n = TIMING_WIDE_INSNS / 64, one = 1;
+	uint64_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0;
+	uint64_t t0 = timing_tsc();
+	__asm__ volatile("1:\n\t.rept 8\n\t"
+			 "add %[one], %[a]\n\tadd %[one], %[b]\n\tadd %[one], %[c]\n\t"
+			 "add %[one], %[d]\n\tadd %[one], %[e]\n\tadd %[one], %[f]\n\t"
+			 "add %[one], %[g]\n\tadd %[one], %[h]\n\t.endr\n\tdec %[n]\n\tjnz 1b"
+			 : [n] "+r"(n), [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [d] "+r"(d),
+			   [e] "+r"(e), [f] "+r"(f), [g] "+r"(g), [h] "+r"(h)
+			 : [one] "r"(one)
+			 : "cc");
+	return minus_overhead(timing_tsc() - t0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double timing_calibrate(unsigned n)
+{
+	double *v = malloc(n * sizeof(*v));
+	if (!v || n == 0) {
+		free(v);
+		return 0;
+	}
+	if (!overhead_ticks)
+		timing_overhead();
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (double)timing_chain_ticks() / TIMING_CHAIN_CYCLES;
+	/* a disturbance (steal, a busy sibling) only ever adds ticks: the
+	 * fastest probe is the undisturbed one */
+	qsort(v, n, sizeof(*v), cmp_double);
+	double fastest = v[0];
+	free(v);
+	return fastest;
+}
+
+static char *reference_path(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/perpi/probe-reference", xdg);
+	return xasprintf("%s/.cache/perpi/probe-reference", home && *home ? home : "/tmp");
+}
+
+int timing_reference_load(const char *machine, double *out)
+{
+	char *path = reference_path(), line[512];
+	FILE *f = fopen(path, "r");
+	size_t klen = strlen(machine);
+	*out = 0;
+	free(path);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, machine, klen) && line[klen] == '\t')
+			*out = atof(line + klen + 1);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* Rewrites the file with this machine's line replaced (other machines kept). */
+int timing_reference_save(const char *machine, double value)
+{
+	double old;
+	timing_reference_load(machine, &old);
+	if (old > 0 && old <= value)
+		return 0;
+	char *path = reference_path(), *tmp = xasprintf("%s.%d", path, (int)getpid()), line[512];
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
+	size_t klen = strlen(machine);
+	int rc = -1;
+	if (out) {
+		while (in && fgets(line, sizeof(line), in))
+			if (strncmp(line, machine, klen) || line[klen] != '\t')
+				fputs(line, out);
+		fprintf(out, "%s\t%.9g\n", machine, value);
+		rc = fclose(out) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	}
+	if (in)
+		fclose(in);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+#ifdef HAVE_PAPI
+static int papi_state = -1; /* -1 unknown, 0 no, 1 yes */
+
+/* PAPI_library_init takes milliseconds; the kernel says in microseconds
+ * whether there is a cycle counter at all (a VM often has none). */
+static int cycle_counter_exists(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
+static int papi_events = PAPI_NULL;
+
+int timing_papi_works(void)
+{
+	if (papi_state >= 0)
+		return papi_state;
+	papi_state = 0;
+	if (getenv("PERPI_NO_PAPI") || !cycle_counter_exists())
+		return 0;
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+		return 0;
+	if (PAPI_create_eventset(&papi_events) != PAPI_OK ||
+	    PAPI_add_event(papi_events, PAPI_TOT_CYC) != PAPI_OK ||
+	    PAPI_add_event(papi_events, PAPI_TOT_INS) != PAPI_OK)
+		return 0;
+	long long v[2];
+	if (PAPI_start(papi_events) != PAPI_OK)
+		return 0;
+	timing_chain_ticks();
+	if (PAPI_stop(papi_events, v) != PAPI_OK || v[0] <= 0 || v[1] <= 0)
+		return 0;
+	papi_state = 1;
+	return 1;
+}
+
+int timing_papi_start(void)
+{
+	return PAPI_start(papi_events) == PAPI_OK ? 0 : -1;
+}
+
+int timing_papi_stop(uint64_t *cycles, uint64_t *insns)
+{
+	long long v[2];
+	if (PAPI_stop(papi_events, v) != PAPI_OK)
+		return -1;
+	*cycles = (uint64_t)v[0];
+	*insns = (uint64_t)v[1];
+	return 0;
+}
+#else
+int timing_papi_works(void)
+{
+	return 0;
+}
+
+int timing_papi_start(void)
+{
+	return -1;
+}
+
+int timing_papi_stop(uint64_t *cycles, uint64_t *insns)
+{
+	return -1;
+}
+#endif

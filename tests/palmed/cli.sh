@@ -1,0 +1,89 @@
+#!/bin/sh
+# perpi palmed end to end on the simulated 'overlap' machine (4 ports; see
+# palmed/sim.c). Expected figures are derived by hand from its port map.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # description, command status (0 = good)
+	if [ "$2" -eq 0 ]; then echo "ok $1"; else echo "FAIL $1"; fail=1; fi
+}
+contains() { grep -q -- "$2" "$1"; }
+
+$PERPI palmed build --sim overlap -o "$tmp/m.json" -q >"$tmp/out" 2>&1
+check "build writes a model" $?
+contains "$tmp/out" "from [0-9]* benchmarks"; check "build counts its benchmarks" $?
+
+# ADD_A (p0|p1) and ADD_B (p1|p2): 2 µops confined to 3 ports, 2/3 cycle,
+# IPC 2 / (2/3) = 3.
+$PERPI palmed predict -m "$tmp/m.json" ADD_A ADD_B >"$tmp/out" 2>"$tmp/err"
+check "predict exits 0" $?
+contains "$tmp/out" "cycles/iter: 0.667"; check "ADD_A ADD_B: 0.667 cycles" $?
+contains "$tmp/out" "IPC:         3.000"; check "ADD_A ADD_B: IPC 3" $?
+contains "$tmp/err" "built for CPU 'simulated: overlap'"; check "another CPU's model: warned, CPU named" $?
+
+# MUL only on p1: MUL^2 takes 2 cycles; 4 instructions, IPC 2.
+$PERPI palmed predict -m "$tmp/m.json" 'MUL^2 ADD_A^2' >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 2.000"; check "MUL^2 ADD_A^2: 2 cycles" $?
+
+$PERPI palmed predict -m "$tmp/m.json" ADD_A JMP NOSUCH >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "JMP x1: .*control flow"; check "an unmapped form is reported with its reason" $?
+contains "$tmp/out" "NOSUCH x1: not in the model"; check "an unknown form is reported" $?
+contains "$tmp/out" "1 of 3 instructions covered"; check "coverage counted" $?
+
+$PERPI palmed predict -m "$tmp/m.json" >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: empty kernel"
+check "an empty block is an error" $?
+$PERPI palmed predict -m "$tmp/m.json" NOSUCH >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: .*NOSUCH"
+check "a block of unknown forms only is an error" $?
+
+head -c 200 "$tmp/m.json" >"$tmp/bad.json"
+$PERPI palmed predict -m "$tmp/bad.json" ADD_A >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot read model '$tmp/bad.json'"
+check "a truncated model is refused with a clear error" $?
+$PERPI palmed show -m "$tmp/nonexistent.json" >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed show: "
+check "a missing model is an error" $?
+
+$PERPI palmed show -m "$tmp/m.json" --dot "$tmp/m.dot" >"$tmp/out" 2>&1
+check "show exits 0" $?
+contains "$tmp/out" "unmapped forms"; check "show lists unmapped forms" $?
+contains "$tmp/out" "^  ADD_A .*ADD_B"; [ $? -ne 0 ]; check "ADD_A and ADD_B are not one class" $?
+if command -v dot >/dev/null; then
+	dot -Tsvg "$tmp/m.dot" >/dev/null 2>&1; check "the dot graph is valid Graphviz" $?
+fi
+contains "$tmp/m.dot" '"f:MUL" -- "r:'; check "the graph links MUL to a resource" $?
+
+$PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 50 -o "$tmp/eval" >"$tmp/out" 2>&1
+check "eval exits 0" $?
+contains "$tmp/out" "^palmed  *50  *100.0%  *0.00%  *1.000"; check "eval: exact on the simulated machine" $?
+[ -s "$tmp/eval/eval.csv" ] && [ -s "$tmp/eval/eval-palmed.svg" ]; check "eval saves raw results and a scatter plot" $?
+[ "$(wc -l <"$tmp/eval/eval.csv")" -eq 51 ]; check "one CSV line per kernel" $?
+
+# The same block three ways on the Zen-like machine: multiply (fp0|fp1), add
+# (fp2|fp3), shuffle (fp1|fp2) need all four FP pipes: 3 µops / 4 = 0.75
+# cycle. Capstone turns each instruction into its form.
+$PERPI palmed build --sim zen -o "$tmp/zen.json" -q >/dev/null 2>&1
+$PERPI palmed predict -m "$tmp/zen.json" --hex 'f2 0f 59 c1 f2 0f 58 c1 66 0f 70 c1 00' \
+	>"$tmp/out" 2>/dev/null
+contains "$tmp/out" "kernel:      ADDSD_XMM_XMM MULSD_XMM_XMM PSHUFD_XMM_XMM_IMM8" &&
+	contains "$tmp/out" "cycles/iter: 0.750"
+check "hex bytes: mulsd, addsd, pshufd take 0.75 cycle" $?
+printf 'mulsd %%xmm1, %%xmm0\naddsd %%xmm1, %%xmm0\npshufd $0, %%xmm1, %%xmm0\n' |
+	$PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 0.750"; check "AT&T assembly: the same 0.75 cycle" $?
+printf 'mulsd xmm0, xmm1\naddsd xmm0, xmm1\npshufd xmm0, xmm1, 0\njmp 1f\n1:\n' >"$tmp/block.s"
+$PERPI palmed predict -m "$tmp/zen.json" --asm "$tmp/block.s" --intel >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 0.750" && contains "$tmp/out" "3 of 4 instructions covered" &&
+	contains "$tmp/out" "JMP_IMM8 x1: not in the model: control flow"
+check "Intel assembly: 0.75 cycle, the jump uncovered and why" $?
+$PERPI palmed predict -m "$tmp/zen.json" --hex 'f2 0f 59' >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot decode"
+check "truncated machine code is an error" $?
+echo 'addq %rax' | $PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot assemble"
+check "bad assembly is an error" $?
+
+$PERPI palmed frobnicate >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown subcommand: exit 2" $?
+exit $fail

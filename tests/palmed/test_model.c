@@ -1,0 +1,141 @@
+/* The conjunctive model's cycles on small examples worked by hand, the
+ * model file round trip, and bad input: corrupt files, another CPU, forms
+ * the model does not know, an empty block. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/model.h"
+
+static int failures;
+
+static void check(int ok, const char *what)
+{
+	printf("%s %s\n", ok ? "ok" : "FAIL", what);
+	failures += !ok;
+}
+
+/* R0 and R1; A uses R0 fully, B half of each, C R1 fully. */
+static struct model *hand_model(void)
+{
+	struct model *m = model_new("test cpu");
+	size_t a = model_add_form(m, "A", 1), b = model_add_form(m, "B", 0.5);
+	size_t c = model_add_form(m, "C", 1);
+	size_t r0 = model_add_resource(m, "R0", "A"), r1 = model_add_resource(m, "R1", "C");
+	model_set_rho(m, a, r0, 1);
+	model_set_rho(m, b, r0, 0.5);
+	model_set_rho(m, b, r1, 0.5);
+	model_set_rho(m, c, r1, 1);
+	model_add_unmapped(m, "JMP", "control flow cannot be benchmarked");
+	model_add_measurement(m, "A B", 1.5);
+	return m;
+}
+
+static void predict(const struct model *m, const char *spec, double cycles, double ipc,
+		    const char *bottlenecks)
+{
+	struct kernel k;
+	struct prediction p;
+	char what[256], got[64] = "";
+	if (kernel_parse(spec, &k) < 0 || model_predict(m, &k, &p) < 0) {
+		printf("FAIL %s: %s\n", spec, perpi_error());
+		failures++;
+		return;
+	}
+	for (size_t i = 0; i < p.nbottlenecks; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? "," : "",
+			 m->res[p.bottlenecks[i]].name);
+	snprintf(what, sizeof(what), "%s: %.4f cycles, IPC %.4f, bottleneck %s", spec, p.cycles,
+		 p.ipc, got);
+	check(fabs(p.cycles - cycles) < 1e-9 && fabs(p.ipc - ipc) < 1e-9 && !strcmp(got, bottlenecks),
+	      what);
+	prediction_done(&p);
+	kernel_done(&k);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static void expect_load_error(const char *text, const char *needle)
+{
+	struct model *m;
+	char what[256];
+	write_file("test_model_bad.json", text);
+	int rc = model_load("test_model_bad.json", &m);
+	snprintf(what, sizeof(what), "corrupt model refused (%s): %s", needle,
+		 rc < 0 ? perpi_error() : "accepted");
+	check(rc < 0 && strstr(perpi_error(), needle) && strstr(perpi_error(), "test_model_bad.json"),
+	      what);
+	if (rc == 0)
+		model_delete(m);
+	remove("test_model_bad.json");
+}
+
+int main(void)
+{
+	struct model *m = hand_model(), *loaded;
+	/* A^2 B C^3: R0 = 2*1 + 0.5 = 2.5, R1 = 0.5 + 3*1 = 3.5; 6 instructions
+	 * in 3.5 cycles. */
+	predict(m, "A^2 B C^3", 3.5, 6 / 3.5, "R1");
+	/* A B^2: R0 = 1 + 2*0.5 = 2, R1 = 2*0.5 = 1: 3 instructions in 2. */
+	predict(m, "A B^2", 2, 1.5, "R0");
+	/* A C: both resources carry 1: both are bottlenecks, IPC 2. */
+	predict(m, "A C", 1, 2, "R0,R1");
+	/* B^4: 2 on each resource. */
+	predict(m, "B^4", 2, 2, "R0,R1");
+
+	struct kernel k;
+	struct prediction p;
+	kernel_parse("A X^3", &k);
+	check(model_predict(m, &k, &p) == 0 && p.cycles == 1 && p.covered == 1 && p.total == 4 &&
+		      p.nuncovered == 1 && !strcmp(p.uncovered[0], "X"),
+	      "A X^3: X uncovered, A alone 1 cycle, 1 of 4 instructions covered");
+	prediction_done(&p);
+	kernel_done(&k);
+	kernel_parse("X Y", &k);
+	check(model_predict(m, &k, &p) < 0 && strstr(perpi_error(), "X"),
+	      "a block of unknown forms only is an error naming the form");
+	kernel_done(&k);
+	kernel_init(&k);
+	check(model_predict(m, &k, &p) < 0 && strstr(perpi_error(), "empty"),
+	      "an empty block is an error");
+
+	check(model_save(m, "test_model_rt.json") == 0 && model_load("test_model_rt.json", &loaded) == 0,
+	      "save and load");
+	predict(loaded, "A^2 B C^3", 3.5, 6 / 3.5, "R1");
+	check(!strcmp(loaded->cpu, "test cpu") && loaded->nmeas == 1 &&
+		      loaded->meas[0].cycles == 1.5 &&
+		      !strcmp(model_unmapped_reason(loaded, "JMP"), "control flow cannot be benchmarked") &&
+		      !strcmp(loaded->res[1].kernel, "C"),
+	      "cpu, measurements, unmapped reasons and saturating kernels survive the round trip");
+	check(model_check_cpu(loaded) == 1, "a model from another CPU is flagged");
+	model_delete(loaded);
+	remove("test_model_rt.json");
+
+	char *host = model_host_cpu();
+	free(m->cpu);
+	m->cpu = host;
+	check(model_check_cpu(m) == 0, "a model from this CPU is not flagged");
+	model_delete(m);
+
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\"",
+			  "cannot read model");
+	expect_load_error("{\"format\": \"something-else\"}", "not a perpi Palmed model");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 7}", "version 7");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+			  "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R9\": 1}}]}",
+			  "unknown resource R9");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+			  "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": -2}}]}",
+			  "bad usage");
+	expect_load_error("[1, 2]", "not a JSON object");
+	return failures != 0;
+}

@@ -1,0 +1,154 @@
+/* Instruction forms: names, and the form of decoded instructions. The
+ * machine code below is encoded by hand from the Intel SDM (opcode, ModRM
+ * mod/reg/rm, REX.W), and the expected form is read off the manual's
+ * operand columns, not produced by perpi. */
+#include <stdio.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+#include <Zydis/Zydis.h>
+
+#include "common/util.h"
+#include "palmed/form.h"
+
+static int failures;
+static csh cs;
+
+static void expect_roundtrip(const char *name)
+{
+	struct form f;
+	char out[FORM_NAME_MAX];
+	if (form_parse(name, &f) < 0) {
+		printf("FAIL: %s rejected: %s\n", name, perpi_error());
+		failures++;
+		return;
+	}
+	form_print(&f, out, sizeof(out));
+	if (strcmp(out, name)) {
+		printf("FAIL: %s printed back as %s\n", name, out);
+		failures++;
+	}
+}
+
+static void expect_bad(const char *name)
+{
+	struct form f;
+	if (form_parse(name, &f) == 0) {
+		printf("FAIL: bad form %s accepted\n", name);
+		failures++;
+	}
+}
+
+static void expect_decoded(const unsigned char *code, size_t len, const char *want)
+{
+	cs_insn *insn;
+	struct form f;
+	char got[FORM_NAME_MAX] = "(nothing)";
+	size_t n = cs_disasm(cs, code, len, 0, 1, &insn);
+	if (n == 1 && form_from_insn(insn, &f) == 0)
+		form_print(&f, got, sizeof(got));
+	if (n)
+		cs_free(insn, n);
+	if (strcmp(got, want)) {
+		printf("FAIL: Capstone: %s, want %s\n", got, want);
+		failures++;
+	}
+	/* the same bytes through Zydis must name the same form */
+	ZydisDecoder zd;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	snprintf(got, sizeof(got), "(nothing)");
+	if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, code, len, &zi, ops)) &&
+	    form_from_zydis(&zi, ops, &f) == 0)
+		form_print(&f, got, sizeof(got));
+	if (strcmp(got, want)) {
+		printf("FAIL: Zydis: %s, want %s\n", got, want);
+		failures++;
+	}
+}
+
+#define DECODED(want, ...)                                                                         \
+	do {                                                                                       \
+		static const unsigned char c[] = {__VA_ARGS__};                                    \
+		expect_decoded(c, sizeof(c), want);                                                \
+	} while (0)
+
+static void expect_unsupported(const char *name, int unsupported)
+{
+	struct form f;
+	if (form_parse(name, &f) < 0 || (form_unsupported_reason(&f) != NULL) != unsupported) {
+		printf("FAIL: %s should be %s\n", name, unsupported ? "unsupported" : "supported");
+		failures++;
+	}
+}
+
+int main(void)
+{
+	expect_roundtrip("ADD_GPR64_IMM8");
+	expect_roundtrip("ADDSD_XMM_M64");
+	expect_roundtrip("MOV_M64_GPR64");
+	expect_roundtrip("VFMADD231PD_YMM_YMM_YMM");
+	expect_roundtrip("KANDW_K_K_K");
+	expect_roundtrip("CQO");
+	expect_roundtrip("REP.STOSB");
+	expect_bad("");
+	expect_bad("add_GPR64_GPR64");
+	expect_bad("ADD_GPR65");
+	expect_bad("ADD_GPR64_");
+	expect_bad("A_GPR8_GPR8_GPR8_GPR8_GPR8_GPR8");
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return 99;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	/* REX.W 01 /r, ModRM 11 011 000: add rax, rbx */
+	DECODED("ADD_GPR64_GPR64", 0x48, 0x01, 0xd8);
+	/* REX.W 83 /0 ib: add rax, 3 */
+	DECODED("ADD_GPR64_IMM8", 0x48, 0x83, 0xc0, 0x03);
+	/* REX.W 81 /0 id: add rax, 0x12345 */
+	DECODED("ADD_GPR64_IMM32", 0x48, 0x81, 0xc0, 0x45, 0x23, 0x01, 0x00);
+	/* 01 /r without REX: add eax, ebx */
+	DECODED("ADD_GPR32_GPR32", 0x01, 0xd8);
+	/* 00 /r: add al, bl */
+	DECODED("ADD_GPR8_GPR8", 0x00, 0xd8);
+	/* REX.W 8B /r, ModRM 00 000 111: mov rax, [rdi] */
+	DECODED("MOV_GPR64_M64", 0x48, 0x8b, 0x07);
+	/* REX.W 89 /r: mov [rdi], rax */
+	DECODED("MOV_M64_GPR64", 0x48, 0x89, 0x07);
+	/* F2 0F 58 /r: addsd xmm0, xmm1 */
+	DECODED("ADDSD_XMM_XMM", 0xf2, 0x0f, 0x58, 0xc1);
+	/* F2 0F 58 /r, ModRM 00 000 111: addsd xmm0, [rdi] */
+	DECODED("ADDSD_XMM_M64", 0xf2, 0x0f, 0x58, 0x07);
+	/* VEX.256.66.0F 58 /r (C5 FD): vaddpd ymm0, ymm0, ymm1 */
+	DECODED("VADDPD_YMM_YMM_YMM", 0xc5, 0xfd, 0x58, 0xc1);
+	/* REX.W D3 /4: shl rax, cl */
+	DECODED("SHL_GPR64_CL", 0x48, 0xd3, 0xe0);
+	/* REX.W D1 /4: shl rax, 1 (no immediate byte) */
+	DECODED("SHL_GPR64_ONE", 0x48, 0xd1, 0xe0);
+	/* REX.W 8D /r, ModRM 01 000 111 disp8: lea rax, [rdi + 8] */
+	DECODED("LEA_GPR64_MEM", 0x48, 0x8d, 0x47, 0x08);
+	/* REX.W 0F AF /r: imul rax, rbx */
+	DECODED("IMUL_GPR64_GPR64", 0x48, 0x0f, 0xaf, 0xc3);
+	/* REX.W 99: cqo */
+	DECODED("CQO", 0x48, 0x99);
+
+	expect_unsupported("ADD_GPR64_GPR64", 0);
+	expect_unsupported("DIV_GPR64", 1);
+	expect_unsupported("IDIV_M32", 1);
+	expect_unsupported("JMP_IMM32", 1);
+	expect_unsupported("JNE_IMM8", 1);
+	expect_unsupported("CALL_GPR64", 1);
+	expect_unsupported("PUSH_GPR64", 1);
+	expect_unsupported("CPUID", 1);
+	expect_unsupported("LFENCE", 1);
+	expect_unsupported("MOVSB", 1);
+	expect_unsupported("MOVSD_XMM_XMM", 0); /* the SSE move, not the string one */
+	expect_unsupported("CMPSD_XMM_XMM_IMM8", 0);
+	expect_unsupported("XCHG_M64_GPR64", 1);
+	expect_unsupported("FADD_ST_ST", 1);
+	expect_unsupported("ADDSD_XMM_XMM", 0);
+	cs_close(&cs);
+	if (failures)
+		printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}

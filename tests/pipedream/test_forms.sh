@@ -1,0 +1,38 @@
+#!/bin/sh
+# perpi forms discover, on a few mnemonics whose fate is known in advance:
+# ADD has the classic register, immediate and memory forms; DIV and JMP
+# are refused with their reason; VADDPH (AVX512-FP16) faults in the worker
+# on a CPU without avx512_fp16 in /proc/cpuinfo, and runs on one with it;
+# LEA's address operand is MEM. The catalogue lands in the database with
+# the machine's identity.
+set -u
+PERPI=${PERPI:-./perpi}
+command -v as >/dev/null || { echo "SKIP: GNU as is not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is needed to inspect the database"; exit 77; }
+fail=0
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+"$PERPI" forms discover --db "$t/f.db" --list ADD DIV JMP VADDPH LEA >"$t/list" 2>"$t/summary" ||
+	{ echo "FAIL: discover: $(cat "$t/summary")"; exit 1; }
+cat "$t/summary"
+expect() { # FORM STATUS
+	grep -q "^$1	$2" "$t/list" || { echo "FAIL: $1 is not '$2': $(grep "^$1	" "$t/list")"; fail=1; }
+}
+for f in ADD_GPR64_GPR64 ADD_GPR32_IMM32 ADD_GPR64_IMM8 ADD_M64_GPR64 ADD_GPR8_M8 ADD_GPR16_IMM16 LEA_GPR64_MEM; do
+	expect "$f" ok
+done
+expect DIV unsupported
+expect JMP unsupported
+grep -q '^DIV	unsupported	integer division' "$t/list" || { echo "FAIL: DIV's reason"; fail=1; }
+if grep -qw avx512_fp16 /proc/cpuinfo; then
+	expect VADDPH_ZMM_ZMM_ZMM ok
+else
+	expect VADDPH_ZMM_ZMM_ZMM fault
+fi
+# no form of ADD that GNU as would encode differently (e.g. ADD_GPR64_IMM64 does not exist)
+grep -q '^ADD_GPR64_IMM64' "$t/list" && { echo "FAIL: ADD_GPR64_IMM64 kept"; fail=1; }
+stored=$(sqlite3 "$t/f.db" "select count(*) from form f join machine m on m.id = f.machine_id where m.vendor != ''")
+[ "$stored" = "$(wc -l <"$t/list")" ] || { echo "FAIL: $stored forms stored, $(wc -l <"$t/list") listed"; fail=1; }
+"$PERPI" forms check ADD_GPR64_IMM8 | grep -q '^ADD_GPR64_IMM8	supported' || { echo "FAIL: forms check"; fail=1; }
+"$PERPI" forms check ADD_XYZ 2>"$t/err"; rc=$?
+{ [ $rc = 1 ] && grep -q "^perpi: forms: bad form 'ADD_XYZ'" "$t/err"; } || { echo "FAIL: bad form: $rc"; fail=1; }
+exit $fail

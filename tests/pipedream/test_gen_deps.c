@@ -1,0 +1,193 @@
+/* Generated kernels carry no read-after-write dependency between their
+ * instructions. Checked independently of the generator: the loop body is
+ * assembled with GNU as, decoded with Capstone (registers from
+ * cs_regs_access, memory from the operands), and every read is matched with
+ * the last earlier write of the same register, flags or memory byte.
+ * Expected: no dependency at all for kernels whose forms only write their
+ * destination; for read-modify-write forms, chains whose links are at least
+ * 8 instructions apart (DESIGN.md: the write pool sized to latency x
+ * throughput); kernels that must keep a dependency are flagged. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <capstone/capstone.h>
+
+#include "common/util.h"
+#include "palmed/bench.h"
+#include "palmed/kernel.h"
+#include "tests/pipedream/body_util.h"
+
+static int failures, skipped;
+static csh cs;
+static char dir[] = "/tmp/perpi-test-deps-XXXXXX";
+
+/* A register's family: al, ax, eax, rax -> one id; xmm3, ymm3, zmm3 -> one. */
+static int family(unsigned reg)
+{
+	const char *n = cs_reg_name(cs, reg);
+	static const char *const g[16][4] = {
+	    {"al", "ax", "eax", "rax"},	 {"cl", "cx", "ecx", "rcx"},  {"dl", "dx", "edx", "rdx"},
+	    {"bl", "bx", "ebx", "rbx"},	 {"spl", "sp", "esp", "rsp"}, {"bpl", "bp", "ebp", "rbp"},
+	    {"sil", "si", "esi", "rsi"}, {"dil", "di", "edi", "rdi"}};
+	if (!n)
+		return -1;
+	for (int i = 0; i < 8; i++)
+		for (int w = 0; w < 4; w++)
+			if (!strcmp(n, g[i][w]))
+				return i;
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9')
+		return atoi(n + 1); /* r8, r8d, r8w, r8b */
+	if (strchr("xyz", n[0]) && !strncmp(n + 1, "mm", 2))
+		return 16 + atoi(n + 3);
+	if (n[0] == 'k' && n[1] >= '0' && n[1] <= '7' && !n[2])
+		return 48 + n[1] - '0';
+	if (!strcmp(n, "rflags") || !strcmp(n, "eflags") || !strcmp(n, "flags"))
+		return 56;
+	return 57 + (int)reg % 64; /* anything else: its own id, unlikely to collide */
+}
+
+struct writer {
+	long reg[128];
+	long mem[2][32768]; /* by base (r14, r15) and byte offset */
+};
+
+/* Smallest distance between a read and the write it depends on (0: none). */
+static long min_dependency_distance(const unsigned char *code, size_t len, long *n_insns)
+{
+	static struct writer w;
+	memset(&w, 0xff, sizeof(w)); /* -1: never written */
+	cs_insn *insn = cs_malloc(cs);
+	const uint8_t *p = code;
+	size_t size = len;
+	uint64_t addr = 0;
+	long i = 0, min = 0;
+	while (cs_disasm_iter(cs, &p, &size, &addr, insn)) {
+		cs_regs rr, rw;
+		uint8_t nr, nw;
+		if (cs_regs_access(cs, insn, rr, &nr, rw, &nw) != CS_ERR_OK) {
+			min = -2;
+			break;
+		}
+		long dist = 0;
+		for (int k = 0; k < nr; k++) {
+			int fam = family(rr[k]);
+			if (fam >= 0 && w.reg[fam] >= 0 && (dist == 0 || i - w.reg[fam] < dist))
+				dist = i - w.reg[fam];
+		}
+		const cs_x86 *x = &insn->detail->x86;
+		for (int k = 0; k < x->op_count; k++) {
+			const cs_x86_op *op = &x->operands[k];
+			if (op->type != X86_OP_MEM || strcmp(insn->mnemonic, "lea") == 0)
+				continue;
+			int base = family(op->mem.base) == 14 ? 0 : 1;
+			for (long b = op->mem.disp; b < op->mem.disp + op->size && b < 32768; b++) {
+				long wr = w.mem[base][b];
+				if ((op->access & CS_AC_READ) && wr >= 0 &&
+				    (dist == 0 || i - wr < dist))
+					dist = i - wr;
+			}
+		}
+		for (int k = 0; k < x->op_count; k++) {
+			const cs_x86_op *op = &x->operands[k];
+			if (op->type == X86_OP_MEM && (op->access & CS_AC_WRITE)) {
+				int base = family(op->mem.base) == 14 ? 0 : 1;
+				for (long b = op->mem.disp;
+				     b < op->mem.disp + op->size && b < 32768; b++)
+					w.mem[base][b] = i;
+			}
+		}
+		for (int k = 0; k < nw; k++) {
+			int fam = family(rw[k]);
+			if (fam >= 0)
+				w.reg[fam] = i;
+		}
+		if (dist && (min == 0 || dist < min))
+			min = dist;
+		i++;
+	}
+	cs_free(insn, 1);
+	*n_insns = i;
+	return min;
+}
+
+/* rmw: the kernel has read-modify-write forms (chains allowed, links >= 8);
+ * flagged: the generator must flag it (a dependency it cannot avoid). */
+static void check(struct bench_ctx *b, const char *spec, int rmw, int flagged)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	char *text = bench_kernel_asm(b, &k, 0);
+	kernel_done(&k);
+	if (!text) {
+		printf("FAIL: %s: %s\n", spec, perpi_error());
+		failures++;
+		return;
+	}
+	int is_flagged = !strncmp(text, "# flagged", 9);
+	size_t len;
+	unsigned char *code = pd_assemble_body(text, dir, &len);
+	free(text);
+	if (!code) {
+		printf("FAIL: %s: body does not assemble\n", spec);
+		failures++;
+		return;
+	}
+	long n, d = min_dependency_distance(code, len, &n);
+	free(code);
+	if (is_flagged != flagged) {
+		printf("FAIL: %s: flagged %d, want %d\n", spec, is_flagged, flagged);
+		failures++;
+	} else if (n < 200 || d == -2) {
+		printf("SKIP: %s: Capstone decodes %ld instructions of the body\n", spec, n);
+		skipped++;
+	} else if (!flagged && !rmw && d != 0) {
+		printf("FAIL: %s: a dependency %ld instructions apart\n", spec, d);
+		failures++;
+	} else if (!flagged && rmw && d != 0 && d < 8) {
+		printf("FAIL: %s: a chain with links %ld instructions apart\n", spec, d);
+		failures++;
+	} else {
+		printf("ok: %s (%ld instructions, closest dependency %ld)\n", spec, n, d);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir) || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return 99;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	struct bench_options o;
+	bench_options_default(&o);
+	struct bench_ctx *b = bench_new(&o, NULL);
+	check(b, "MOV_GPR64_GPR64", 0, 0);
+	check(b, "IMUL_GPR64_GPR64_IMM8", 0, 0);
+	check(b, "LEA_GPR64_MEM", 0, 0);
+	check(b, "MOVZX_GPR32_GPR8", 0, 0);
+	check(b, "MOV_GPR64_M64", 0, 0);
+	check(b, "MOV_M64_GPR64", 0, 0);
+	check(b, "ADD_M64_GPR64", 0, 0);
+	check(b, "MOV_M64_GPR64 MOV_GPR64_M64 MOVAPS_XMM_M128 VMOVAPS_M256_YMM", 0, 0);
+	check(b, "VADDPD_YMM_YMM_YMM", 0, 0);
+	check(b, "VADDPD_YMM_YMM_YMM MOV_GPR32_GPR32 MOVAPS_XMM_M128", 0, 0);
+	check(b, "ADD_GPR64_GPR64", 1, 0);
+	check(b, "ADD_GPR8_GPR8", 1, 0);
+	check(b, "ADD_GPR64_IMM8", 1, 0);
+	check(b, "SHL_GPR64_CL", 1, 0);
+	check(b, "ADDSD_XMM_XMM", 1, 0);
+	check(b, "VFMADD231PD_YMM_YMM_YMM", 1, 0);
+	check(b, "ADDSD_XMM_XMM^2 IMUL_GPR64_GPR64 MOV_GPR64_M64^3", 1, 0);
+	check(b, "ADC_GPR64_GPR64", 1, 1);
+	check(b, "MUL_GPR64", 1, 1);
+	check(b, "CMOVE_GPR64_GPR64 ADD_GPR64_GPR64", 1, 1);
+	bench_delete(b);
+	cs_close(&cs);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) {
+	}
+	if (failures)
+		printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}
