@@ -23,7 +23,7 @@ int cmd_tui(int argc, char **argv)
 #include "tracer/options.h"
 #include "tracer/symbols.h"
 #include "tracer/trace.h"
-#include "tui/model.h"
+#include "tui/tui_model.h"
 #include "tui/tui.h"
 
 static const char usage[] =
@@ -104,14 +104,14 @@ static int browse_file(const struct tui_options *o)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		return 1;
 	}
-	struct model_symbols sym = {reader_function, reader_line, reader};
-	struct model *model = model_new(&o->engine, &sym);
-	int r = trace_reader_replay(reader, model_event, model) < 0 || model_finish(model) < 0
+	struct tui_symbols sym = {reader_function, reader_line, reader};
+	struct tui_model *model = tui_model_new(&o->engine, &sym);
+	int r = trace_reader_replay(reader, tui_model_event, model) < 0 || tui_model_finish(model) < 0
 			? -1
 			: tui_run(model, o->input);
 	if (r < 0)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
-	model_delete(model);
+	tui_model_delete(model);
 	trace_reader_close(reader);
 	return r < 0;
 }
@@ -125,17 +125,17 @@ static const char *tracer_function(void *ctx, uint64_t addr)
 static int browse_program(struct tui_options *o, char **argv)
 {
 	struct tracer *tracer = NULL;
-	struct model_symbols sym = {tracer_function, NULL, &tracer};
-	struct model *model = model_new(&o->engine, &sym);
-	tracer = tracer_new(&o->trace, model_event, model);
+	struct tui_symbols sym = {tracer_function, NULL, &tracer};
+	struct tui_model *model = tui_model_new(&o->engine, &sym);
+	tracer = tracer_new(&o->trace, tui_model_event, model);
 	struct trace_result res;
 	int r = -1;
 	if (tracer_start(tracer, argv + o->program) < 0 || tracer_run(tracer, &res) < 0 ||
-	    model_finish(model) < 0)
+	    tui_model_finish(model) < 0)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 	else if ((r = tui_run(model, argv[o->program])) < 0)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
-	model_delete(model);
+	tui_model_delete(model);
 	tracer_delete(tracer);
 	return r < 0;
 }

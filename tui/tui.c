@@ -135,7 +135,7 @@ void tui_message(struct tui *t, const char *fmt, ...)
 const char *tui_describe(struct tui *t, uint64_t addr)
 {
 	static char buf[128];
-	const struct model_symbols *sym = model_symbols(t->model);
+	const struct tui_symbols *sym = tui_model_symbols(t->model);
 	const char *name = sym->function ? sym->function(sym->ctx, addr) : NULL;
 	if (name)
 		snprintf(buf, sizeof(buf), "%s", name);
@@ -319,9 +319,9 @@ static int handle_key(struct tui *t, int key)
 			if (screens[i].open)
 				screens[i].open(t);
 			else if (key == '2')
-				tui_open_histogram(t, MODEL_NONE, MODEL_NONE);
+				tui_open_histogram(t, TUI_NONE, TUI_NONE);
 			else
-				tui_open_graph(t, 1, 32, MODEL_NONE);
+				tui_open_graph(t, 1, 32, TUI_NONE);
 		}
 	return 0;
 }
@@ -349,7 +349,7 @@ static int start_curses(void)
 	return 0;
 }
 
-int tui_run(struct model *model, const char *title)
+int tui_run(struct tui_model *model, const char *title)
 {
 	struct tui t = {.model = model, .title = title};
 	catch_signals();

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "tui/model.h"
+#include "tui/tui_model.h"
 
 #define TUI_MIN_COLS 80
 #define TUI_MIN_LINES 24
@@ -49,7 +49,7 @@ struct tui_view {
 
 /* The application: the model and the stack of open views. */
 struct tui {
-	struct model *model;
+	struct tui_model *model;
 	const char *title; /* what was loaded, for the title line */
 	int colours;       /* 0 on monochrome terminals and with NO_COLOR */
 	char message[160]; /* a one-shot status line message */
@@ -58,7 +58,7 @@ struct tui {
 /* Run the browser on a finished model until the user quits. Returns 0, or
  * -1 with perpi_error() set (terminal too small, no terminal). The
  * terminal is restored in every case, also on fatal signals. */
-int tui_run(struct model *model, const char *title);
+int tui_run(struct tui_model *model, const char *title);
 
 /* Open a view on top of the stack (the stack owns it). */
 void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
@@ -67,7 +67,7 @@ void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
 void tui_open_functions(struct tui *t);
 void tui_open_histogram(struct tui *t, uint32_t function, uint32_t call);
 /* The graph of steps [first_step, last_step] (select: an instruction to
- * select, or MODEL_NONE; with steps 0, 0: the steps around it). */
+ * select, or TUI_NONE; with steps 0, 0: the steps around it). */
 void tui_open_graph(struct tui *t, uint64_t first_step, uint64_t last_step, uint32_t select);
 void tui_open_critical(struct tui *t);
 void tui_open_blocks(struct tui *t);

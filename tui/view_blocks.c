@@ -11,7 +11,7 @@
 #include "tui/tui.h"
 
 struct blocks_view {
-	const struct model_block *blocks;
+	const struct tui_block *blocks;
 	size_t n;
 	int64_t selected, top;
 };
@@ -23,12 +23,12 @@ static const struct tui_key_help keys[] = {
 	{NULL, NULL},
 };
 
-static void draw_block_insns(struct tui *t, const struct model_block *b, int y, int x, int lines,
+static void draw_block_insns(struct tui *t, const struct tui_block *b, int y, int x, int lines,
 			     int cols)
 {
 	for (uint32_t i = 0; i < b->insns && y < lines; i++) {
-		const struct model_insn *mi = model_insn(t->model, b->first + i);
-		const struct perpi_insn *insn = mi ? model_static(t->model, mi->insn) : NULL;
+		const struct tui_insn *mi = tui_model_insn(t->model, b->first + i);
+		const struct perpi_insn *insn = mi ? tui_model_static(t->model, mi->insn) : NULL;
 		if (insn)
 			tui_print(y++, x, cols - x, " %-14.14s %s", tui_describe(t, insn->addr),
 				  insn->text);
@@ -50,10 +50,10 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	attroff(A_BOLD);
 	mvvline(1, left, ACS_VLINE, lines - 1);
 	struct engine_totals tot;
-	model_totals(t->model, &tot);
+	tui_model_totals(t->model, &tot);
 	tui_scroll(b->selected, &b->top, rows);
 	for (int r = 0; r < rows && b->top + r < (int64_t)b->n; r++) {
-		const struct model_block *k = &b->blocks[b->top + r];
+		const struct tui_block *k = &b->blocks[b->top + r];
 		int sel = b->top + r == b->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
@@ -94,6 +94,6 @@ static const struct tui_view_ops blocks_ops = {"Blocks", keys, draw, key, done};
 void tui_open_blocks(struct tui *t)
 {
 	struct blocks_view *b = xcalloc(1, sizeof(*b));
-	b->n = model_blocks(t->model, &b->blocks);
+	b->n = tui_model_blocks(t->model, &b->blocks);
 	tui_push(t, &blocks_ops, b);
 }

@@ -19,7 +19,7 @@ struct path_insn {
 };
 
 struct critical_view {
-	const struct model_line *lines;
+	const struct tui_line *lines;
 	size_t n_lines;
 	struct path_insn *insns;
 	size_t n_insns;
@@ -34,7 +34,7 @@ static const struct tui_key_help keys[] = {
 	{NULL, NULL},
 };
 
-static int same_line(const struct model_line *l, const struct path_insn *p)
+static int same_line(const struct tui_line *l, const struct path_insn *p)
 {
 	if (!l->file || !p->file)
 		return !l->file && !p->file && p->insn && p->insn->addr == l->addr;
@@ -52,19 +52,19 @@ static void collect(struct tui *t, struct critical_view *c,
 		    int (*line)(void *, uint64_t, const char **, unsigned *), void *ctx)
 {
 	const uint32_t *path;
-	size_t n = model_critical_path(t->model, &path);
+	size_t n = tui_model_critical_path(t->model, &path);
 	c->path_length = n;
 	struct path_insn *by_id = NULL;
 	size_t n_ids = 0;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t id = model_insn(t->model, path[k])->insn;
+		uint32_t id = tui_model_insn(t->model, path[k])->insn;
 		if (id >= n_ids) {
 			by_id = xrealloc(by_id, (id + 1) * sizeof(*by_id));
 			memset(by_id + n_ids, 0, (id + 1 - n_ids) * sizeof(*by_id));
 			n_ids = id + 1;
 		}
 		if (!by_id[id].count++) {
-			by_id[id].insn = model_static(t->model, id);
+			by_id[id].insn = tui_model_static(t->model, id);
 			by_id[id].first = path[k];
 		}
 	}
@@ -97,10 +97,12 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	mvvline(1, left, ACS_VLINE, lines - 1);
 	tui_scroll(c->selected, &c->top, rows);
 	for (int r = 0; r < rows && c->top + r < (int64_t)c->n_lines; r++) {
-		const struct model_line *l = &c->lines[c->top + r];
+		const struct tui_line *l = &c->lines[c->top + r];
 		char where[128];
-		if (l->file)
-			snprintf(where, sizeof(where), "%s:%u", l->file, l->line);
+		if (l->file) { /* the file's name only: the path rarely fits */
+			const char *base = strrchr(l->file, '/');
+			snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : l->file, l->line);
+		}
 		else
 			snprintf(where, sizeof(where), "%s", tui_describe(t, l->addr));
 		int sel = c->top + r == c->selected;
@@ -115,7 +117,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		tui_print(2, 1, left - 1, "no critical path (empty run)");
 	if (c->selected >= (int64_t)c->n_lines)
 		return;
-	const struct model_line *l = &c->lines[c->selected];
+	const struct tui_line *l = &c->lines[c->selected];
 	int y = 2;
 	for (size_t i = 0; i < c->n_insns && y < lines; i++) {
 		const struct path_insn *p = &c->insns[i];
@@ -133,12 +135,12 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	if (tui_navigate(k, &c->selected, (int64_t)c->n_lines, LINES - 5))
 		return TUI_HANDLED | TUI_REDRAW;
 	if ((k == '\n' || k == KEY_ENTER) && c->selected < (int64_t)c->n_lines) {
-		const struct model_line *l = &c->lines[c->selected];
-		uint32_t first = MODEL_NONE;
+		const struct tui_line *l = &c->lines[c->selected];
+		uint32_t first = TUI_NONE;
 		for (size_t i = 0; i < c->n_insns; i++)
 			if (same_line(l, &c->insns[i]) && c->insns[i].first < first)
 				first = c->insns[i].first;
-		if (first != MODEL_NONE)
+		if (first != TUI_NONE)
 			tui_open_graph(t, 0, 0, first);
 		return TUI_HANDLED | TUI_REDRAW;
 	}
@@ -157,8 +159,8 @@ static const struct tui_view_ops critical_ops = {"Critical", keys, draw, key, do
 void tui_open_critical(struct tui *t)
 {
 	struct critical_view *c = xcalloc(1, sizeof(*c));
-	c->n_lines = model_critical_lines(t->model, &c->lines);
-	const struct model_symbols *sym = model_symbols(t->model);
+	c->n_lines = tui_model_critical_lines(t->model, &c->lines);
+	const struct tui_symbols *sym = tui_model_symbols(t->model);
 	collect(t, c, sym->line, sym->ctx);
 	tui_push(t, &critical_ops, c);
 }

@@ -12,7 +12,7 @@ enum column { COL_NAME, COL_I, COL_C, COL_ILP, COL_CALLS, COL_COUNT };
 static const char *const column_names[COL_COUNT] = {"function", "I", "C", "ILP", "calls"};
 
 struct functions_view {
-	const struct model_function *all;
+	const struct tui_function *all;
 	size_t n_all;
 	uint32_t *rows; /* indices into all, filtered and sorted */
 	size_t n_rows;
@@ -37,8 +37,8 @@ static const struct functions_view *sorting; /* qsort has no context argument */
 
 static int compare_rows(const void *a, const void *b)
 {
-	const struct model_function *x = &sorting->all[*(const uint32_t *)a];
-	const struct model_function *y = &sorting->all[*(const uint32_t *)b];
+	const struct tui_function *x = &sorting->all[*(const uint32_t *)a];
+	const struct tui_function *y = &sorting->all[*(const uint32_t *)b];
 	int c = 0;
 	switch (sorting->sort) {
 	case COL_NAME: c = strcmp(x->name, y->name); break;
@@ -84,7 +84,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 {
 	struct functions_view *f = v->state;
 	struct engine_totals tot;
-	model_totals(t->model, &tot);
+	tui_model_totals(t->model, &tot);
 	tui_style(t, STYLE_TITLE, 1);
 	mvhline(0, 0, ' ', cols);
 	tui_print(0, 0, cols, " Functions: %s  whole run :: I [%" PRIu64 "] :: C [%" PRIu64
@@ -103,7 +103,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	int rows = lines - 3;
 	tui_scroll(f->selected, &f->top, rows);
 	for (int r = 0; r < rows && f->top + r < (int64_t)f->n_rows; r++) {
-		const struct model_function *fn = &f->all[f->rows[f->top + r]];
+		const struct tui_function *fn = &f->all[f->rows[f->top + r]];
 		int sel = f->top + r == f->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
@@ -160,7 +160,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	case '\n':
 	case KEY_ENTER:
 		if (f->n_rows)
-			tui_open_histogram(t, f->rows[f->selected], MODEL_NONE);
+			tui_open_histogram(t, f->rows[f->selected], TUI_NONE);
 		return TUI_HANDLED | TUI_REDRAW;
 	}
 	return 0;
@@ -178,7 +178,7 @@ static const struct tui_view_ops functions_ops = {"Functions", keys, draw, key, 
 void tui_open_functions(struct tui *t)
 {
 	struct functions_view *f = xcalloc(1, sizeof(*f));
-	f->n_all = model_functions(t->model, &f->all);
+	f->n_all = tui_model_functions(t->model, &f->all);
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */
 	refilter(f);

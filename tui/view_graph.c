@@ -40,21 +40,21 @@ static size_t row_nodes(struct tui *t, const struct graph_view *g, int64_t row, 
 {
 	if (row < 0 || g->first + (uint64_t)row > g->last)
 		return 0;
-	return model_at_step(t->model, g->first + (uint64_t)row, out);
+	return tui_model_at_step(t->model, g->first + (uint64_t)row, out);
 }
 
 static uint32_t selected(struct tui *t, const struct graph_view *g)
 {
 	const uint32_t *nodes;
 	size_t n = row_nodes(t, g, g->row, &nodes);
-	return g->col < (int64_t)n ? nodes[g->col] : MODEL_NONE;
+	return g->col < (int64_t)n ? nodes[g->col] : TUI_NONE;
 }
 
 static int on_critical_path(struct tui *t, uint32_t index)
 {
 	const uint32_t *path;
-	size_t n = model_critical_path(t->model, &path);
-	const struct model_insn *mi = model_insn(t->model, index);
+	size_t n = tui_model_critical_path(t->model, &path);
+	const struct tui_insn *mi = tui_model_insn(t->model, index);
 	return mi && mi->step && mi->step <= n && path[mi->step - 1] == index;
 }
 
@@ -62,7 +62,7 @@ static int on_critical_path(struct tui *t, uint32_t index)
 static void set_range(struct tui *t, struct graph_view *g, uint64_t first, uint64_t last)
 {
 	struct engine_totals tot;
-	model_totals(t->model, &tot);
+	tui_model_totals(t->model, &tot);
 	if (first < 1)
 		first = 1;
 	if (last > tot.steps)
@@ -72,7 +72,7 @@ static void set_range(struct tui *t, struct graph_view *g, uint64_t first, uint6
 	uint64_t nodes = 0, s = first;
 	for (; s <= last; s++) {
 		const uint32_t *at;
-		nodes += model_at_step(t->model, s, &at);
+		nodes += tui_model_at_step(t->model, s, &at);
 		if (nodes > MAX_NODES && s > first)
 			break;
 	}
@@ -88,7 +88,7 @@ static void set_range(struct tui *t, struct graph_view *g, uint64_t first, uint6
 /* Select a dynamic instruction, moving the range if it lies outside. */
 static void select_insn(struct tui *t, struct graph_view *g, uint32_t index)
 {
-	const struct model_insn *mi = model_insn(t->model, index);
+	const struct tui_insn *mi = tui_model_insn(t->model, index);
 	if (!mi || !mi->step)
 		return;
 	if (mi->step < g->first || mi->step > g->last) {
@@ -106,8 +106,8 @@ static void select_insn(struct tui *t, struct graph_view *g, uint32_t index)
 
 static void describe(struct tui *t, uint32_t index, char *buf, size_t size)
 {
-	const struct model_insn *mi = model_insn(t->model, index);
-	const struct perpi_insn *insn = mi ? model_static(t->model, mi->insn) : NULL;
+	const struct tui_insn *mi = tui_model_insn(t->model, index);
+	const struct perpi_insn *insn = mi ? tui_model_static(t->model, mi->insn) : NULL;
 	snprintf(buf, size, "#%u s%u %s", index, mi ? mi->step : 0, insn ? insn->text : "?");
 }
 
@@ -129,20 +129,20 @@ static void draw_list(struct tui *t, int y, int cols, const char *label, const u
 static void draw_detail(struct tui *t, struct graph_view *g, int y, int cols)
 {
 	uint32_t sel = selected(t, g);
-	if (sel == MODEL_NONE)
+	if (sel == TUI_NONE)
 		return;
-	const struct model_insn *mi = model_insn(t->model, sel);
-	const struct perpi_insn *insn = model_static(t->model, mi->insn);
+	const struct tui_insn *mi = tui_model_insn(t->model, sel);
+	const struct perpi_insn *insn = tui_model_static(t->model, mi->insn);
 	mvhline(y, 0, ACS_HLINE, cols);
 	tui_print(y + 1, 0, cols, " #%u  step %u  0x%" PRIx64 "  %-30s %s%s", sel, mi->step,
 		  insn ? insn->addr : 0, insn ? insn->text : "?",
-		  insn ? model_class_name(insn->klass) : "",
+		  insn ? tui_model_class_name(insn->klass) : "",
 		  on_critical_path(t, sel) ? "  * critical path" : "");
 	const uint32_t *p;
-	size_t np = model_producers(t->model, sel, &p);
+	size_t np = tui_model_producers(t->model, sel, &p);
 	draw_list(t, y + 2, cols, "producers: ", p, np, "none (inputs ready at step 0)");
 	uint32_t *c;
-	size_t nc = model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
+	size_t nc = tui_model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
 	char none[64];
 	snprintf(none, sizeof(none), "none up to step %" PRIu64, g->last + CONSUMER_REACH);
 	draw_list(t, y + 3, cols, "consumers: ", c, nc, none);
@@ -156,7 +156,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	uint64_t count = 0;
 	for (uint64_t s = g->first; s <= g->last; s++) {
 		const uint32_t *at;
-		count += model_at_step(t->model, s, &at);
+		count += tui_model_at_step(t->model, s, &at);
 	}
 	tui_style(t, STYLE_TITLE, 1);
 	mvhline(0, 0, ' ', cols);
@@ -174,7 +174,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		for (int k = 0; k < per_row && g->left + k < (int64_t)n; k++) {
 			uint32_t idx = nodes[g->left + k];
 			const struct perpi_insn *insn =
-				model_static(t->model, model_insn(t->model, idx)->insn);
+				tui_model_static(t->model, tui_model_insn(t->model, idx)->insn);
 			int crit = on_critical_path(t, idx);
 			int sel = row == g->row && g->left + k == g->col;
 			if (sel)
@@ -199,7 +199,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 static void jump(struct tui *t, struct graph_view *g, uint32_t to)
 {
 	uint32_t from = selected(t, g);
-	if (from != MODEL_NONE && g->n_history < HISTORY)
+	if (from != TUI_NONE && g->n_history < HISTORY)
 		g->history[g->n_history++] = from;
 	select_insn(t, g, to);
 }
@@ -217,9 +217,9 @@ static int key(struct tui *t, struct tui_view *v, int k)
 			g->col++;
 		break;
 	case 'p': {
-		const struct model_insn *mi = model_insn(t->model, sel);
+		const struct tui_insn *mi = tui_model_insn(t->model, sel);
 		const uint32_t *p;
-		size_t np = model_producers(t->model, sel, &p);
+		size_t np = tui_model_producers(t->model, sel, &p);
 		if (!np) {
 			tui_message(t, "no producer: its inputs were ready at step 0");
 			break;
@@ -235,7 +235,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	}
 	case 'c': {
 		uint32_t *c;
-		size_t nc = model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
+		size_t nc = tui_model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
 		if (!nc) {
 			tui_message(t, "no consumer up to step %" PRIu64, g->last + CONSUMER_REACH);
 			free(c);
@@ -260,7 +260,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 		break;
 	case '*': {
 		const uint32_t *path;
-		size_t n = model_critical_path(t->model, &path);
+		size_t n = tui_model_critical_path(t->model, &path);
 		uint64_t step = g->first + (uint64_t)g->row;
 		if (step >= 1 && step <= n)
 			select_insn(t, g, path[step - 1]);
@@ -289,14 +289,14 @@ static const struct tui_view_ops graph_ops = {"Graph", keys, draw, key, done};
 void tui_open_graph(struct tui *t, uint64_t first_step, uint64_t last_step, uint32_t select)
 {
 	struct graph_view *g = xcalloc(1, sizeof(*g));
-	if (select != MODEL_NONE && !first_step && !last_step) {
-		const struct model_insn *mi = model_insn(t->model, select);
+	if (select != TUI_NONE && !first_step && !last_step) {
+		const struct tui_insn *mi = tui_model_insn(t->model, select);
 		uint64_t s = mi ? mi->step : 1;
 		first_step = s > 8 ? s - 8 : 1;
 		last_step = s + 24;
 	}
 	set_range(t, g, first_step, last_step);
-	if (select != MODEL_NONE)
+	if (select != TUI_NONE)
 		select_insn(t, g, select);
 	tui_push(t, &graph_ops, g);
 }

@@ -13,7 +13,7 @@
 #define Y_LABEL 8 /* "  123.4|" */
 
 struct histogram_view {
-	uint32_t function, call; /* MODEL_NONE, MODEL_NONE: the whole run */
+	uint32_t function, call; /* TUI_NONE, TUI_NONE: the whole run */
 	uint64_t *counts;        /* function or call: [step * CLASS_COUNT + class] */
 	uint64_t steps;          /* C of what is shown */
 	uint64_t insns;
@@ -44,13 +44,13 @@ static int64_t bin_count(const struct histogram_view *h)
 }
 
 /* Sum of bin b: steps [1 + b*width, (b+1)*width] clipped to steps. */
-static void bin_sum(struct tui *t, const struct histogram_view *h, int64_t b, struct model_bin *out)
+static void bin_sum(struct tui *t, const struct histogram_view *h, int64_t b, struct tui_bin *out)
 {
 	uint64_t from = 1 + (uint64_t)b * h->width, to = from + h->width - 1;
 	if (to > h->steps)
 		to = h->steps;
 	if (!h->counts) {
-		model_bin(t->model, from, to, out);
+		tui_model_bin(t->model, from, to, out);
 		return;
 	}
 	memset(out, 0, sizeof(*out));
@@ -63,7 +63,7 @@ static void bin_sum(struct tui *t, const struct histogram_view *h, int64_t b, st
 		}
 }
 
-static double bin_ilp(const struct model_bin *b)
+static double bin_ilp(const struct tui_bin *b)
 {
 	uint64_t n = b->last_step >= b->first_step ? b->last_step - b->first_step + 1 : 1;
 	return (double)b->total / (double)n;
@@ -90,7 +90,7 @@ static void draw_legend(struct tui *t, int y, int cols)
 	int x = 1;
 	mvaddstr(y, 0, " ");
 	for (int k = 0; k < CLASS_COUNT && x < cols - 10; k++) {
-		const char *name = model_class_name(k);
+		const char *name = tui_model_class_name(k);
 		tui_style(t, STYLE_CLASS + k, 1);
 		mvaddch(y, x, class_char(k));
 		tui_style(t, STYLE_CLASS + k, 0);
@@ -99,7 +99,7 @@ static void draw_legend(struct tui *t, int y, int cols)
 	}
 }
 
-static void draw_column(struct tui *t, int x, int top, int height, const struct model_bin *b,
+static void draw_column(struct tui *t, int x, int top, int height, const struct tui_bin *b,
 			double max)
 {
 	uint64_t n = b->last_step - b->first_step + 1;
@@ -119,18 +119,18 @@ static void draw_column(struct tui *t, int x, int top, int height, const struct 
 
 static void draw_title(struct tui *t, struct histogram_view *h, int cols)
 {
-	const struct model_function *fn;
-	size_t nf = model_functions(t->model, &fn);
+	const struct tui_function *fn;
+	size_t nf = tui_model_functions(t->model, &fn);
 	char what[128];
-	if (h->function == MODEL_NONE || h->function >= nf)
+	if (h->function == TUI_NONE || h->function >= nf)
 		snprintf(what, sizeof(what), "whole run");
-	else if (h->call == MODEL_NONE)
+	else if (h->call == TUI_NONE)
 		snprintf(what, sizeof(what), "%s, %" PRIu64 " call%s", fn[h->function].name,
 			 fn[h->function].calls, fn[h->function].calls == 1 ? "" : "s");
 	else {
 		unsigned nth = 1;
-		for (uint32_t c = fn[h->function].first_call; c != h->call && c != MODEL_NONE;
-		     c = model_call(t->model, c)->next)
+		for (uint32_t c = fn[h->function].first_call; c != h->call && c != TUI_NONE;
+		     c = tui_model_call(t->model, c)->next)
 			nth++;
 		snprintf(what, sizeof(what), "%s, call %u of %" PRIu64, fn[h->function].name, nth,
 			 fn[h->function].calls);
@@ -140,7 +140,7 @@ static void draw_title(struct tui *t, struct histogram_view *h, int cols)
 	/* A function's calls are overlaid step by step; its figures are the
 	 * engine's sums over them (C_f adds up the calls' C). */
 	uint64_t insns = h->insns, steps = h->steps;
-	if (h->function < nf && h->call == MODEL_NONE)
+	if (h->function < nf && h->call == TUI_NONE)
 		insns = fn[h->function].insns, steps = fn[h->function].steps;
 	tui_print(0, 0, cols, " Histogram: %s :: I [%" PRIu64 "] :: C [%" PRIu64 "] :: ILP [%.2f]"
 		  "  %" PRIu64 " step%s/bin", what, insns, steps,
@@ -163,7 +163,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	tui_scroll(h->cursor, &h->first, width);
 	draw_title(t, h, cols);
 	draw_legend(t, 1, cols);
-	struct model_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
+	struct tui_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
 	double max = 0, mean = h->steps ? (double)h->insns / (double)h->steps : 0;
 	int shown = 0;
 	for (; shown < width && h->first + shown < n; shown++) {
@@ -201,12 +201,12 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		}
 	}
 	if (n) {
-		struct model_bin sel, last;
+		struct tui_bin sel, last;
 		bin_sum(t, h, lo, &sel);
 		bin_sum(t, h, hi, &last);
 		uint64_t total = 0, cls[CLASS_COUNT] = {0};
 		for (int64_t b = lo; b <= hi; b++) {
-			struct model_bin x;
+			struct tui_bin x;
 			bin_sum(t, h, b, &x);
 			total += x.total;
 			for (int k = 0; k < CLASS_COUNT; k++)
@@ -220,7 +220,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		for (int k = 0; k < CLASS_COUNT && len < (int)sizeof(detail) - 24; k++)
 			if (cls[k])
 				len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
-						model_class_name(k), cls[k]);
+						tui_model_class_name(k), cls[k]);
 		tui_print(lines - 1, 0, cols, "%s", detail);
 		tui_print(lines - 2, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
 		int right = Y_LABEL + shown * h->column;
@@ -254,7 +254,7 @@ static int next_low(struct tui *t, struct histogram_view *h, int dir)
 	double mean = h->steps ? (double)h->insns / (double)h->steps : 0;
 	int64_t n = bin_count(h);
 	for (int64_t b = h->cursor + dir; b >= 0 && b < n; b += dir) {
-		struct model_bin x;
+		struct tui_bin x;
 		bin_sum(t, h, b, &x);
 		if (bin_ilp(&x) < mean / 2) {
 			h->cursor = b;
@@ -271,15 +271,15 @@ static void open_call(struct tui *t, struct histogram_view *h, uint32_t call);
  * the shown call (or the first) spans in the run, at its first instruction. */
 static void open_call_graph(struct tui *t, struct histogram_view *h)
 {
-	const struct model_function *fn;
-	model_functions(t->model, &fn);
-	const struct model_call *c =
-		model_call(t->model, h->call != MODEL_NONE ? h->call : fn[h->function].first_call);
+	const struct tui_function *fn;
+	tui_model_functions(t->model, &fn);
+	const struct tui_call *c =
+		tui_model_call(t->model, h->call != TUI_NONE ? h->call : fn[h->function].first_call);
 	if (!c)
 		return;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (uint32_t i = c->first; i <= c->last; i++) {
-		const struct model_insn *mi = model_insn(t->model, i);
+		const struct tui_insn *mi = tui_model_insn(t->model, i);
 		if (mi && mi->step && mi->step < lo)
 			lo = mi->step;
 		if (mi && mi->step > hi)
@@ -293,18 +293,18 @@ static void open_call_graph(struct tui *t, struct histogram_view *h)
  * or the last). */
 static void step_call(struct tui *t, struct histogram_view *h, int dir)
 {
-	const struct model_function *fn;
-	model_functions(t->model, &fn);
-	uint32_t prev = MODEL_NONE, c = fn[h->function].first_call;
-	while (c != MODEL_NONE && c != h->call) {
+	const struct tui_function *fn;
+	tui_model_functions(t->model, &fn);
+	uint32_t prev = TUI_NONE, c = fn[h->function].first_call;
+	while (c != TUI_NONE && c != h->call) {
 		prev = c;
-		c = model_call(t->model, c)->next;
+		c = tui_model_call(t->model, c)->next;
 	}
-	/* c == h->call; from "all" (MODEL_NONE), prev is the last call */
-	uint32_t to = dir > 0 ? (h->call == MODEL_NONE ? fn[h->function].first_call
-						       : model_call(t->model, c)->next)
+	/* c == h->call; from "all" (TUI_NONE), prev is the last call */
+	uint32_t to = dir > 0 ? (h->call == TUI_NONE ? fn[h->function].first_call
+						       : tui_model_call(t->model, c)->next)
 			      : prev;
-	if (to == MODEL_NONE)
+	if (to == TUI_NONE)
 		tui_message(t, "no %s call", dir > 0 ? "next" : "previous");
 	else
 		open_call(t, h, to);
@@ -328,15 +328,15 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	case ']': next_low(t, h, 1); break;
 	case 'm': case ' ': h->mark = h->mark < 0 ? h->cursor : -1; break;
 	case 'n': case 'p': case 'a':
-		if (h->function == MODEL_NONE)
+		if (h->function == TUI_NONE)
 			return 0;
 		if (k == 'a')
-			open_call(t, h, MODEL_NONE);
+			open_call(t, h, TUI_NONE);
 		else
 			step_call(t, h, k == 'n' ? 1 : -1);
 		break;
 	case '\n': case KEY_ENTER: {
-		if (h->function != MODEL_NONE) {
+		if (h->function != TUI_NONE) {
 			open_call_graph(t, h);
 			break;
 		}
@@ -344,7 +344,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 		int64_t hi = h->mark > h->cursor ? h->mark : h->cursor;
 		uint64_t last = (uint64_t)(hi + 1) * h->width;
 		tui_open_graph(t, 1 + (uint64_t)lo * h->width, last > h->steps ? h->steps : last,
-			       MODEL_NONE);
+			       TUI_NONE);
 		break;
 	}
 	default:
@@ -359,19 +359,19 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	return TUI_HANDLED | TUI_REDRAW;
 }
 
-/* Show a function's calls (call == MODEL_NONE: all) or the whole run. */
+/* Show a function's calls (call == TUI_NONE: all) or the whole run. */
 static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 {
 	free(h->counts);
 	h->counts = NULL;
 	h->call = call;
-	if (h->function == MODEL_NONE) {
+	if (h->function == TUI_NONE) {
 		struct engine_totals tot;
-		model_totals(t->model, &tot);
+		tui_model_totals(t->model, &tot);
 		h->steps = tot.steps;
 		h->insns = tot.insns;
 	} else {
-		h->counts = model_function_histogram(t->model, h->function, call, &h->steps);
+		h->counts = tui_model_function_histogram(t->model, h->function, call, &h->steps);
 		h->insns = 0;
 		for (uint64_t i = CLASS_COUNT; i < (h->steps + 1) * CLASS_COUNT; i++)
 			h->insns += h->counts[i];

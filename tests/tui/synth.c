@@ -138,4 +138,4 @@ static int synth_line(void *ctx, uint64_t addr, const char **file, unsigned *lin
 	return -1;
 }
 
-const struct model_symbols synth_symbols = {synth_function, synth_line, NULL};
+const struct tui_symbols synth_symbols = {synth_function, synth_line, NULL};

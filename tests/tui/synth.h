@@ -5,7 +5,7 @@
 #define PERPI_TESTS_TUI_SYNTH_H
 
 #include "tracer/event.h"
-#include "tui/model.h"
+#include "tui/tui_model.h"
 
 /* Feed the fifteen events to fn; returns fn's first non-zero result or 0. */
 int synth_replay(perpi_event_fn fn, void *ctx);
@@ -14,6 +14,6 @@ int synth_replay(perpi_event_fn fn, void *ctx);
 int synth_replay_loop(perpi_event_fn fn, void *ctx, uint64_t repeat);
 
 /* Function names and source lines of the hand-made run. */
-extern const struct model_symbols synth_symbols;
+extern const struct tui_symbols synth_symbols;
 
 #endif

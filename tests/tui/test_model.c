@@ -8,7 +8,7 @@
 
 #include "common/util.h"
 #include "tests/tui/synth.h"
-#include "tui/model.h"
+#include "tui/tui_model.h"
 
 static int failures;
 
@@ -22,23 +22,23 @@ static int failures;
 		}                                          \
 	} while (0)
 
-static void expect_bin(struct model *m, uint64_t from, uint64_t to, uint64_t total,
+static void expect_bin(struct tui_model *m, uint64_t from, uint64_t to, uint64_t total,
 		       const uint64_t want[CLASS_COUNT])
 {
-	struct model_bin b;
-	model_bin(m, from, to, &b);
+	struct tui_bin b;
+	tui_model_bin(m, from, to, &b);
 	EXPECT(b.total == total, "steps %lu-%lu: %lu instructions, want %lu", (unsigned long)from,
 	       (unsigned long)to, (unsigned long)b.total, (unsigned long)total);
 	for (unsigned k = 0; k < CLASS_COUNT; k++)
 		EXPECT(b.count[k] == want[k], "steps %lu-%lu: %s %lu, want %lu",
-		       (unsigned long)from, (unsigned long)to, model_class_name(k),
+		       (unsigned long)from, (unsigned long)to, tui_model_class_name(k),
 		       (unsigned long)b.count[k], (unsigned long)want[k]);
 }
 
-static void test_totals_and_histogram(struct model *m)
+static void test_totals_and_histogram(struct tui_model *m)
 {
 	struct engine_totals t;
-	model_totals(m, &t);
+	tui_model_totals(m, &t);
 	EXPECT(t.insns == 15 && t.steps == 5, "I %lu C %lu, want 15 5", (unsigned long)t.insns,
 	       (unsigned long)t.steps);
 	/* load store int fp vec move branch other */
@@ -50,10 +50,10 @@ static void test_totals_and_histogram(struct model *m)
 	expect_bin(m, 6, 9, 0, (uint64_t[]){0, 0, 0, 0, 0, 0, 0, 0});
 }
 
-static void test_functions(struct model *m)
+static void test_functions(struct tui_model *m)
 {
-	const struct model_function *f;
-	size_t n = model_functions(m, &f);
+	const struct tui_function *f;
+	size_t n = tui_model_functions(m, &f);
 	EXPECT(n == 1, "%zu functions, want 1 (f)", n);
 	if (n != 1)
 		return;
@@ -61,14 +61,14 @@ static void test_functions(struct model *m)
 	       (unsigned long)f->entry);
 	EXPECT(f->insns == 8 && f->steps == 4 && f->calls == 2, "f: I %lu C %lu calls %lu",
 	       (unsigned long)f->insns, (unsigned long)f->steps, (unsigned long)f->calls);
-	const struct model_call *c1 = model_call(m, f->first_call);
+	const struct tui_call *c1 = tui_model_call(m, f->first_call);
 	EXPECT(c1 && c1->first == 3 && c1->last == 6, "first call of f");
-	const struct model_call *c2 = c1 ? model_call(m, c1->next) : NULL;
-	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == MODEL_NONE,
+	const struct tui_call *c2 = c1 ? tui_model_call(m, c1->next) : NULL;
+	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == TUI_NONE,
 	       "second call of f");
 
 	uint64_t steps;
-	uint64_t *h = model_function_histogram(m, 0, MODEL_NONE, &steps);
+	uint64_t *h = tui_model_function_histogram(m, 0, TUI_NONE, &steps);
 	EXPECT(steps == 2, "f's histogram has %lu steps, want 2", (unsigned long)steps);
 	if (steps == 2) {
 		EXPECT(h[1 * CLASS_COUNT + CLASS_INT] == 2 && h[1 * CLASS_COUNT + CLASS_MOVE] == 2 &&
@@ -79,46 +79,46 @@ static void test_functions(struct model *m)
 	}
 	free(h);
 	/* One call: step 1 holds add, mov rcx, ret; step 2 the imul. */
-	h = model_function_histogram(m, 0, f->first_call, &steps);
+	h = tui_model_function_histogram(m, 0, f->first_call, &steps);
 	EXPECT(steps == 2 && h[1 * CLASS_COUNT + CLASS_INT] == 1 &&
 		       h[2 * CLASS_COUNT + CLASS_INT] == 1 && h[1 * CLASS_COUNT + CLASS_BRANCH] == 1,
 	       "f's first call");
 	free(h);
 }
 
-static void test_graph(struct model *m)
+static void test_graph(struct tui_model *m)
 {
 	const uint32_t *p;
-	size_t n = model_producers(m, 9, &p);
+	size_t n = tui_model_producers(m, 9, &p);
 	EXPECT(n == 1 && p[0] == 8, "load's producers: the store only (8 bytes, one producer)");
-	n = model_producers(m, 3, &p);
+	n = tui_model_producers(m, 3, &p);
 	EXPECT(n == 2 && p[0] + p[1] == 1, "add's producers: 0 and 1");
-	EXPECT(model_producer_unit(m, 3, 0) == (p[0] == 0 ? UNIT_RAX : UNIT_RBX) &&
-		       model_producer_unit(m, 3, 1) == (p[1] == 0 ? UNIT_RAX : UNIT_RBX),
+	EXPECT(tui_model_producer_unit(m, 3, 0) == (p[0] == 0 ? UNIT_RAX : UNIT_RBX) &&
+		       tui_model_producer_unit(m, 3, 1) == (p[1] == 0 ? UNIT_RAX : UNIT_RBX),
 	       "add's edges carry rax (from 0) and rbx (from 1)");
-	EXPECT(model_producer_unit(m, 9, 0) == MODEL_DEP_MEMORY, "the load's edge carries memory");
-	n = model_producers(m, 14, &p);
+	EXPECT(tui_model_producer_unit(m, 9, 0) == TUI_DEP_MEMORY, "the load's edge carries memory");
+	n = tui_model_producers(m, 14, &p);
 	EXPECT(n == 1 && p[0] == 10, "second ret's producer: the second call");
 	/* the call wrote rsp and the return address: one edge, the first the
 	 * engine reports (its units come before memory) */
-	EXPECT(model_producer_unit(m, 14, 0) == UNIT_RSP, "second ret's edge carries rsp");
+	EXPECT(tui_model_producer_unit(m, 14, 0) == UNIT_RSP, "second ret's edge carries rsp");
 	uint32_t *c;
-	n = model_consumers(m, 4, 5, &c);
+	n = tui_model_consumers(m, 4, 5, &c);
 	EXPECT(n == 2 && c[0] == 8 && c[1] == 11, "imul's consumers: the store and the 2nd add");
 	free(c);
-	n = model_at_step(m, 4, &p);
+	n = tui_model_at_step(m, 4, &p);
 	EXPECT(n == 3 && p[0] == 8 && p[1] == 11 && p[2] == 14, "step 4 holds 8, 11, 14");
-	EXPECT(model_insn(m, 12)->step == 5, "second imul at step 5");
+	EXPECT(tui_model_insn(m, 12)->step == 5, "second imul at step 5");
 }
 
-static void test_critical(struct model *m)
+static void test_critical(struct tui_model *m)
 {
 	const uint32_t *path;
-	size_t n = model_critical_path(m, &path);
+	size_t n = tui_model_critical_path(m, &path);
 	static const uint32_t want[] = {0, 3, 4, 8, 9};
 	EXPECT(n == 5 && !memcmp(path, want, sizeof(want)), "critical path");
-	const struct model_line *l;
-	n = model_critical_lines(m, &l);
+	const struct tui_line *l;
+	n = tui_model_critical_lines(m, &l);
 	EXPECT(n == 3, "%zu critical lines, want 3", n);
 	if (n == 3)
 		EXPECT(l[0].line == 6 && l[0].count == 2 && l[1].line == 10 && l[1].count == 2 &&
@@ -132,10 +132,10 @@ static void test_critical(struct model *m)
  * per occurrence, ILP 8/4 = 2; C: mulsd 1, store 1 (rax from before),
  * load 2 (the store), call 1, ILP 2. Ordered by instructions executed:
  * B (8), C (4), A (3). */
-static void test_blocks(struct model *m)
+static void test_blocks(struct tui_model *m)
 {
-	const struct model_block *b;
-	size_t n = model_blocks(m, &b);
+	const struct tui_block *b;
+	size_t n = tui_model_blocks(m, &b);
 	EXPECT(n == 3, "%zu blocks, want 3", n);
 	if (n != 3)
 		return;
@@ -170,27 +170,27 @@ static void test_syscall(void)
 	ev[1].n_dst = 2, ev[1].dst[0] = UNIT_RAX, ev[1].dst[1] = UNIT_RCX;
 	ev[2].n_src = 2, ev[2].src[0] = UNIT_RBX, ev[2].src[1] = UNIT_RAX;
 	ev[2].n_dst = 1, ev[2].dst[0] = UNIT_RBX;
-	struct model *m = model_new(NULL, NULL);
+	struct tui_model *m = tui_model_new(NULL, NULL);
 	for (int i = 0; i < 3; i++)
-		model_event(m, &ev[i]);
-	model_finish(m);
+		tui_model_event(m, &ev[i]);
+	tui_model_finish(m);
 	struct engine_totals t;
-	model_totals(m, &t);
+	tui_model_totals(m, &t);
 	EXPECT(t.insns == 2 && t.steps == 2, "syscall run: I %lu C %lu, want 2 2",
 	       (unsigned long)t.insns, (unsigned long)t.steps);
 	const uint32_t *path;
-	size_t n = model_critical_path(m, &path);
+	size_t n = tui_model_critical_path(m, &path);
 	EXPECT(n == 2 && path[0] == 0 && path[1] == 2, "critical path through the syscall");
 	expect_bin(m, 1, 2, 2, (uint64_t[]){0, 0, 1, 0, 0, 1, 0, 0});
-	model_delete(m);
+	tui_model_delete(m);
 }
 
 int main(void)
 {
-	struct model *m = model_new(NULL, &synth_symbols);
-	synth_replay(model_event, m);
-	if (model_finish(m) < 0) {
-		printf("FAIL: model_finish: %s\n", perpi_error());
+	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
+	synth_replay(tui_model_event, m);
+	if (tui_model_finish(m) < 0) {
+		printf("FAIL: tui_model_finish: %s\n", perpi_error());
 		return 1;
 	}
 	test_totals_and_histogram(m);
@@ -199,7 +199,7 @@ int main(void)
 	test_critical(m);
 	test_blocks(m);
 	test_syscall();
-	model_delete(m);
+	tui_model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
 	return failures != 0;
 }

@@ -88,5 +88,6 @@ PY
 	expect "$f: exit" '^EXIT=0$'
 done
 
+echo "checked: $files"
 [ $failures = 0 ] && echo "PASS: tui figures equal perpi report --json"
 exit $((failures != 0))

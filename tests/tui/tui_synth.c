@@ -6,25 +6,25 @@
 
 #include "common/util.h"
 #include "tests/tui/synth.h"
-#include "tui/model.h"
+#include "tui/tui_model.h"
 #include "tui/tui.h"
 
 int main(int argc, char **argv)
 {
-	struct model *m = model_new(NULL, &synth_symbols);
+	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
 	double start = perpi_now();
 	if (argc > 1)
-		synth_replay_loop(model_event, m, strtoull(argv[1], NULL, 10));
+		synth_replay_loop(tui_model_event, m, strtoull(argv[1], NULL, 10));
 	else
-		synth_replay(model_event, m);
-	if (model_finish(m) < 0) {
+		synth_replay(tui_model_event, m);
+	if (tui_model_finish(m) < 0) {
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		return 1;
 	}
 	if (getenv("PERPI_TUI_LOAD_TIME"))
 		fprintf(stderr, "model built in %.3f s\n", perpi_now() - start);
 	int r = tui_run(m, argc > 1 ? "synthetic loop" : "synthetic run");
-	model_delete(m);
+	tui_model_delete(m);
 	if (r < 0) {
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		return 1;

@@ -1,6 +1,6 @@
 /* The TUI's data model: the engine's results kept per dynamic instruction,
  * summarised once so that every key of the browser costs little. */
-#include "tui/model.h"
+#include "tui/tui_model.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "tui/model_blocks.h"
+#include "tui/tui_blocks.h"
 
 /* An open call instance while the events stream in. */
 struct frame {
@@ -17,14 +17,14 @@ struct frame {
 	uint32_t first;
 };
 
-struct model {
+struct tui_model {
 	struct engine *engine;
-	struct model_symbols sym;
+	struct tui_symbols sym;
 
-	struct model_insn *insns;
+	struct tui_insn *insns;
 	size_t n_insns, cap_insns;
 	uint32_t *deps;
-	uint8_t *dep_units; /* what each edge carries: a unit, or MODEL_DEP_MEMORY */
+	uint8_t *dep_units; /* what each edge carries: a unit, or TUI_DEP_MEMORY */
 	size_t n_deps, cap_deps;
 	const struct perpi_insn **statics;
 	size_t n_statics;
@@ -32,13 +32,13 @@ struct model {
 	struct frame *frames;
 	size_t n_frames, cap_frames;
 	int call_pending; /* the next event is a callee's first instruction */
-	struct model_call *calls;
+	struct tui_call *calls;
 	uint64_t *call_entry; /* entry address per call, until functions are known */
 	size_t n_calls, cap_calls;
 
-	/* Summaries, filled by model_finish */
+	/* Summaries, filled by tui_model_finish */
 	struct engine_totals totals;
-	struct model_function *functions;
+	struct tui_function *functions;
 	size_t n_functions;
 	uint64_t max_step;
 	uint32_t *step_start; /* [max_step + 2] offsets into by_step */
@@ -46,9 +46,9 @@ struct model {
 	uint8_t *class_by_step;
 	uint32_t *path;
 	size_t n_path;
-	struct model_line *lines;
+	struct tui_line *lines;
 	size_t n_lines;
-	struct model_block *blocks;
+	struct tui_block *blocks;
 	size_t n_blocks;
 	int finished;
 };
@@ -57,7 +57,7 @@ static const char *const class_names[CLASS_COUNT] = {
 	"load", "store", "int", "fp", "vec", "move", "branch", "other",
 };
 
-const char *model_class_name(unsigned klass)
+const char *tui_model_class_name(unsigned klass)
 {
 	return klass < CLASS_COUNT ? class_names[klass] : "?";
 }
@@ -73,12 +73,12 @@ static void grow(void **array, size_t *cap, size_t need, size_t size)
 	*cap = n;
 }
 
-static void close_call(struct model *m, uint32_t last)
+static void close_call(struct tui_model *m, uint32_t last)
 {
 	struct frame *f = &m->frames[--m->n_frames];
 	grow((void **)&m->calls, &m->cap_calls, m->n_calls + 1, sizeof(*m->calls));
 	m->call_entry = xrealloc(m->call_entry, m->cap_calls * sizeof(*m->call_entry));
-	m->calls[m->n_calls] = (struct model_call){f->first, last, MODEL_NONE, MODEL_NONE};
+	m->calls[m->n_calls] = (struct tui_call){f->first, last, TUI_NONE, TUI_NONE};
 	m->call_entry[m->n_calls++] = f->entry;
 }
 
@@ -87,7 +87,7 @@ static void close_call(struct model *m, uint32_t last)
  * first instruction (or an event flagged as a call or signal-handler
  * entry), keyed by its RSP, and closes with the ret executed at that RSP,
  * or when RSP rises above it (longjmp, unwinding). */
-static void track_calls(struct model *m, uint32_t index, const struct perpi_event *ev)
+static void track_calls(struct tui_model *m, uint32_t index, const struct perpi_event *ev)
 {
 	if (!(ev->flags & EVENT_SIGNAL_ENTRY))
 		while (m->n_frames && m->frames[m->n_frames - 1].ret_sp < ev->sp)
@@ -106,7 +106,7 @@ static void track_calls(struct model *m, uint32_t index, const struct perpi_even
  * takes no step: its outputs are ready when its inputs are. For the
  * critical path it stands for its own critical producer, so the path
  * links counted instructions at consecutive steps. */
-static void add_producer(struct model *m, struct model_insn *rec, const struct engine_dep *dep)
+static void add_producer(struct tui_model *m, struct tui_insn *rec, const struct engine_dep *dep)
 {
 	uint64_t producer = dep->producer;
 	if (producer >= m->n_insns)
@@ -118,29 +118,29 @@ static void add_producer(struct model *m, struct model_insn *rec, const struct e
 	grow((void **)&m->deps, &m->cap_deps, m->n_deps + 1, sizeof(*m->deps));
 	if (m->cap_deps != cap)
 		m->dep_units = xrealloc(m->dep_units, m->cap_deps);
-	m->dep_units[m->n_deps] = dep->kind == DEP_MEMORY || dep->what >= MODEL_DEP_MEMORY
-					  ? MODEL_DEP_MEMORY
+	m->dep_units[m->n_deps] = dep->kind == DEP_MEMORY || dep->what >= TUI_DEP_MEMORY
+					  ? TUI_DEP_MEMORY
 					  : (uint8_t)dep->what;
 	m->deps[m->n_deps++] = (uint32_t)producer;
 	uint32_t p = m->insns[producer].step ? (uint32_t)producer : m->insns[producer].critical;
-	if (p == MODEL_NONE)
+	if (p == TUI_NONE)
 		return;
 	uint32_t c = rec->critical;
-	if (c == MODEL_NONE || m->insns[p].step > m->insns[c].step)
+	if (c == TUI_NONE || m->insns[p].step > m->insns[c].step)
 		rec->critical = p;
 }
 
 static void observe(void *ctx, const struct engine_step_info *info)
 {
-	struct model *m = ctx;
-	if (info->index >= MODEL_NONE - 1)
-		return; /* refused in model_finish */
+	struct tui_model *m = ctx;
+	if (info->index >= TUI_NONE - 1)
+		return; /* refused in tui_model_finish */
 	grow((void **)&m->insns, &m->cap_insns, info->index + 1, sizeof(*m->insns));
 	while (m->n_insns < info->index) /* events the engine did not show us */
-		m->insns[m->n_insns++] = (struct model_insn){MODEL_NONE, 0, MODEL_NONE, m->n_deps};
-	struct model_insn *rec = &m->insns[m->n_insns];
+		m->insns[m->n_insns++] = (struct tui_insn){TUI_NONE, 0, TUI_NONE, m->n_deps};
+	struct tui_insn *rec = &m->insns[m->n_insns];
 	const struct perpi_insn *insn = info->ev->insn;
-	*rec = (struct model_insn){insn->id, (uint32_t)info->step, MODEL_NONE, m->n_deps};
+	*rec = (struct tui_insn){insn->id, (uint32_t)info->step, TUI_NONE, m->n_deps};
 	if (info->step > m->max_step)
 		m->max_step = info->step;
 	for (size_t k = 0; k < info->n_deps; k++)
@@ -156,9 +156,9 @@ static void observe(void *ctx, const struct engine_step_info *info)
 	track_calls(m, (uint32_t)info->index, info->ev);
 }
 
-struct model *model_new(const struct engine_options *opt, const struct model_symbols *sym)
+struct tui_model *tui_model_new(const struct engine_options *opt, const struct tui_symbols *sym)
 {
-	struct model *m = xcalloc(1, sizeof(*m));
+	struct tui_model *m = xcalloc(1, sizeof(*m));
 	m->engine = engine_new(opt);
 	if (sym)
 		m->sym = *sym;
@@ -166,7 +166,7 @@ struct model *model_new(const struct engine_options *opt, const struct model_sym
 	return m;
 }
 
-void model_delete(struct model *m)
+void tui_model_delete(struct tui_model *m)
 {
 	if (!m)
 		return;
@@ -191,15 +191,15 @@ void model_delete(struct model *m)
 	free(m);
 }
 
-int model_event(void *ctx, const struct perpi_event *ev)
+int tui_model_event(void *ctx, const struct perpi_event *ev)
 {
-	struct model *m = ctx;
+	struct tui_model *m = ctx;
 	return engine_event(m->engine, ev);
 }
 
 /* Counting sort of the instructions by step: the histogram and the graph
  * read steps as contiguous slices. */
-static void order_by_step(struct model *m)
+static void order_by_step(struct tui_model *m)
 {
 	size_t steps = m->max_step + 2;
 	m->step_start = xcalloc(steps, sizeof(*m->step_start));
@@ -214,20 +214,20 @@ static void order_by_step(struct model *m)
 	for (size_t i = 0; i < m->n_insns; i++) {
 		uint32_t at = next[m->insns[i].step]++;
 		m->by_step[at] = (uint32_t)i;
-		const struct perpi_insn *insn = model_static(m, m->insns[i].insn);
+		const struct perpi_insn *insn = tui_model_static(m, m->insns[i].insn);
 		m->class_by_step[at] = insn && insn->klass < CLASS_COUNT ? insn->klass : CLASS_OTHER;
 	}
 	free(next);
 }
 
-static void follow_critical_path(struct model *m)
+static void follow_critical_path(struct tui_model *m)
 {
 	if (!m->max_step)
 		return;
 	m->path = xmalloc(m->max_step * sizeof(*m->path));
 	uint32_t i = m->by_step[m->step_start[m->max_step]];
 	size_t n = 0;
-	while (i != MODEL_NONE && n < m->max_step) {
+	while (i != TUI_NONE && n < m->max_step) {
 		m->path[n++] = i;
 		i = m->insns[i].critical;
 	}
@@ -241,7 +241,7 @@ static void follow_critical_path(struct model *m)
 
 static int compare_lines(const void *a, const void *b)
 {
-	const struct model_line *x = a, *y = b;
+	const struct tui_line *x = a, *y = b;
 	if (x->file != y->file) {
 		if (!x->file || !y->file)
 			return x->file ? -1 : 1;
@@ -258,7 +258,7 @@ static int compare_lines(const void *a, const void *b)
 
 static int compare_line_counts(const void *a, const void *b)
 {
-	const struct model_line *x = a, *y = b;
+	const struct tui_line *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return compare_lines(a, b);
@@ -266,19 +266,19 @@ static int compare_line_counts(const void *a, const void *b)
 
 /* Count the path per static instruction first (the path is C long, the
  * static instructions few), then ask for each one's line once. */
-static void summarise_critical_lines(struct model *m)
+static void summarise_critical_lines(struct tui_model *m)
 {
 	uint64_t *per_insn = xcalloc(m->n_statics + 1, sizeof(*per_insn));
 	for (size_t k = 0; k < m->n_path; k++)
 		if (m->insns[m->path[k]].insn < m->n_statics)
 			per_insn[m->insns[m->path[k]].insn]++;
-	struct model_line *all = xcalloc(m->n_statics + 1, sizeof(*all));
+	struct tui_line *all = xcalloc(m->n_statics + 1, sizeof(*all));
 	size_t n_all = 0;
 	for (size_t id = 0; id < m->n_statics; id++) {
 		const struct perpi_insn *insn = m->statics[id];
 		if (!per_insn[id] || !insn)
 			continue;
-		struct model_line *l = &all[n_all++];
+		struct tui_line *l = &all[n_all++];
 		l->addr = insn->addr;
 		l->count = per_insn[id];
 		if (!m->sym.line || m->sym.line(m->sym.ctx, l->addr, &l->file, &l->line))
@@ -303,24 +303,24 @@ static void summarise_critical_lines(struct model *m)
 
 static int compare_entries(const void *a, const void *b)
 {
-	const struct model_function *x = a, *y = b;
+	const struct tui_function *x = a, *y = b;
 	return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
-static const char *function_name(const struct model *m, uint64_t entry)
+static const char *function_name(const struct tui_model *m, uint64_t entry)
 {
 	return m->sym.function ? m->sym.function(m->sym.ctx, entry) : NULL;
 }
 
 /* The engine's per-function figures, named, each linked to its call
  * instances (kept in the order they started). */
-static void collect_functions(struct model *m)
+static void collect_functions(struct tui_model *m)
 {
 	const struct engine_function *ef;
 	size_t n = engine_functions(m->engine, &ef);
 	m->functions = xcalloc(n + 1, sizeof(*m->functions));
 	for (size_t i = 0; i < n; i++) {
-		struct model_function *f = &m->functions[i];
+		struct tui_function *f = &m->functions[i];
 		const char *name = function_name(m, ef[i].entry);
 		f->name = name ? xstrdup(name) : xasprintf("0x%" PRIx64, ef[i].entry);
 		f->entry = ef[i].entry;
@@ -328,20 +328,20 @@ static void collect_functions(struct model *m)
 		f->steps = ef[i].steps;
 		f->calls = ef[i].calls;
 		f->ilp = f->steps ? (double)f->insns / (double)f->steps : 0;
-		f->first_call = MODEL_NONE;
+		f->first_call = TUI_NONE;
 	}
 	qsort(m->functions, n, sizeof(*m->functions), compare_entries);
 	m->n_functions = n;
 	uint32_t *last = xmalloc((n + 1) * sizeof(*last));
 	for (size_t c = 0; c < m->n_calls; c++) {
-		struct model_function key = {.entry = m->call_entry[c]};
-		struct model_function *f =
+		struct tui_function key = {.entry = m->call_entry[c]};
+		struct tui_function *f =
 			bsearch(&key, m->functions, n, sizeof(*m->functions), compare_entries);
 		if (!f)
 			continue;
 		uint32_t fi = (uint32_t)(f - m->functions);
 		m->calls[c].function = fi;
-		if (f->first_call == MODEL_NONE)
+		if (f->first_call == TUI_NONE)
 			f->first_call = (uint32_t)c;
 		else
 			m->calls[last[fi]].next = (uint32_t)c;
@@ -352,25 +352,25 @@ static void collect_functions(struct model *m)
 
 static int compare_calls(const void *a, const void *b)
 {
-	const struct model_call *x = a, *y = b;
+	const struct tui_call *x = a, *y = b;
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-int model_finish(struct model *m)
+int tui_model_finish(struct tui_model *m)
 {
 	if (m->finished)
 		return 0;
 	m->finished = 1;
 	engine_finish(m->engine);
 	engine_totals(m->engine, &m->totals);
-	if (m->totals.insns >= MODEL_NONE - 1 || m->n_deps >= MODEL_NONE)
+	if (m->totals.insns >= TUI_NONE - 1 || m->n_deps >= TUI_NONE)
 		return perpi_set_error("the run has %" PRIu64 " instructions; perpi tui browses "
-				       "at most %u", m->totals.insns, MODEL_NONE - 2);
+				       "at most %u", m->totals.insns, TUI_NONE - 2);
 	while (m->n_frames)
 		close_call(m, m->n_insns ? (uint32_t)m->n_insns - 1 : 0);
 	/* Sort calls by start (with their entries) so a function's calls are in order. */
 	struct {
-		struct model_call call;
+		struct tui_call call;
 		uint64_t entry;
 	} *tmp = xmalloc((m->n_calls + 1) * sizeof(*tmp));
 	for (size_t c = 0; c < m->n_calls; c++)
@@ -383,42 +383,42 @@ int model_finish(struct model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
-	m->blocks = model_blocks_compute(m, &m->n_blocks);
+	m->blocks = tui_model_blocks_compute(m, &m->n_blocks);
 	return 0;
 }
 
-void model_totals(const struct model *m, struct engine_totals *out)
+void tui_model_totals(const struct tui_model *m, struct engine_totals *out)
 {
 	*out = m->totals;
 }
 
-size_t model_functions(const struct model *m, const struct model_function **out)
+size_t tui_model_functions(const struct tui_model *m, const struct tui_function **out)
 {
 	*out = m->functions;
 	return m->n_functions;
 }
 
-const struct model_call *model_call(const struct model *m, uint32_t index)
+const struct tui_call *tui_model_call(const struct tui_model *m, uint32_t index)
 {
 	return index < m->n_calls ? &m->calls[index] : NULL;
 }
 
-size_t model_insn_count(const struct model *m)
+size_t tui_model_insn_count(const struct tui_model *m)
 {
 	return m->n_insns;
 }
 
-const struct model_insn *model_insn(const struct model *m, uint32_t index)
+const struct tui_insn *tui_model_insn(const struct tui_model *m, uint32_t index)
 {
 	return index < m->n_insns ? &m->insns[index] : NULL;
 }
 
-const struct perpi_insn *model_static(const struct model *m, uint32_t id)
+const struct perpi_insn *tui_model_static(const struct tui_model *m, uint32_t id)
 {
 	return id < m->n_statics ? m->statics[id] : NULL;
 }
 
-size_t model_producers(const struct model *m, uint32_t index, const uint32_t **out)
+size_t tui_model_producers(const struct tui_model *m, uint32_t index, const uint32_t **out)
 {
 	if (index >= m->n_insns)
 		return 0;
@@ -427,15 +427,15 @@ size_t model_producers(const struct model *m, uint32_t index, const uint32_t **o
 	return end - m->insns[index].deps;
 }
 
-unsigned model_producer_unit(const struct model *m, uint32_t index, size_t k)
+unsigned tui_model_producer_unit(const struct tui_model *m, uint32_t index, size_t k)
 {
 	const uint32_t *p;
-	if (k >= model_producers(m, index, &p))
-		return MODEL_DEP_MEMORY;
+	if (k >= tui_model_producers(m, index, &p))
+		return TUI_DEP_MEMORY;
 	return m->dep_units[m->insns[index].deps + k];
 }
 
-size_t model_at_step(const struct model *m, uint64_t step, const uint32_t **out)
+size_t tui_model_at_step(const struct tui_model *m, uint64_t step, const uint32_t **out)
 {
 	if (step > m->max_step || !m->step_start)
 		return 0;
@@ -443,7 +443,7 @@ size_t model_at_step(const struct model *m, uint64_t step, const uint32_t **out)
 	return m->step_start[step + 1] - m->step_start[step];
 }
 
-void model_bin(const struct model *m, uint64_t from, uint64_t to, struct model_bin *out)
+void tui_model_bin(const struct tui_model *m, uint64_t from, uint64_t to, struct tui_bin *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->first_step = from;
@@ -461,12 +461,12 @@ void model_bin(const struct model *m, uint64_t from, uint64_t to, struct model_b
  * 1 + the highest step of its producers inside the range (DESIGN.md,
  * per-function analysis). The producers are the engine's, so this is the
  * engine's algorithm restricted to the range, not a second semantics. */
-uint64_t model_isolated_steps(const struct model *m, uint32_t first, uint32_t last, uint32_t *step)
+uint64_t tui_model_isolated_steps(const struct tui_model *m, uint32_t first, uint32_t last, uint32_t *step)
 {
 	uint64_t top = 0;
 	for (uint32_t i = first; i <= last && i < m->n_insns; i++) {
 		const uint32_t *p;
-		size_t n = model_producers(m, i, &p);
+		size_t n = tui_model_producers(m, i, &p);
 		uint32_t c = 0;
 		for (size_t k = 0; k < n; k++)
 			if (p[k] >= first && step[p[k] - first] > c)
@@ -478,7 +478,7 @@ uint64_t model_isolated_steps(const struct model *m, uint32_t first, uint32_t la
 	return top;
 }
 
-uint64_t *model_function_histogram(const struct model *m, uint32_t function, uint32_t call,
+uint64_t *tui_model_function_histogram(const struct tui_model *m, uint32_t function, uint32_t call,
 				   uint64_t *steps)
 {
 	uint64_t *counts = NULL;
@@ -486,11 +486,11 @@ uint64_t *model_function_histogram(const struct model *m, uint32_t function, uin
 	*steps = 0;
 	if (function >= m->n_functions)
 		return xcalloc(CLASS_COUNT, sizeof(*counts));
-	uint32_t c = call != MODEL_NONE ? call : m->functions[function].first_call;
-	for (; c != MODEL_NONE; c = call != MODEL_NONE ? MODEL_NONE : m->calls[c].next) {
-		const struct model_call *mc = &m->calls[c];
+	uint32_t c = call != TUI_NONE ? call : m->functions[function].first_call;
+	for (; c != TUI_NONE; c = call != TUI_NONE ? TUI_NONE : m->calls[c].next) {
+		const struct tui_call *mc = &m->calls[c];
 		uint32_t *step = xmalloc(((size_t)mc->last - mc->first + 1) * sizeof(*step));
-		uint64_t top = model_isolated_steps(m, mc->first, mc->last, step);
+		uint64_t top = tui_model_isolated_steps(m, mc->first, mc->last, step);
 		if (top > *steps)
 			*steps = top;
 		if ((top + 1) * CLASS_COUNT > cap) {
@@ -499,7 +499,7 @@ uint64_t *model_function_histogram(const struct model *m, uint32_t function, uin
 			memset(counts + old, 0, (cap - old) * sizeof(*counts));
 		}
 		for (uint32_t i = mc->first; i <= mc->last && i < m->n_insns; i++) {
-			const struct perpi_insn *insn = model_static(m, m->insns[i].insn);
+			const struct perpi_insn *insn = tui_model_static(m, m->insns[i].insn);
 			unsigned k = insn && insn->klass < CLASS_COUNT ? insn->klass : CLASS_OTHER;
 			if (m->insns[i].step)
 				counts[step[i - mc->first] * CLASS_COUNT + k]++;
@@ -509,30 +509,30 @@ uint64_t *model_function_histogram(const struct model *m, uint32_t function, uin
 	return counts ? counts : xcalloc(CLASS_COUNT, sizeof(*counts));
 }
 
-size_t model_blocks(const struct model *m, const struct model_block **out)
+size_t tui_model_blocks(const struct tui_model *m, const struct tui_block **out)
 {
 	*out = m->blocks;
 	return m->n_blocks;
 }
 
-const struct model_symbols *model_symbols(const struct model *m)
+const struct tui_symbols *tui_model_symbols(const struct tui_model *m)
 {
 	return &m->sym;
 }
 
-size_t model_critical_path(const struct model *m, const uint32_t **out)
+size_t tui_model_critical_path(const struct tui_model *m, const uint32_t **out)
 {
 	*out = m->path;
 	return m->n_path;
 }
 
-size_t model_critical_lines(const struct model *m, const struct model_line **out)
+size_t tui_model_critical_lines(const struct tui_model *m, const struct tui_line **out)
 {
 	*out = m->lines;
 	return m->n_lines;
 }
 
-size_t model_consumers(const struct model *m, uint32_t index, uint64_t max_step, uint32_t **out)
+size_t tui_model_consumers(const struct tui_model *m, uint32_t index, uint64_t max_step, uint32_t **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -542,10 +542,10 @@ size_t model_consumers(const struct model *m, uint32_t index, uint64_t max_step,
 		max_step = m->max_step;
 	for (uint64_t s = m->insns[index].step + 1; s <= max_step; s++) {
 		const uint32_t *at;
-		size_t n_at = model_at_step(m, s, &at);
+		size_t n_at = tui_model_at_step(m, s, &at);
 		for (size_t j = 0; j < n_at; j++) {
 			const uint32_t *p;
-			size_t np = model_producers(m, at[j], &p);
+			size_t np = tui_model_producers(m, at[j], &p);
 			for (size_t k = 0; k < np; k++)
 				if (p[k] == index) {
 					grow((void **)out, &cap, n + 1, sizeof(**out));

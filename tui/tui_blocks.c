@@ -1,22 +1,22 @@
 /* Basic blocks as executed, for the Blocks screen: each occurrence is
  * analysed in isolation from the engine's producers and added to its
  * block, found by (first, last static instruction, length). */
-#include "tui/model_blocks.h"
+#include "tui/tui_blocks.h"
 
 #include <stdlib.h>
 
 #include "common/util.h"
 
-static uint64_t insn_addr(const struct model *m, uint32_t i)
+static uint64_t insn_addr(const struct tui_model *m, uint32_t i)
 {
-	const struct model_insn *mi = model_insn(m, i);
-	const struct perpi_insn *insn = mi ? model_static(m, mi->insn) : NULL;
+	const struct tui_insn *mi = tui_model_insn(m, i);
+	const struct perpi_insn *insn = mi ? tui_model_static(m, mi->insn) : NULL;
 	return insn ? insn->addr : 0;
 }
 
 static int compare_block_weight(const void *a, const void *b)
 {
-	const struct model_block *x = a, *y = b;
+	const struct tui_block *x = a, *y = b;
 	uint64_t wx = x->occurrences * x->insns, wy = y->occurrences * y->insns;
 	if (wx != wy)
 		return wx > wy ? -1 : 1;
@@ -30,7 +30,7 @@ static int compare_block_weight(const void *a, const void *b)
 struct block_table {
 	uint32_t *slot; /* block index + 1; 0 is empty */
 	size_t size;    /* a power of two */
-	struct model_block *blocks;
+	struct tui_block *blocks;
 	uint32_t *first_id, *last_id;
 	size_t n, cap;
 };
@@ -54,10 +54,10 @@ static void block_rehash(struct block_table *t)
 	}
 }
 
-static struct model_block *block_find(const struct model *m, struct block_table *t, uint32_t start,
+static struct tui_block *block_find(const struct tui_model *m, struct block_table *t, uint32_t start,
 				      uint32_t end)
 {
-	uint32_t a = model_insn(m, start)->insn, b = model_insn(m, end)->insn, n = end - start + 1;
+	uint32_t a = tui_model_insn(m, start)->insn, b = tui_model_insn(m, end)->insn, n = end - start + 1;
 	if (2 * (t->n + 1) > t->size)
 		block_rehash(t);
 	size_t h = block_hash(a, b, n, t->size);
@@ -74,7 +74,7 @@ static struct model_block *block_find(const struct model *m, struct block_table 
 	}
 	t->first_id[t->n] = a;
 	t->last_id[t->n] = b;
-	t->blocks[t->n] = (struct model_block){.addr = insn_addr(m, start),
+	t->blocks[t->n] = (struct tui_block){.addr = insn_addr(m, start),
 					       .last_addr = insn_addr(m, end),
 					       .insns = n,
 					       .first = start};
@@ -83,16 +83,16 @@ static struct model_block *block_find(const struct model *m, struct block_table 
 }
 
 /* Each occurrence is analysed in isolation and added to its block. */
-struct model_block *model_blocks_compute(const struct model *m, size_t *n_blocks)
+struct tui_block *tui_model_blocks_compute(const struct tui_model *m, size_t *n_blocks)
 {
 	struct block_table t = {0};
 	size_t longest = 0;
 	uint32_t *step = NULL;
-	size_t n_insns = model_insn_count(m);
+	size_t n_insns = tui_model_insn_count(m);
 	for (size_t start = 0; start < n_insns;) {
 		size_t end = start;
 		while (end + 1 < n_insns) {
-			const struct perpi_insn *insn = model_static(m, model_insn(m, end)->insn);
+			const struct perpi_insn *insn = tui_model_static(m, tui_model_insn(m, end)->insn);
 			if (!insn || insn->control != CTRL_NONE)
 				break;
 			end++;
@@ -101,9 +101,9 @@ struct model_block *model_blocks_compute(const struct model *m, size_t *n_blocks
 			longest = end - start + 1;
 			step = xrealloc(step, longest * sizeof(*step));
 		}
-		struct model_block *b = block_find(m, &t, (uint32_t)start, (uint32_t)end);
+		struct tui_block *b = block_find(m, &t, (uint32_t)start, (uint32_t)end);
 		b->occurrences++;
-		b->steps += model_isolated_steps(m, (uint32_t)start, (uint32_t)end, step);
+		b->steps += tui_model_isolated_steps(m, (uint32_t)start, (uint32_t)end, step);
 		start = end + 1;
 	}
 	free(step);
