@@ -217,10 +217,16 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		int len = snprintf(detail, sizeof(detail), " steps %" PRIu64 "-%" PRIu64 ": %" PRIu64
 				   " insns, ILP %.2f |", sel.first_step, last.last_step, total,
 				   (double)total / (double)nsteps);
+		int head = len;
 		for (int k = 0; k < CLASS_COUNT && len < (int)sizeof(detail) - 24; k++)
 			if (cls[k])
 				len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
 						tui_model_class_name(k), cls[k]);
+		if (len > cols) /* too long: the legend's letters instead of the names */
+			for (int k = 0, n = head; k < CLASS_COUNT; k++)
+				if (cls[k])
+					n += snprintf(detail + n, sizeof(detail) - n, " %c %" PRIu64,
+						      (char)class_char(k), cls[k]);
 		tui_print(lines - 1, 0, cols, "%s", detail);
 		tui_print(lines - 2, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
 		int right = Y_LABEL + shown * h->column;

@@ -14,7 +14,7 @@ tmux_require() {
 tmux_start() {
 	cols=$1 lines=$2
 	shift 2
-	t kill-server 2>/dev/null
+	t kill-server 2>/dev/null || true
 	TMUX_SESSIONS=$((TMUX_SESSIONS + 1)) # a fresh server: no race with the last one's exit
 	TMUX_SOCKET="perpi-tui-test-$$-$TMUX_SESSIONS"
 	t new-session -d -x "$cols" -y "$lines" -s tui \
