@@ -346,6 +346,9 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 	case A_FLAGS_NOT_R:
 		ir->flags_read &= (uint8_t)~arg;
 		break;
+	case A_FLAGS_NOT_W:
+		ir->flags_write &= (uint8_t)~arg;
+		break;
 	case A_NO_WRITE:
 		for (int i = 0; i < ir->nops; i++)
 			if (!ir->ops[i].implicit && ir->ops[i].type != OP_IMM)
