@@ -52,9 +52,8 @@ static struct x86_ireg parse_numbered(const char *s)
 		const char *prefix;
 		int cls, size;
 	} vec[] = {
-	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64},
-	    {"k", RC_K, 8},	 {"st(", RC_ST, 10},  {"st", RC_ST, 10},
-	    {"mm", RC_MM, 8},
+	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64}, {"k", RC_K, 8},
+	    {"st(", RC_ST, 10},	 {"st", RC_ST, 10},   {"mm", RC_MM, 8},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
 		size_t l = strlen(vec[i].prefix);
