@@ -69,6 +69,9 @@ static const struct fix fixes[] = {
     /* EVEX masked forms leave operands without access: they are read. */
     {"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
     {"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+    {"vpcmpistri vpcmpestri vpcmpistrm vpcmpestrm", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+    /* maskmovdqu xmm, xmm stores to [rdi], an operand Capstone does not show */
+    {"maskmovdqu vmaskmovdqu", S_CS, C_ANY, A_STORE_RDI, 16},
     {"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
     {"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
     {"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},

@@ -47,6 +47,7 @@ enum action {
 	A_BIT_OFFSET,	/* bt m, r: the address depends on the register */
 	A_XLAT,		/* xlat: reads [rbx + al] into al */
 	A_COMPRESS,	/* vpcompress/vpexpand: the memory elements are contiguous */
+	A_STORE_RDI,	/* maskmovdqu: arg bytes written at [rdi] (every byte, whatever the mask) */
 };
 enum lane { L_EXTRACT, L_INSERT, L_PERM2, L_PERMQ, L_SHUF4 };
 

@@ -269,6 +269,13 @@ static const struct tcase cases[] = {
      * ST(0) would be R5) */
     {"paddb mm0, mm1: R0 R1, not through TOP", "0f fc c1", "fp0 fp1", "fp0", "", NULL, "top=5"},
     {"movq2dq xmm0, mm1", "f3 0f d6 c1", "fp1", "v0.0", ""},
+    /* vpcmpestri: rcx and the six flags (like pcmpestri); reads rax rdx */
+    {"vpcmpestri writes flags / fix vpcmp?str?", "c4 e3 79 61 c1 1a", "rax rdx v0.0 v1.0",
+     "rcx" AR6, ""},
+    /* maskmovdqu xmm0, xmm1: bytes of xmm0 selected by xmm1 to [rdi]: all
+     * 16 counted (see docs/X86.md) */
+    {"maskmovdqu stores at [rdi] / fix maskmovdqu", "66 0f f7 c1", "rdi v0.0 v1.0", "",
+     "w:6000:16"},
     /* Capstone 4 misdecodes these; Zydis decodes them. rdpid writes rax
      * and no flag (Capstone: "rdseed eax", flags written). */
     {"rdpid (not rdseed)", "f3 0f c7 f8", "", "rax", ""},
