@@ -34,7 +34,7 @@ static const struct fix fixes[] = {
     {"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
     /* Stores reported as reads: moves whose first operand is memory. */
     {"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, A_MEM_W, 0},
-    {"kmov? vmaskmov* vpmaskmov*", S_CS, C_STORE, A_MEM_W, 0},
+    {"kmov? vmaskmov* vpmaskmov* vpmov* vcvtps2ph", S_CS, C_STORE, A_MEM_W, 0},
     {"stmxcsr vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
     /* lea, prefetches, clflush: address registers, no memory. */
     {"lea", S_CS, C_ANY, A_AGEN, 0},
@@ -72,6 +72,7 @@ static const struct fix fixes[] = {
     {"vpcmpistri vpcmpestri vpcmpistrm vpcmpestrm", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
     /* maskmovdqu xmm, xmm stores to [rdi], an operand Capstone does not show */
     {"maskmovdqu vmaskmovdqu", S_CS, C_ANY, A_STORE_RDI, 16},
+    {"maskmovq", S_CS, C_ANY, A_STORE_RDI, 8},
     {"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
     {"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
     {"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},

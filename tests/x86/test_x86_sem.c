@@ -269,6 +269,12 @@ static const struct tcase cases[] = {
      * ST(0) would be R5) */
     {"paddb mm0, mm1: R0 R1, not through TOP", "0f fc c1", "fp0 fp1", "fp0", "", NULL, "top=5"},
     {"movq2dq xmm0, mm1", "f3 0f d6 c1", "fp1", "v0.0", ""},
+    /* Down-converting stores (Capstone: reads): vpmovqd [rdi], zmm1 writes
+     * eight dwords; vcvtps2ph [rdi], ymm1 eight halves */
+    {"vpmovqd store", "62 f2 7e 48 35 0f", "rdi" V3(1), "", "w:6000:32"},
+    {"vcvtps2ph store", "c4 e3 7d 1d 0f 00", "rdi v1.0 v1.1", "", "w:6000:16"},
+    /* maskmovq mm0, mm1: bytes of mm0 (R0) selected by mm1 (R1) to [rdi] */
+    {"maskmovq stores at [rdi] / fix maskmovq", "0f f7 c1", "rdi fp0 fp1", "", "w:6000:8"},
     /* vpcmpestri: rcx and the six flags (like pcmpestri); reads rax rdx */
     {"vpcmpestri writes flags / fix vpcmp?str?", "c4 e3 79 61 c1 1a", "rax rdx v0.0 v1.0",
      "rcx" AR6, ""},
