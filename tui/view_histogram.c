@@ -148,42 +148,32 @@ static void draw_title(struct tui *t, struct histogram_view *h, int cols)
 	tui_style(t, STYLE_TITLE, 0);
 }
 
-static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
+static void draw_y_axis(int height, int width, double max)
 {
-	struct histogram_view *h = v->state;
-	int width = cols - Y_LABEL - 1, height = lines - 6;
-	if (width != h->plot_width) {
-		h->plot_width = width;
-		if (!h->width)
-			fit(h);
-	}
-	int64_t n = bin_count(h);
-	h->column = n && n * 2 <= width ? (int)(width / n > 8 ? 8 : width / n) : 1;
-	width /= h->column;
-	tui_scroll(h->cursor, &h->first, width);
-	draw_title(t, h, cols);
-	draw_legend(t, 1, cols);
-	struct tui_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
-	double max = 0, mean = h->steps ? (double)h->insns / (double)h->steps : 0;
-	int shown = 0;
-	for (; shown < width && h->first + shown < n; shown++) {
-		bin_sum(t, h, h->first + shown, &bins[shown]);
-		if (bin_ilp(&bins[shown]) > max)
-			max = bin_ilp(&bins[shown]);
-	}
-	if (max <= 0)
-		max = 1;
 	for (int r = 0; r < height; r++) {
-		double at = max * (height - r) / height;
 		if (r == 0 || r == height / 2)
-			tui_print(2 + r, 0, Y_LABEL, "%7.1f", at);
+			tui_print(2 + r, 0, Y_LABEL, "%7.1f", max * (height - r) / height);
 		mvaddch(2 + r, Y_LABEL - 1, '|');
 	}
 	tui_print(2 + height, 0, Y_LABEL, "%7d", 0);
-	int64_t lo = h->mark < 0 ? h->cursor : h->mark < h->cursor ? h->mark : h->cursor;
-	int64_t hi = h->mark < 0 ? h->cursor : h->mark > h->cursor ? h->mark : h->cursor;
 	mvhline(2 + height, Y_LABEL - 1, '+', 1);
-	mvhline(2 + height, Y_LABEL, '-', width * h->column);
+	mvhline(2 + height, Y_LABEL, '-', width);
+}
+
+/* The selected bins: the cursor's, or from the mark to the cursor. */
+static void selection(const struct histogram_view *h, int64_t *lo, int64_t *hi)
+{
+	*lo = h->mark < 0 || h->mark > h->cursor ? h->cursor : h->mark;
+	*hi = h->mark > h->cursor ? h->mark : h->cursor;
+}
+
+/* The bins' columns, a ! under low-ILP ones, the selection under the axis. */
+static void draw_bins(struct tui *t, const struct histogram_view *h, const struct tui_bin *bins,
+		      int shown, int height, double max)
+{
+	double mean = h->steps ? (double)h->insns / (double)h->steps : 0;
+	int64_t lo, hi;
+	selection(h, &lo, &hi);
 	for (int c = 0; c < shown; c++) {
 		int64_t b = h->first + c;
 		int x = Y_LABEL + c * h->column;
@@ -200,40 +190,80 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 			tui_style(t, STYLE_SELECTED, 0);
 		}
 	}
-	if (n) {
-		struct tui_bin sel, last;
-		bin_sum(t, h, lo, &sel);
-		bin_sum(t, h, hi, &last);
-		uint64_t total = 0, cls[CLASS_COUNT] = {0};
-		for (int64_t b = lo; b <= hi; b++) {
-			struct tui_bin x;
-			bin_sum(t, h, b, &x);
-			total += x.total;
-			for (int k = 0; k < CLASS_COUNT; k++)
-				cls[k] += x.count[k];
-		}
-		uint64_t nsteps = last.last_step - sel.first_step + 1;
-		char detail[256];
-		int len = snprintf(detail, sizeof(detail), " steps %" PRIu64 "-%" PRIu64 ": %" PRIu64
-				   " insns, ILP %.2f |", sel.first_step, last.last_step, total,
-				   (double)total / (double)nsteps);
-		int head = len;
-		for (int k = 0; k < CLASS_COUNT && len < (int)sizeof(detail) - 24; k++)
+}
+
+/* The exact sums of the selection, on the bottom line. */
+static void draw_detail(struct tui *t, const struct histogram_view *h, int y, int cols)
+{
+	int64_t lo, hi;
+	selection(h, &lo, &hi);
+	uint64_t total = 0, cls[CLASS_COUNT] = {0}, first = 0, last = 0;
+	for (int64_t b = lo; b <= hi; b++) {
+		struct tui_bin x;
+		bin_sum(t, h, b, &x);
+		if (b == lo)
+			first = x.first_step;
+		last = x.last_step;
+		total += x.total;
+		for (int k = 0; k < CLASS_COUNT; k++)
+			cls[k] += x.count[k];
+	}
+	char detail[256];
+	int head = snprintf(detail, sizeof(detail), " steps %" PRIu64 "-%" PRIu64 ": %" PRIu64
+			    " insns, ILP %.2f |", first, last, total,
+			    (double)total / (double)(last - first + 1));
+	int len = head;
+	for (int k = 0; k < CLASS_COUNT; k++)
+		if (cls[k])
+			len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
+					tui_model_class_name(k), cls[k]);
+	if (len > cols) /* too long: the legend's letters instead of the names */
+		for (int k = 0, n = head; k < CLASS_COUNT; k++)
 			if (cls[k])
-				len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
-						tui_model_class_name(k), cls[k]);
-		if (len > cols) /* too long: the legend's letters instead of the names */
-			for (int k = 0, n = head; k < CLASS_COUNT; k++)
-				if (cls[k])
-					n += snprintf(detail + n, sizeof(detail) - n, " %c %" PRIu64,
-						      (char)class_char(k), cls[k]);
-		tui_print(lines - 1, 0, cols, "%s", detail);
-		tui_print(lines - 2, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
-		int right = Y_LABEL + shown * h->column;
-		char last_label[32];
-		int label_len = snprintf(last_label, sizeof(last_label), "%" PRIu64, bins[shown - 1].last_step);
-		if (right - label_len > Y_LABEL + 12)
-			tui_print(lines - 2, right - label_len, label_len, "%s", last_label);
+				n += snprintf(detail + n, sizeof(detail) - n, " %c %" PRIu64,
+					      (char)class_char(k), cls[k]);
+	tui_print(y, 0, cols, "%s", detail);
+}
+
+static void draw_step_labels(const struct histogram_view *h, const struct tui_bin *bins,
+			     int shown, int y)
+{
+	tui_print(y, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
+	char label[32];
+	int len = snprintf(label, sizeof(label), "%" PRIu64, bins[shown - 1].last_step);
+	int right = Y_LABEL + shown * h->column;
+	if (right - len > Y_LABEL + 12)
+		tui_print(y, right - len, len, "%s", label);
+}
+
+static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
+{
+	struct histogram_view *h = v->state;
+	int width = cols - Y_LABEL - 1, height = lines - 6;
+	if (width != h->plot_width) {
+		h->plot_width = width;
+		if (!h->width)
+			fit(h);
+	}
+	int64_t n = bin_count(h);
+	h->column = n && n * 2 <= width ? (int)(width / n > 8 ? 8 : width / n) : 1;
+	width /= h->column;
+	tui_scroll(h->cursor, &h->first, width);
+	draw_title(t, h, cols);
+	draw_legend(t, 1, cols);
+	struct tui_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
+	double max = 0;
+	int shown = 0;
+	for (; shown < width && h->first + shown < n; shown++) {
+		bin_sum(t, h, h->first + shown, &bins[shown]);
+		if (bin_ilp(&bins[shown]) > max)
+			max = bin_ilp(&bins[shown]);
+	}
+	draw_y_axis(height, width * h->column, max > 0 ? max : 1);
+	draw_bins(t, h, bins, shown, height, max > 0 ? max : 1);
+	if (shown) {
+		draw_detail(t, h, lines - 1, cols);
+		draw_step_labels(h, bins, shown, lines - 2);
 	} else {
 		tui_print(lines - 1, 0, cols, " no instruction here");
 	}
