@@ -124,12 +124,28 @@ size_t tui_model_at_step(const struct tui_model *model, uint64_t step, const uin
 /* Sum instructions by class over steps [from, to] (whole run). */
 void tui_model_bin(const struct tui_model *model, uint64_t from, uint64_t to, struct tui_bin *out);
 
-/* Per-step histogram of a function (all its call instances, or one call
- * when call != TUI_NONE), each instance analysed in isolation (DESIGN.md):
- * counts[c * CLASS_COUNT + k] for c = 1..*steps. Returns a malloc'd array
- * the caller frees; *steps is the highest step (C of the longest instance). */
-uint64_t *tui_model_function_histogram(const struct tui_model *model, uint32_t function, uint32_t call,
-				   uint64_t *steps);
+/* Instructions by step and class, ordered so that any bin of steps costs
+ * one scan of its instructions' classes. */
+struct tui_histogram {
+	uint64_t steps;       /* C: the highest step */
+	uint64_t insns;       /* instructions placed (step_start[steps + 1]) */
+	uint32_t *step_start; /* [steps + 2]: where step s's classes start in klass */
+	uint8_t *klass;       /* enum perpi_class, ordered by step */
+};
+
+/* The whole run's (owned by the model). */
+const struct tui_histogram *tui_model_histogram(const struct tui_model *model);
+
+/* A function's (all its call instances, or one call when call != TUI_NONE),
+ * each instance analysed in isolation (DESIGN.md), overlaid step by step.
+ * Costs a pass over the calls' instructions; tui_histogram_delete frees it. */
+struct tui_histogram *tui_model_function_histogram(const struct tui_model *model,
+						  uint32_t function, uint32_t call);
+void tui_histogram_delete(struct tui_histogram *histogram);
+
+/* Sum instructions by class over steps [from, to]. */
+void tui_histogram_bin(const struct tui_histogram *histogram, uint64_t from, uint64_t to,
+		       struct tui_bin *out);
 
 /* Steps of dynamic instructions [first, last] analysed in isolation
  * (values produced before first are ready at step 0): step[i - first] for

@@ -14,7 +14,8 @@
 
 struct histogram_view {
 	uint32_t function, call; /* TUI_NONE, TUI_NONE: the whole run */
-	uint64_t *counts;        /* function or call: [step * CLASS_COUNT + class] */
+	struct tui_histogram *own; /* a function's or a call's; NULL: the whole run's */
+	const struct tui_histogram *shown_h;
 	uint64_t steps;          /* C of what is shown */
 	uint64_t insns;
 	uint64_t width;          /* steps per bin (zoom) */
@@ -47,20 +48,7 @@ static int64_t bin_count(const struct histogram_view *h)
 static void bin_sum(struct tui *t, const struct histogram_view *h, int64_t b, struct tui_bin *out)
 {
 	uint64_t from = 1 + (uint64_t)b * h->width, to = from + h->width - 1;
-	if (to > h->steps)
-		to = h->steps;
-	if (!h->counts) {
-		tui_model_bin(t->model, from, to, out);
-		return;
-	}
-	memset(out, 0, sizeof(*out));
-	out->first_step = from;
-	out->last_step = to;
-	for (uint64_t s = from; s <= to; s++)
-		for (int k = 0; k < CLASS_COUNT; k++) {
-			out->count[k] += h->counts[s * CLASS_COUNT + k];
-			out->total += h->counts[s * CLASS_COUNT + k];
-		}
+	tui_histogram_bin(h->shown_h, from, to > h->steps ? h->steps : to, out);
 }
 
 static double bin_ilp(const struct tui_bin *b)
@@ -398,19 +386,19 @@ static int key(struct tui *t, struct tui_view *v, int k)
 /* Show a function's calls (call == TUI_NONE: all) or the whole run. */
 static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 {
-	free(h->counts);
-	h->counts = NULL;
+	tui_histogram_delete(h->own);
+	h->own = NULL;
 	h->call = call;
 	if (h->function == TUI_NONE) {
 		struct engine_totals tot;
 		tui_model_totals(t->model, &tot);
+		h->shown_h = tui_model_histogram(t->model);
 		h->steps = tot.steps;
 		h->insns = tot.insns;
 	} else {
-		h->counts = tui_model_function_histogram(t->model, h->function, call, &h->steps);
-		h->insns = 0;
-		for (uint64_t i = CLASS_COUNT; i < (h->steps + 1) * CLASS_COUNT; i++)
-			h->insns += h->counts[i];
+		h->shown_h = h->own = tui_model_function_histogram(t->model, h->function, call);
+		h->steps = h->own->steps;
+		h->insns = h->own->insns;
 	}
 	h->width = 0;
 	if (h->plot_width)
@@ -420,7 +408,7 @@ static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 static void done(struct tui_view *v)
 {
 	struct histogram_view *h = v->state;
-	free(h->counts);
+	tui_histogram_delete(h->own);
 	free(h);
 }
 

@@ -67,23 +67,25 @@ static void test_functions(struct tui_model *m)
 	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == TUI_NONE,
 	       "second call of f");
 
-	uint64_t steps;
-	uint64_t *h = tui_model_function_histogram(m, 0, TUI_NONE, &steps);
-	EXPECT(steps == 2, "f's histogram has %lu steps, want 2", (unsigned long)steps);
-	if (steps == 2) {
-		EXPECT(h[1 * CLASS_COUNT + CLASS_INT] == 2 && h[1 * CLASS_COUNT + CLASS_MOVE] == 2 &&
-			       h[1 * CLASS_COUNT + CLASS_BRANCH] == 2,
-		       "f step 1");
-		EXPECT(h[2 * CLASS_COUNT + CLASS_INT] == 2 && h[2 * CLASS_COUNT + CLASS_MOVE] == 0,
-		       "f step 2");
-	}
-	free(h);
+	struct tui_histogram *h = tui_model_function_histogram(m, 0, TUI_NONE);
+	struct tui_bin b1, b2;
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && h->insns == 8, "f's histogram: %lu steps, %lu insns, want 2, 8",
+	       (unsigned long)h->steps, (unsigned long)h->insns);
+	EXPECT(b1.total == 6 && b1.count[CLASS_INT] == 2 && b1.count[CLASS_MOVE] == 2 &&
+		       b1.count[CLASS_BRANCH] == 2,
+	       "f step 1");
+	EXPECT(b2.total == 2 && b2.count[CLASS_INT] == 2, "f step 2");
+	tui_histogram_delete(h);
 	/* One call: step 1 holds add, mov rcx, ret; step 2 the imul. */
-	h = tui_model_function_histogram(m, 0, f->first_call, &steps);
-	EXPECT(steps == 2 && h[1 * CLASS_COUNT + CLASS_INT] == 1 &&
-		       h[2 * CLASS_COUNT + CLASS_INT] == 1 && h[1 * CLASS_COUNT + CLASS_BRANCH] == 1,
+	h = tui_model_function_histogram(m, 0, f->first_call);
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && b1.count[CLASS_INT] == 1 && b1.count[CLASS_BRANCH] == 1 &&
+		       b1.count[CLASS_MOVE] == 1 && b2.total == 1 && b2.count[CLASS_INT] == 1,
 	       "f's first call");
-	free(h);
+	tui_histogram_delete(h);
 }
 
 static void test_graph(struct tui_model *m)
