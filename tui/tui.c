@@ -344,7 +344,7 @@ static int start_curses(void)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
-	set_escdelay(25);
+	set_escdelay(100); /* long enough for a loaded machine's escape sequences */
 	curs_set(0);
 	return 0;
 }
