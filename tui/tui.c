@@ -144,20 +144,6 @@ const char *tui_describe(struct tui *t, uint64_t addr)
 	return buf;
 }
 
-const char *tui_count(uint64_t n, int slot)
-{
-	static char buf[4][32];
-	char digits[32], *out = buf[slot & 3];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n), o = 0;
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = 0;
-	return out;
-}
-
 int tui_navigate(int key, int64_t *selected, int64_t n, int page)
 {
 	int64_t s = *selected;
@@ -375,7 +361,8 @@ int tui_run(struct tui_model *model, const char *title)
 			else
 				tui_message(&t, "first screen: q quits");
 		}
-		draw(&t);
+		if (!(r & TUI_HANDLED) || (r & (TUI_REDRAW | TUI_BACK)) || t.message[0])
+			draw(&t);
 		if (timing) {
 			fprintf(timing, "%s %.3f\n", keyname(key), 1000 * (perpi_now() - start));
 			fflush(timing);

@@ -86,7 +86,5 @@ void tui_scroll(int64_t selected, int64_t *top, int rows);
 /* The code at addr as the symbols name it ("f+0x1c"), else "0x4011a0";
  * a static buffer. */
 const char *tui_describe(struct tui *t, uint64_t addr);
-/* "1234567" -> "1,234,567" style, in a static buffer per slot (0..3). */
-const char *tui_count(uint64_t n, int slot);
 
 #endif
