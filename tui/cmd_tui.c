@@ -45,6 +45,7 @@ struct tui_options {
 /* 1: parsed; 0: --help printed; -1: bad options (message set). */
 static int parse(int argc, char **argv, struct tui_options *o)
 {
+	const char *tracer_option = NULL;
 	for (int i = 1; i < argc;) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -69,8 +70,11 @@ static int parse(int argc, char **argv, struct tui_options *o)
 			int r = trace_options_parse(&o->trace, argc, argv, &i);
 			if (r <= 0)
 				return r < 0 ? -1 : perpi_set_error("tui: unknown option '%s'", a);
+			tracer_option = a;
 		}
 	}
+	if (tracer_option && !o->program)
+		return perpi_set_error("tui: %s traces a program: give it after --", tracer_option);
 	if (o->program && trace_options_check(&o->trace, 1) < 0)
 		return -1;
 	return 1;
@@ -100,8 +104,9 @@ static int reader_line(void *ctx, uint64_t addr, const char **file, unsigned *li
 static int browse_file(const struct tui_options *o)
 {
 	struct trace_reader *reader = trace_reader_open(o->input);
-	if (!reader) {
+	if (!reader || tui_check_terminal() < 0) { /* before the long part: the replay */
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
+		trace_reader_close(reader);
 		return 1;
 	}
 	struct tui_symbols sym = {reader_function, reader_line, reader};
@@ -124,6 +129,10 @@ static const char *tracer_function(void *ctx, uint64_t addr)
 
 static int browse_program(struct tui_options *o, char **argv)
 {
+	if (tui_check_terminal() < 0) { /* before the long part: the trace */
+		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
+		return 1;
+	}
 	struct tracer *tracer = NULL;
 	struct tui_symbols sym = {tracer_function, NULL, &tracer};
 	struct tui_model *model = tui_model_new(&o->engine, &sym);

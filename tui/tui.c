@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -312,10 +313,22 @@ static int handle_key(struct tui *t, int key)
 	return 0;
 }
 
-static int start_curses(void)
+int tui_check_terminal(void)
 {
+	struct winsize ws;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return perpi_set_error("standard input and output must be a terminal");
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_row &&
+	    (ws.ws_col < TUI_MIN_COLS || ws.ws_row < TUI_MIN_LINES))
+		return perpi_set_error("terminal too small: %dx%d, perpi tui needs at least %dx%d",
+				       ws.ws_col, ws.ws_row, TUI_MIN_COLS, TUI_MIN_LINES);
+	return 0;
+}
+
+static int start_curses(void)
+{
+	if (tui_check_terminal() < 0)
+		return -1;
 	setlocale(LC_ALL, "");
 	if (!newterm(NULL, stdout, stdin))
 		return perpi_set_error("cannot use terminal '%s'",

@@ -60,6 +60,11 @@ struct tui {
  * terminal is restored in every case, also on fatal signals. */
 int tui_run(struct tui_model *model, const char *title);
 
+/* Whether this terminal can show the browser (standard input and output
+ * a terminal of at least 80x24), before loading anything: 0 or -1 with
+ * perpi_error() set. tui_run checks again. */
+int tui_check_terminal(void);
+
 /* Open a view on top of the stack (the stack owns it). */
 void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
 
