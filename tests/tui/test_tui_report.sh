@@ -37,6 +37,11 @@ tmux_start 80 24 "$PERPI" tui "$tmp/text.data"
 expect "foreign file" '^perpi: tui: '
 expect "foreign status" '^EXIT=1$'
 
+# Too small a terminal: refused before the file is replayed.
+tmux_start 60 20 "$PERPI" tui "$tmp/synth.data"
+expect "too small" '^perpi: tui: terminal too small: 60x20'
+expect "too small status" '^EXIT=1$'
+
 for f in $files; do
 	"$PERPI" report --json -i "$f" > "$tmp/report.json" || { echo "FAIL: perpi report --json -i $f"; exit 1; }
 	# Totals and per-class counts as the TUI prints them (ILP from I / C).
