@@ -132,7 +132,8 @@ static void observe(void *ctx, const struct engine_step_info *info)
 		return;
 	s->step[s->n] = info->step;
 	s->n_deps[s->n] = info->n_deps < 8 ? info->n_deps : 8;
-	memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
+	if (s->n_deps[s->n])
+		memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
 	s->n++;
 }
 

@@ -324,7 +324,8 @@ static void observe(void *ctx, const struct engine_step_info *info)
 	}
 	s->step[info->index] = info->step;
 	s->n_deps[info->index] = info->n_deps;
-	memcpy(s->deps[info->index], info->deps, info->n_deps * sizeof(*info->deps));
+	if (info->n_deps)
+		memcpy(s->deps[info->index], info->deps, info->n_deps * sizeof(*info->deps));
 }
 
 static void compare_observed(unsigned seed, const char *what)
