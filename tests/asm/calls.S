@@ -1,6 +1,7 @@
 /* Hand-derived I and C of small functions: push/pop/call/ret, nested
- * isolated call instances, a tail call, longjmp-style unwinding, a signal
- * handler, a raw syscall, a counted loop (DESIGN.md). Each instance is analysed in isolation: RSP and the return
+ * isolated call instances, a tail call, longjmp-style unwinding, a raw
+ * syscall, a counted loop (DESIGN.md). No libc call: every function of the
+ * run has a name (tests/tui uses this program too). Each instance is analysed in isolation: RSP and the return
  * address were written before it, so they are ready at 0 inside it.
  * run-asm.sh checks every EXPECT line against `perpi --function NAME`. */
 	.intel_syntax noprefix
@@ -189,20 +190,6 @@ lj_inner:
 	jmp lj_land
 	.size lj_inner, .-lj_inner
 
-/* A signal handler's instance, entered by the kernel, not by a call; main
- * installs it with signal() and raises SIGUSR1.
- * EXPECT on_usr1 I=3 C=2
- *   add rax,rax    1
- *   add rax,rax    2
- *   ret            1  (rsp and the return address come from before) */
-	.globl on_usr1
-	.type on_usr1, @function
-on_usr1:
-	add rax, rax
-	add rax, rax
-	ret
-	.size on_usr1, .-on_usr1
-
 	.globl main
 	.type main, @function
 main:
@@ -214,11 +201,6 @@ main:
 	call sys_getpid
 	call loop_sum
 	call lj_outer
-	mov edi, 10 /* SIGUSR1 */
-	lea rsi, [rip + on_usr1]
-	call signal@PLT
-	mov edi, 10
-	call raise@PLT
 	add rsp, 8
 	xor eax, eax
 	ret
