@@ -35,6 +35,7 @@
 #define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
 #define DEEP_CALLS 4096 /* nested instances before a warning about the cost */
+#define SIGRETURN_EVENTS 8 /* at most this many events from a handler's ret to sigreturn */
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
@@ -68,7 +69,8 @@ struct engine {
 	int pending_call;    /* the last event was a call */
 	uint64_t call_sp;    /* the RSP its callee starts with */
 	uint64_t resume_sp;  /* a call interrupted by a signal: its callee's RSP, 0 = none */
-	int in_sigreturn;    /* between a handler's ret and the sigreturn syscall */
+	int in_sigreturn;    /* events left between a handler's ret and the sigreturn
+			      * syscall (0: not there) */
 	int warned_deep;
 
 	struct frame *frames;
@@ -244,7 +246,7 @@ static void frame_return(struct engine *e)
 {
 	struct frame *f = &e->frames[e->depth - 1];
 	if (f->signal) {
-		e->in_sigreturn = 1;
+		e->in_sigreturn = SIGRETURN_EVENTS;
 		e->resume_sp = f->resume_sp;
 	}
 	frame_close(e);
@@ -581,7 +583,9 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	if (e->n_observers)
 		notify(e, ev, index, counted ? c : 0);
 
-	if (e->in_sigreturn && (ev->flags & EVENT_NOT_COUNTED))
+	/* The stub is two instructions (mov eax, 15; syscall): do not wait
+	 * long for a syscall that does not come. */
+	if (e->in_sigreturn && ((ev->flags & EVENT_NOT_COUNTED) || !--e->in_sigreturn))
 		e->in_sigreturn = 0;
 	if (insn->control == CTRL_RET && e->depth && ev->sp == e->frames[e->depth - 1].key)
 		frame_return(e);
