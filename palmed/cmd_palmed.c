@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common/util.h"
 #include "palmed/infer.h"
+#include "palmed/lift.h"
 #include "palmed/model.h"
 #include "palmed/predict.h"
 #include "palmed/sim.h"
@@ -17,7 +18,8 @@
 static void build_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: perpi palmed build [--sim MACHINE] [-o MODEL] [-q]\n"
+		"usage: perpi palmed build [--sim MACHINE] [--from perpi.data] [-o MODEL] [-q]\n"
+		"  --from FILE    model just the forms a recorded run executed\n"
 		"  --sim MACHINE  infer the model of a simulated machine:");
 	for (size_t i = 0; sim_machine_at(i); i++)
 		fprintf(out, " %s", sim_machine_at(i)->name);
@@ -39,7 +41,25 @@ static void make_parent_dirs(const char *path)
 	free(dir);
 }
 
-static int build_sim(const char *machine, const char *out_path, int quiet)
+/* --from FILE: the forms of the instructions a recorded run executed. */
+static int forms_from_trace(const char *path, char ***names, size_t *n, int quiet)
+{
+	size_t undecoded;
+	if (lift_trace_forms(path, names, n, &undecoded) < 0) {
+		fprintf(stderr, "perpi: palmed build: --from %s\n", perpi_error());
+		return -1;
+	}
+	if (!quiet)
+		fprintf(stderr, "palmed: %zu forms from %s\n", *n, path);
+	if (undecoded)
+		perpi_warn("palmed build: %zu instructions of %s have no form (neither Capstone "
+			   "nor Zydis decodes them)",
+			   undecoded, path);
+	return 0;
+}
+
+static int build_sim(const char *machine, const char *out_path, int quiet, char **from,
+		     size_t nfrom)
 {
 	const struct sim_machine *sim = sim_find(machine);
 	if (!sim) {
@@ -52,14 +72,15 @@ static int build_sim(const char *machine, const char *out_path, int quiet)
 	struct infer_options o;
 	struct infer_stats stats;
 	struct model *m;
-	const char **forms = xmalloc(sim->nforms * sizeof(char *));
-	for (size_t i = 0; i < sim->nforms; i++)
-		forms[i] = sim->forms[i].name;
+	size_t nforms = from ? nfrom : sim->nforms;
+	const char **forms = xmalloc((nforms + 1) * sizeof(char *));
+	for (size_t i = 0; i < nforms; i++)
+		forms[i] = from ? from[i] : sim->forms[i].name;
 	sim_measure(sim, &ms);
 	infer_options_exact(&o);
 	o.progress = quiet ? NULL : stderr;
 	double start = perpi_now();
-	int rc = infer_model(&ms, forms, sim->nforms, &o, &m, &stats);
+	int rc = infer_model(&ms, forms, nforms, &o, &m, &stats);
 	free(forms);
 	if (rc < 0) {
 		fprintf(stderr, "perpi: palmed build: %s\n", perpi_error());
@@ -80,16 +101,18 @@ static int build_sim(const char *machine, const char *out_path, int quiet)
 static int palmed_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"sim", required_argument, NULL, 's'},
+						 {"from", required_argument, NULL, 'F'},
 						 {"output", required_argument, NULL, 'o'},
 						 {"quiet", no_argument, NULL, 'q'},
 						 {"help", no_argument, NULL, 'h'},
 						 {0}};
-	const char *sim = NULL, *out = NULL;
+	const char *sim = NULL, *out = NULL, *from = NULL;
 	int quiet = 0, c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': sim = optarg; break;
+		case 'F': from = optarg; break;
 		case 'o': out = optarg; break;
 		case 'q': quiet = 1; break;
 		default: build_usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
@@ -99,15 +122,22 @@ static int palmed_build(int argc, char **argv)
 		fprintf(stderr, "perpi: palmed build: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	char **forms = NULL;
+	size_t nforms = 0;
+	if (from && forms_from_trace(from, &forms, &nforms, quiet) < 0)
+		return 1;
 	char *def = out ? NULL : model_default_path();
 	int rc;
 	if (sim) {
-		rc = build_sim(sim, out ? out : def, quiet);
+		rc = build_sim(sim, out ? out : def, quiet, forms, nforms);
 	} else {
 		fprintf(stderr, "perpi: palmed build: measuring this CPU needs the benchmark "
 				"runner, not built in; use --sim MACHINE\n");
 		rc = 2;
 	}
+	for (size_t i = 0; i < nforms; i++)
+		free(forms[i]);
+	free(forms);
 	free(def);
 	return rc;
 }

@@ -67,5 +67,20 @@ echo '{"format": "perpi-palmed-model", "version": 1' > "$tmp/bad.json"
 "$PERPI" report -i "$tmp/t.data" --blocks=0 > /dev/null 2>&1
 [ $? = 2 ] || { echo "FAIL: --blocks=0 accepted"; fail=1; }
 
+# palmed build --from: just the run's 7 forms (call, hlt, add, addsd, jne,
+# imul, ret), here measured on the simulated Skylake-like machine (ALUs
+# on ports 0 1 5 6, addsd on 0 1, imul on 1). Its truth, by hand: A = add
+# + 2 addsd: 2 addsd on 2 ports = 1 cycle (3 ALU uops on 4 ports: 0.75),
+# B = 2 imul on port 1 = 2 cycles; f = 10 x 1 + 2 = 12 cycles. The model
+# inferred from the simulator's measurements must give the same.
+"$PERPI" palmed build --sim intel --from "$tmp/t.data" -o "$tmp/sim.json" > "$tmp/out" 2> "$tmp/err" ||
+	{ echo "FAIL: palmed build --from"; cat "$tmp/err"; fail=1; }
+has from-count 'palmed: 7 forms from' "$tmp/err"
+has from-built '3 forms on 3 resources (4 unmapped)' "$tmp/out"
+"$PERPI" report -i "$tmp/t.data" --model "$tmp/sim.json" > "$tmp/out" 2>&1
+has from-lifted '(1 call) :: cycles [12.0] :: IPC [2.75]' "$tmp/out"
+"$PERPI" palmed build --sim intel --from "$tmp/nosuch.data" -o "$tmp/x.json" > /dev/null 2> "$tmp/err"
+[ $? = 1 ] && grep -q '^perpi: palmed build: --from' "$tmp/err" || { echo "FAIL: --from a missing file"; cat "$tmp/err"; fail=1; }
+
 [ $fail = 0 ] && echo "PASS: report with the Palmed columns"
 exit $fail
