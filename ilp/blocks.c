@@ -12,9 +12,13 @@
 #include "common/util.h"
 #include "ilp/blocks.h"
 
-/* Counts per static instruction id: an open-addressing hash (key id + 1). */
+/* Counts per static instruction id: an open-addressing hash (key id + 1)
+ * with the list of its used slots, so that a frame's counts are walked
+ * and cleared in the time of what it holds, not of its capacity (frames
+ * are reused: a small callee's frame may have held main's counts). */
 struct counts {
 	uint64_t *key, *starts, *events;
+	size_t *used;
 	size_t cap, n;
 };
 
@@ -29,7 +33,7 @@ static size_t counts_slot(struct counts *c, uint64_t id)
 		i = (i + 1) & mask;
 	if (!c->key[i]) {
 		c->key[i] = id + 1;
-		c->n++;
+		c->used[c->n++] = i;
 	}
 	return i;
 }
@@ -42,12 +46,13 @@ static void counts_grow(struct counts *c)
 	c->key = xcalloc(c->cap, sizeof(*c->key));
 	c->starts = xcalloc(c->cap, sizeof(*c->starts));
 	c->events = xcalloc(c->cap, sizeof(*c->events));
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.key[i]) {
-			size_t k = counts_slot(c, old.key[i] - 1);
-			c->starts[k] = old.starts[i];
-			c->events[k] = old.events[i];
-		}
+	c->used = xmalloc(c->cap / 2 * sizeof(*c->used));
+	for (size_t u = 0; u < old.n; u++) {
+		size_t i = old.used[u], k = counts_slot(c, old.key[i] - 1);
+		c->starts[k] = old.starts[i];
+		c->events[k] = old.events[i];
+	}
+	free(old.used);
 	free(old.key);
 	free(old.starts);
 	free(old.events);
@@ -63,18 +68,19 @@ static void counts_add(struct counts *c, uint64_t id, uint64_t starts, uint64_t 
 /* Adds src into dst and empties src (keeping its memory). */
 static void counts_move(struct counts *dst, struct counts *src)
 {
-	for (size_t i = 0; i < src->cap; i++)
-		if (src->key[i]) {
-			if (dst)
-				counts_add(dst, src->key[i] - 1, src->starts[i], src->events[i]);
-			src->key[i] = 0;
-			src->starts[i] = src->events[i] = 0;
-		}
+	for (size_t u = 0; u < src->n; u++) {
+		size_t i = src->used[u];
+		if (dst)
+			counts_add(dst, src->key[i] - 1, src->starts[i], src->events[i]);
+		src->key[i] = 0;
+		src->starts[i] = src->events[i] = 0;
+	}
 	src->n = 0;
 }
 
 static void counts_done(struct counts *c)
 {
+	free(c->used);
 	free(c->key);
 	free(c->starts);
 	free(c->events);
@@ -198,10 +204,11 @@ static void frame_close(struct blocks *b)
 	struct function_acc *a = function_acc(b, f->entry);
 	a->calls++;
 	a->insns += b->insns - f->insns_before;
-	for (size_t i = 0; i < f->counts.cap; i++)
-		if (f->counts.key[i])
-			counts_add(&a->counts, f->counts.key[i] - 1, f->counts.starts[i],
-				   f->counts.events[i]);
+	for (size_t u = 0; u < f->counts.n; u++) {
+		size_t i = f->counts.used[u];
+		counts_add(&a->counts, f->counts.key[i] - 1, f->counts.starts[i],
+			   f->counts.events[i]);
+	}
 	counts_move(b->depth ? &b->frames[b->depth - 1].counts : NULL, &f->counts);
 }
 
@@ -296,12 +303,11 @@ static void build_shares(struct blocks *b, const struct function_acc *a, struct 
 {
 	struct entry *e = xmalloc((a->counts.n + 1) * sizeof(*e));
 	size_t n = 0;
-	for (size_t i = 0; i < a->counts.cap; i++)
-		if (a->counts.key[i]) {
-			const struct istat *s = &b->stat[a->counts.key[i] - 1];
-			e[n++] = (struct entry){s->block, s->pos, a->counts.starts[i],
-						a->counts.events[i]};
-		}
+	for (size_t u = 0; u < a->counts.n; u++) {
+		size_t i = a->counts.used[u];
+		const struct istat *s = &b->stat[a->counts.key[i] - 1];
+		e[n++] = (struct entry){s->block, s->pos, a->counts.starts[i], a->counts.events[i]};
+	}
 	qsort(e, n, sizeof(*e), by_block);
 	f->entry = a->entry;
 	f->calls = a->calls;
