@@ -89,7 +89,7 @@ static void counts_done(struct counts *c)
 struct istat {
 	const struct perpi_insn *insn; /* NULL: never executed */
 	uint64_t starts, events;
-	int64_t next;  /* id of the instruction it fell through to, or -1 */
+	int64_t next; /* id of the instruction it fell through to, or -1 */
 	int leader;
 	size_t block, pos; /* after blocks_finish */
 };
@@ -228,7 +228,8 @@ int blocks_event(void *ctx, const struct perpi_event *ev)
 	/* REP string iterations repeat the same instruction: one start. */
 	int start = !(prev == insn && insn->control == CTRL_NONE);
 	if (start) {
-		int fell = prev && prev->control == CTRL_NONE && prev->addr + prev->len == insn->addr &&
+		int fell = prev && prev->control == CTRL_NONE &&
+			   prev->addr + prev->len == insn->addr &&
 			   !(ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY));
 		if (fell)
 			b->stat[prev->id].next = insn->id;
@@ -317,8 +318,7 @@ static void build_shares(struct blocks *b, const struct function_acc *a, struct 
 			f->shares = xrealloc(f->shares, (f->n + 1) * sizeof(*f->shares));
 			f->shares[f->n].block = e[i].block;
 			f->shares[f->n].occurrences = 0;
-			f->shares[f->n].events =
-				xcalloc(b->blocks[e[i].block].n, sizeof(uint64_t));
+			f->shares[f->n].events = xcalloc(b->blocks[e[i].block].n, sizeof(uint64_t));
 			f->n++;
 		}
 		struct block_share *sh = &f->shares[f->n - 1];

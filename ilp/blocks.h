@@ -28,26 +28,26 @@
 #include "tracer/event.h"
 
 struct block {
-	uint64_t addr;                   /* first instruction */
-	size_t n;                        /* static instructions */
+	uint64_t addr;			 /* first instruction */
+	size_t n;			 /* static instructions */
 	const struct perpi_insn **insns; /* in address order; the events' (borrowed) */
-	uint64_t *events;                /* per instruction: counted dynamic instructions */
-	uint64_t occurrences;            /* starts of the first instruction */
-	uint64_t insns_executed;         /* sum of events: the block's share of I */
+	uint64_t *events;		 /* per instruction: counted dynamic instructions */
+	uint64_t occurrences;		 /* starts of the first instruction */
+	uint64_t insns_executed;	 /* sum of events: the block's share of I */
 };
 
 /* A function's share of one block: its executions inside the function's
  * instances (callees included). */
 struct block_share {
-	size_t block;         /* index into blocks_list() */
+	size_t block; /* index into blocks_list() */
 	uint64_t occurrences;
-	uint64_t *events;     /* per instruction of the block, like block.events */
+	uint64_t *events; /* per instruction of the block, like block.events */
 };
 
 struct blocks_function {
-	uint64_t entry;         /* callee's first instruction address */
-	uint64_t calls;         /* instances, as the engine counts them */
-	uint64_t insns;         /* counted dynamic instructions: equals the engine's I_f */
+	uint64_t entry; /* callee's first instruction address */
+	uint64_t calls; /* instances, as the engine counts them */
+	uint64_t insns; /* counted dynamic instructions: equals the engine's I_f */
 	size_t n;
 	struct block_share *shares; /* sorted by block index */
 };

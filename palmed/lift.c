@@ -33,7 +33,8 @@ int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, s
 	const uint8_t *code = bytes;
 	size_t n = len;
 	uint64_t a = addr;
-	int ok = opened > 0 && cs_disasm_iter(cs, &code, &n, &a, insn) && form_from_insn(insn, &f) == 0;
+	int ok =
+	    opened > 0 && cs_disasm_iter(cs, &code, &n, &a, insn) && form_from_insn(insn, &f) == 0;
 	if (!ok) {
 		/* Capstone 4 cannot decode many EVEX forms; Zydis 4 can. */
 		ZydisDecoder zd;
@@ -44,8 +45,9 @@ int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, s
 		     form_from_zydis(&zi, zops, &f) == 0;
 	}
 	if (!ok)
-		return perpi_set_error("instruction at 0x%llx: neither Capstone nor Zydis decodes it",
-				       (unsigned long long)addr);
+		return perpi_set_error(
+		    "instruction at 0x%llx: neither Capstone nor Zydis decodes it",
+		    (unsigned long long)addr);
 	form_print(&f, buf, size);
 	return 0;
 }

@@ -18,18 +18,18 @@
 
 /* The figures of one block, function or the whole run. */
 struct lift_figures {
-	uint64_t insns;   /* counted dynamic instructions */
+	uint64_t insns;	  /* counted dynamic instructions */
 	uint64_t covered; /* of those, whose form the model maps */
-	double cycles;    /* resource-bound cycles */
+	double cycles;	  /* resource-bound cycles */
 	long bottleneck;  /* resource bounding the most of the cycles, or -1 */
 };
 
 /* A block's prediction, per occurrence. */
 struct lift_block {
-	double cycles;         /* max over resources of the block's load; 0: nothing covered */
+	double cycles;	       /* max over resources of the block's load; 0: nothing covered */
 	size_t nbottlenecks;   /* resources at the maximum (within 0.1%) */
 	size_t *bottlenecks;   /* owned */
-	char **forms;          /* per static instruction; NULL: undecodable */
+	char **forms;	       /* per static instruction; NULL: undecodable */
 	unsigned char *mapped; /* per static instruction: the model maps its form */
 };
 

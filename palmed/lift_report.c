@@ -73,7 +73,8 @@ void lift_report_hint(FILE *out, const struct lift_report *lr)
 void lift_report_header(FILE *out, const struct lift_report *lr)
 {
 	if (lr->model)
-		fprintf(out, "# Palmed model: %s (%zu resources, %zu forms); cycles: resource bound\n",
+		fprintf(out,
+			"# Palmed model: %s (%zu resources, %zu forms); cycles: resource bound\n",
 			lr->model_path, lr->model->nres, lr->model->nforms);
 }
 
@@ -150,7 +151,8 @@ static struct ranked *rank_blocks(const struct lift_report *lr, size_t *n)
 static const char *function_of(const struct insn_namer *namer, const struct perpi_insn *insn)
 {
 	uint64_t off;
-	const char *name = namer && namer->function ? namer->function(namer->ctx, insn, &off) : NULL;
+	const char *name =
+	    namer && namer->function ? namer->function(namer->ctx, insn, &off) : NULL;
 	return name ? name : "?";
 }
 
@@ -178,8 +180,8 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 			snprintf(cov, sizeof(cov), "%.1f%%", coverage(&f));
 		}
 		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %10s %14s %-12s %8s\n", addr,
-			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, per, total,
-			bn, cov);
+			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, per,
+			total, bn, cov);
 	}
 	if (n > top)
 		fprintf(out, "(%zu more; --blocks=N shows N)\n", n - top);
@@ -190,15 +192,15 @@ static json_object *json_figures(const struct lift_report *lr, const struct lift
 {
 	json_object *j = json_object_new_object();
 	json_object_object_add(j, "cycles", json_object_new_double(f->cycles));
-	json_object_object_add(j, "ipc",
-			       f->cycles > 0 ? json_object_new_double(f->covered / f->cycles) : NULL);
 	json_object_object_add(
-		j, "bottleneck",
-		f->bottleneck >= 0 ? json_object_new_string(lr->model->res[f->bottleneck].name) : NULL);
+	    j, "ipc", f->cycles > 0 ? json_object_new_double(f->covered / f->cycles) : NULL);
+	json_object_object_add(
+	    j, "bottleneck",
+	    f->bottleneck >= 0 ? json_object_new_string(lr->model->res[f->bottleneck].name) : NULL);
 	json_object_object_add(j, "instructions", json_object_new_int64((int64_t)f->insns));
 	json_object_object_add(j, "covered", json_object_new_int64((int64_t)f->covered));
-	json_object_object_add(j, "coverage",
-			       json_object_new_double(f->insns ? (double)f->covered / f->insns : 0));
+	json_object_object_add(
+	    j, "coverage", json_object_new_double(f->insns ? (double)f->covered / f->insns : 0));
 	return j;
 }
 
@@ -222,22 +224,24 @@ static json_object *json_block(const struct lift_report *lr, const struct insn_n
 	json_object_object_add(j, "address", json_object_new_string(addr));
 	json_object_object_add(j, "function",
 			       json_object_new_string(function_of(namer, blk[i].insns[0])));
-	json_object_object_add(j, "occurrences", json_object_new_int64((int64_t)blk[i].occurrences));
+	json_object_object_add(j, "occurrences",
+			       json_object_new_int64((int64_t)blk[i].occurrences));
 	json_object_object_add(j, "static_instructions", json_object_new_int64((int64_t)blk[i].n));
 	if (lr->lift) {
 		const struct lift_block *lb = lift_block(lr->lift, i);
 		struct lift_figures f;
 		json_object *forms = json_object_new_array(), *bn = json_object_new_array();
 		lift_block_figures(lr->lift, i, &f);
-		json_object_object_add(j, "cycles_per_occurrence", json_object_new_double(lb->cycles));
+		json_object_object_add(j, "cycles_per_occurrence",
+				       json_object_new_double(lb->cycles));
 		json_object_object_add(j, "palmed", json_figures(lr, &f));
 		for (size_t k = 0; k < lb->nbottlenecks; k++)
 			json_object_array_add(
-				bn, json_object_new_string(lr->model->res[lb->bottlenecks[k]].name));
+			    bn, json_object_new_string(lr->model->res[lb->bottlenecks[k]].name));
 		json_object_object_add(j, "bottlenecks", bn);
 		for (size_t k = 0; k < blk[i].n; k++)
-			json_object_array_add(forms, lb->forms[k] ? json_object_new_string(lb->forms[k])
-								  : NULL);
+			json_object_array_add(
+			    forms, lb->forms[k] ? json_object_new_string(lb->forms[k]) : NULL);
 		json_object_object_add(j, "forms", forms);
 	} else {
 		json_object_object_add(j, "instructions",
@@ -250,14 +254,17 @@ json_object *lift_report_json_root(const struct lift_report *lr, const struct in
 				   size_t top)
 {
 	json_object *j = json_object_new_object();
-	json_object_object_add(j, "model", lr->model ? json_object_new_string(lr->model_path) : NULL);
+	json_object_object_add(j, "model",
+			       lr->model ? json_object_new_string(lr->model_path) : NULL);
 	if (!lr->model) {
-		json_object_object_add(j, "hint",
-				       json_object_new_string("build a model with 'perpi palmed build "
-							      "--from perpi.data'"));
+		json_object_object_add(
+		    j, "hint",
+		    json_object_new_string("build a model with 'perpi palmed build "
+					   "--from perpi.data'"));
 	} else {
 		json_object_object_add(j, "cpu", json_object_new_string(lr->model->cpu));
-		json_object_object_add(j, "resources", json_object_new_int64((int64_t)lr->model->nres));
+		json_object_object_add(j, "resources",
+				       json_object_new_int64((int64_t)lr->model->nres));
 	}
 	size_t n;
 	struct ranked *r = rank_blocks(lr, &n);

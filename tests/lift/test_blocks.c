@@ -11,14 +11,14 @@
 
 static int failures;
 
-#define CHECK(what, got, want)                                                                  \
-	do {                                                                                    \
-		uint64_t g_ = (got), w_ = (want);                                               \
-		if (g_ != w_) {                                                                 \
-			printf("FAIL: %s: %s = %" PRIu64 ", want %" PRIu64 "\n", test, what, g_, \
-			       w_);                                                             \
-			failures++;                                                             \
-		}                                                                               \
+#define CHECK(what, got, want)                                                                     \
+	do {                                                                                       \
+		uint64_t g_ = (got), w_ = (want);                                                  \
+		if (g_ != w_) {                                                                    \
+			printf("FAIL: %s: %s = %" PRIu64 ", want %" PRIu64 "\n", test, what, g_,   \
+			       w_);                                                                \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 static struct perpi_insn insns[64];

@@ -71,16 +71,16 @@ struct code {
 };
 
 static const struct code code[] = {
-	{0x1000, "e8fb0f0000", CTRL_CALL, "call 0x2000"},
-	{0x1005, "f4", CTRL_OTHER, "hlt"},
-	{0x2000, "4801d8", CTRL_NONE, "add rax, rbx"},
-	{0x2003, "f20f58c1", CTRL_NONE, "addsd xmm0, xmm1"},
-	{0x2007, "f20f58d3", CTRL_NONE, "addsd xmm2, xmm3"},
-	{0x200b, "75f3", CTRL_COND_JUMP, "jne 0x2000"},
-	{0x200d, "480fafc3", CTRL_NONE, "imul rax, rbx"},
-	{0x2011, "480fafcb", CTRL_NONE, "imul rcx, rbx"},
-	{0x2015, "4801d8", CTRL_NONE, "add rax, rbx"},
-	{0x2018, "c3", CTRL_RET, "ret"},
+    {0x1000, "e8fb0f0000", CTRL_CALL, "call 0x2000"},
+    {0x1005, "f4", CTRL_OTHER, "hlt"},
+    {0x2000, "4801d8", CTRL_NONE, "add rax, rbx"},
+    {0x2003, "f20f58c1", CTRL_NONE, "addsd xmm0, xmm1"},
+    {0x2007, "f20f58d3", CTRL_NONE, "addsd xmm2, xmm3"},
+    {0x200b, "75f3", CTRL_COND_JUMP, "jne 0x2000"},
+    {0x200d, "480fafc3", CTRL_NONE, "imul rax, rbx"},
+    {0x2011, "480fafcb", CTRL_NONE, "imul rcx, rbx"},
+    {0x2015, "4801d8", CTRL_NONE, "add rax, rbx"},
+    {0x2018, "c3", CTRL_RET, "ret"},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -130,18 +130,19 @@ static int write_model(const char *path, const char *cpu)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\": \"%s\",\n"
-		   " \"benchmarks\": 0,\n"
-		   " \"resources\": [{\"name\": \"R0\"}, {\"name\": \"R1\"}, {\"name\": \"R2\"}],\n"
-		   " \"forms\": [\n"
-		   "  {\"form\": \"ADDSD_XMM_XMM\", \"cycles\": 0.5, \"usage\": {\"R1\": 0.5}},\n"
-		   "  {\"form\": \"ADD_GPR64_GPR64\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
-		   "  {\"form\": \"IMUL_GPR64_GPR64\", \"cycles\": 1, "
-		   "\"usage\": {\"R0\": 0.25, \"R2\": 1}},\n"
-		   "  {\"form\": \"MOV_GPR32_IMM32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
-		   "  {\"form\": \"DEC_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
-		   "  {\"form\": \"XOR_GPR32_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}}],\n"
-		   " \"unmapped\": [], \"measurements\": []}\n",
+	fprintf(f,
+		"{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\": \"%s\",\n"
+		" \"benchmarks\": 0,\n"
+		" \"resources\": [{\"name\": \"R0\"}, {\"name\": \"R1\"}, {\"name\": \"R2\"}],\n"
+		" \"forms\": [\n"
+		"  {\"form\": \"ADDSD_XMM_XMM\", \"cycles\": 0.5, \"usage\": {\"R1\": 0.5}},\n"
+		"  {\"form\": \"ADD_GPR64_GPR64\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
+		"  {\"form\": \"IMUL_GPR64_GPR64\", \"cycles\": 1, "
+		"\"usage\": {\"R0\": 0.25, \"R2\": 1}},\n"
+		"  {\"form\": \"MOV_GPR32_IMM32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
+		"  {\"form\": \"DEC_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
+		"  {\"form\": \"XOR_GPR32_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}}],\n"
+		" \"unmapped\": [], \"measurements\": []}\n",
 		cpu);
 	return fclose(f);
 }
