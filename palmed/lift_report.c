@@ -165,7 +165,7 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 	blocks_list(lr->blocks, &blk);
 	fprintf(out, "%zu basic blocks, %s first\n", n,
 		lr->lift ? "most resource-bound cycles" : "most instructions executed");
-	fprintf(out, "%-18s %-24s %12s %6s %10s %14s %-12s %8s\n", "address", "function",
+	fprintf(out, "%-18s %-24s %12s %6s %10s %14s %-17s %8s\n", "address", "function",
 		"occurrences", "insns", "cycles/occ", "cycles", "bottleneck", "covered");
 	for (size_t k = 0; k < n && k < top; k++) {
 		size_t i = r[k].block;
@@ -179,7 +179,7 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 			snprintf(total, sizeof(total), "%.1f", f.cycles);
 			snprintf(cov, sizeof(cov), "%.1f%%", coverage(&f));
 		}
-		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %10s %14s %-12s %8s\n", addr,
+		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %10s %14s %-17s %8s\n", addr,
 			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, per,
 			total, bn, cov);
 	}
