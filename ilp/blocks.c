@@ -58,6 +58,17 @@ static void counts_grow(struct counts *c)
 	free(old.events);
 }
 
+/* The slot holding id, or -1; never inserts. */
+static long counts_find(const struct counts *c, uint64_t id)
+{
+	if (!c->cap)
+		return -1;
+	size_t mask = c->cap - 1, i = (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & mask;
+	while (c->key[i] && c->key[i] != id + 1)
+		i = (i + 1) & mask;
+	return c->key[i] ? (long)i : -1;
+}
+
 static void counts_add(struct counts *c, uint64_t id, uint64_t starts, uint64_t events)
 {
 	size_t k = counts_slot(c, id);
@@ -119,11 +130,20 @@ struct blocks {
 	size_t nblocks;
 	struct blocks_function *functions;
 	size_t nfunctions;
+	/* The ILP pass: the occurrence being analysed, in isolation. */
+	const struct perpi_insn *ilp_prev;
+	size_t ilp_block; /* its block, or SIZE_MAX before the first */
+	uint64_t gen, ilp_depth;
+	uint64_t unit_gen[UNIT_COUNT];
+	uint64_t unit_ready[UNIT_COUNT];
+	struct counts mem; /* byte address -> step it was written at (in starts) */
 };
 
 struct blocks *blocks_new(void)
 {
-	return xcalloc(1, sizeof(struct blocks));
+	struct blocks *b = xcalloc(1, sizeof(struct blocks));
+	b->ilp_block = SIZE_MAX;
+	return b;
 }
 
 void blocks_delete(struct blocks *b)
@@ -135,6 +155,7 @@ void blocks_delete(struct blocks *b)
 	for (size_t i = 0; i < b->nacc; i++)
 		counts_done(&b->acc[i].counts);
 	counts_done(&b->acc_index);
+	counts_done(&b->mem);
 	for (size_t i = 0; i < b->nblocks; i++) {
 		free(b->blocks[i].insns);
 		free(b->blocks[i].events);
@@ -367,4 +388,77 @@ const struct blocks_function *blocks_function(const struct blocks *b, uint64_t e
 uint64_t blocks_insns(const struct blocks *b)
 {
 	return b->insns;
+}
+
+/* ---- the ILP pass ---- */
+
+static void occurrence_close(struct blocks *b)
+{
+	if (b->ilp_block != SIZE_MAX)
+		b->blocks[b->ilp_block].steps += b->ilp_depth;
+}
+
+/* The ideal machine's step of one event inside the occurrence: sources
+ * written before the occurrence began are ready at step 0. */
+static uint64_t occurrence_step(struct blocks *b, const struct perpi_event *ev)
+{
+	uint64_t c = 0;
+	for (unsigned i = 0; i < ev->n_src; i++) {
+		unsigned u = ev->src[i];
+		if (u < UNIT_COUNT && b->unit_gen[u] == b->gen && b->unit_ready[u] > c)
+			c = b->unit_ready[u];
+	}
+	for (unsigned m = 0; m < ev->n_mem && m < EVENT_MAX_MEM; m++) {
+		if (ev->mem[m].write)
+			continue;
+		for (uint32_t k = 0; k < ev->mem[m].size; k++) {
+			long slot = counts_find(&b->mem, ev->mem[m].addr + k);
+			if (slot >= 0 && b->mem.starts[slot] > c)
+				c = b->mem.starts[slot];
+		}
+	}
+	/* A system call takes no step: what it writes is ready with its inputs. */
+	return c + !(ev->flags & EVENT_NOT_COUNTED);
+}
+
+int blocks_ilp_event(void *ctx, const struct perpi_event *ev)
+{
+	struct blocks *b = ctx;
+	const struct perpi_insn *insn = ev->insn;
+	int start = !(b->ilp_prev == insn && insn->control == CTRL_NONE);
+	b->ilp_prev = insn;
+	if (insn->id >= b->nstat || !b->stat[insn->id].insn ||
+	    b->stat[insn->id].insn->addr != insn->addr)
+		return 0; /* not in the first pass's run */
+	if (start && b->stat[insn->id].leader) {
+		occurrence_close(b);
+		b->ilp_block = b->stat[insn->id].block;
+		b->gen++;
+		b->ilp_depth = 0;
+		counts_move(NULL, &b->mem);
+	}
+	if (b->ilp_block == SIZE_MAX)
+		return 0;
+	uint64_t c = occurrence_step(b, ev);
+	for (unsigned i = 0; i < ev->n_dst; i++) {
+		unsigned u = ev->dst[i];
+		if (u < UNIT_COUNT) {
+			b->unit_gen[u] = b->gen;
+			b->unit_ready[u] = c;
+		}
+	}
+	for (unsigned m = 0; m < ev->n_mem && m < EVENT_MAX_MEM; m++)
+		for (uint32_t k = 0; ev->mem[m].write && k < ev->mem[m].size; k++) {
+			size_t slot = counts_slot(&b->mem, ev->mem[m].addr + k); /* may grow */
+			b->mem.starts[slot] = c;
+		}
+	if (c > b->ilp_depth)
+		b->ilp_depth = c;
+	return 0;
+}
+
+void blocks_ilp_finish(struct blocks *b)
+{
+	occurrence_close(b);
+	b->ilp_block = SIZE_MAX;
 }

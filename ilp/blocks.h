@@ -34,6 +34,7 @@ struct block {
 	uint64_t *events;		 /* per instruction: counted dynamic instructions */
 	uint64_t occurrences;		 /* starts of the first instruction */
 	uint64_t insns_executed;	 /* sum of events: the block's share of I */
+	uint64_t steps; /* after the ILP pass: sum over occurrences of their steps */
 };
 
 /* A function's share of one block: its executions inside the function's
@@ -73,5 +74,13 @@ size_t blocks_functions(const struct blocks *b, const struct blocks_function **o
 const struct blocks_function *blocks_function(const struct blocks *b, uint64_t entry);
 /* Counted dynamic instructions of the whole run. */
 uint64_t blocks_insns(const struct blocks *b);
+
+/* The ILP of the blocks, in a second pass over the same events (after
+ * blocks_finish): each occurrence runs on the ideal machine in isolation
+ * (what was written before it began is ready at step 0; DESIGN.md's
+ * rules, no window, width or --only), and block.steps adds up the
+ * occurrences' last steps, so a block's ILP = insns_executed / steps. */
+int blocks_ilp_event(void *blocks, const struct perpi_event *ev);
+void blocks_ilp_finish(struct blocks *b);
 
 #endif

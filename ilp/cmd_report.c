@@ -151,6 +151,15 @@ int cmd_report(int argc, char **argv)
 	}
 	if (lifted)
 		lift_report_finish(lr);
+	/* The blocks' ILP needs a second pass (block boundaries are known at
+	 * the end); the instances of --function are not worth replaying for it. */
+	if (lifted && a.blocks && !o.function && lift_report_block_ilp(lr, o.input) < 0) {
+		fprintf(stderr, "perpi report: %s\n", perpi_error());
+		filter_result_done(&r);
+		lift_report_delete(lr);
+		trace_reader_close(reader);
+		return 1;
+	}
 	if (!lr->model && !ranged)
 		lift_report_hint(stderr, lr);
 	struct report_extra x = {lift_report_columns, lr};

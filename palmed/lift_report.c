@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "ilp/trace_file.h"
 
 int lift_report_new(const char *model_path, struct lift_report **out)
 {
@@ -59,6 +60,17 @@ void lift_report_finish(struct lift_report *lr)
 	blocks_finish(lr->blocks);
 	if (lr->model)
 		lr->lift = lift_new(lr->model, lr->blocks);
+}
+
+int lift_report_block_ilp(struct lift_report *lr, const char *path)
+{
+	struct trace_reader *r = trace_reader_open(path);
+	if (!r)
+		return -1;
+	int rc = trace_reader_replay(r, blocks_ilp_event, lr->blocks);
+	blocks_ilp_finish(lr->blocks);
+	trace_reader_close(r);
+	return rc < 0 ? -1 : 0;
 }
 
 void lift_report_hint(FILE *out, const struct lift_report *lr)
@@ -165,11 +177,14 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 	blocks_list(lr->blocks, &blk);
 	fprintf(out, "%zu basic blocks, %s first\n", n,
 		lr->lift ? "most resource-bound cycles" : "most instructions executed");
-	fprintf(out, "%-18s %-24s %12s %6s %10s %14s %-17s %8s\n", "address", "function",
-		"occurrences", "insns", "cycles/occ", "cycles", "bottleneck", "covered");
+	fprintf(out, "%-18s %-24s %12s %6s %6s %10s %14s %-17s %8s\n", "address", "function",
+		"occurrences", "insns", "ILP", "cycles/occ", "cycles", "bottleneck", "covered");
 	for (size_t k = 0; k < n && k < top; k++) {
 		size_t i = r[k].block;
-		char addr[24], bn[64], per[24] = "-", total[24] = "-", cov[16] = "-";
+		char addr[24], bn[64], per[24] = "-", total[24] = "-", cov[16] = "-", ilp[24] = "-";
+		if (blk[i].steps)
+			snprintf(ilp, sizeof(ilp), "%.2f",
+				 (double)blk[i].insns_executed / blk[i].steps);
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, blk[i].addr);
 		bottleneck_names(lr, i, bn, sizeof(bn));
 		if (lr->lift) {
@@ -179,8 +194,8 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 			snprintf(total, sizeof(total), "%.1f", f.cycles);
 			snprintf(cov, sizeof(cov), "%.1f%%", coverage(&f));
 		}
-		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %10s %14s %-17s %8s\n", addr,
-			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, per,
+		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %6s %10s %14s %-17s %8s\n", addr,
+			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, ilp, per,
 			total, bn, cov);
 	}
 	if (n > top)
@@ -227,6 +242,9 @@ static json_object *json_block(const struct lift_report *lr, const struct insn_n
 	json_object_object_add(j, "occurrences",
 			       json_object_new_int64((int64_t)blk[i].occurrences));
 	json_object_object_add(j, "static_instructions", json_object_new_int64((int64_t)blk[i].n));
+	if (blk[i].steps)
+		json_object_object_add(
+		    j, "ilp", json_object_new_double((double)blk[i].insns_executed / blk[i].steps));
 	if (lr->lift) {
 		const struct lift_block *lb = lift_block(lr->lift, i);
 		struct lift_figures f;

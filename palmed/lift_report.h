@@ -36,6 +36,10 @@ int lift_report_event(void *lr, const struct perpi_event *ev);
 void lift_report_observe(void *lr, const struct engine_step_info *info);
 void lift_report_finish(struct lift_report *lr);
 
+/* The blocks' ILP (blocks_ilp_event), from a second replay of the recorded
+ * run at path; 0, or -1 with perpi_error(). */
+int lift_report_block_ilp(struct lift_report *lr, const char *path);
+
 /* The one line saying how to build a model, for when there is none. */
 void lift_report_hint(FILE *out, const struct lift_report *lr);
 /* "# Palmed model: PATH (N resources, M forms)": the header line. */

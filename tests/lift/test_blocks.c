@@ -53,6 +53,25 @@ static void feed(uint64_t addr, unsigned len, int ctrl, uint64_t sp, int flags)
 	engine_event(engine, &ev);
 }
 
+/* An event with its dependency units and one memory access. */
+static void feed_deps(uint64_t addr, int ctrl, const uint8_t *src, unsigned nsrc,
+		      const uint8_t *dst, unsigned ndst, uint64_t maddr, unsigned msize, int write)
+{
+	static struct perpi_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.insn = insn_at(addr, 4, ctrl);
+	ev.sp = 0x7ff000;
+	memcpy(ev.src, src, nsrc);
+	memcpy(ev.dst, dst, ndst);
+	ev.n_src = (uint8_t)nsrc;
+	ev.n_dst = (uint8_t)ndst;
+	if (msize) {
+		ev.n_mem = 1;
+		ev.mem[0] = (struct perpi_mem_access){maddr, msize, (uint8_t)write};
+	}
+	blocks_ilp_event(blocks, &ev);
+}
+
 static void start(void)
 {
 	ninsns = 0;
@@ -259,6 +278,58 @@ static void test_signal(void)
 	stop();
 }
 
+/* One loop body, 3 times, then hlt; each occurrence on the ideal machine
+ * in isolation (what earlier occurrences wrote is ready at step 0):
+ *   0x900 mov rax, [0x6000]    the bytes were written by the previous
+ *                              occurrence only: ready 0        -> step 1
+ *   0x904 add rax, rbx         rax (1)                         -> 2
+ *   0x908 mov [0x6000], rax    rax (2); writes 0x6000-0x6007   -> 3
+ *   0x90c mov ecx, [0x6004]    bytes 0x6004-0x6007 (3)         -> 4
+ *   0x910 add rdx, rcx         rdx: previous occurrence only; rcx (4) -> 5
+ *   0x914 jne 0x900            ZF never written                -> 1
+ * 5 steps per occurrence: 15 steps for 18 instructions, ILP 1.2 (without
+ * isolation rdx and [0x6000] would chain the occurrences). hlt: 1 step. */
+static void test_ilp(void)
+{
+	const char *test = "ilp";
+	const uint8_t rax = UNIT_RAX, rbx = UNIT_RBX, rcx = UNIT_RCX, rdx = UNIT_RDX, zf = UNIT_ZF;
+	const uint8_t rax_rbx[] = {UNIT_RAX, UNIT_RBX}, rdx_rcx[] = {UNIT_RDX, UNIT_RCX};
+	start();
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 3; i++) {
+			if (!pass) {
+				for (uint64_t a = 0x900; a < 0x914; a += 4)
+					feed(a, 4, CTRL_NONE, S, 0);
+				feed(0x914, 2, CTRL_COND_JUMP, S, 0);
+				continue;
+			}
+			feed_deps(0x900, CTRL_NONE, NULL, 0, &rax, 1, 0x6000, 8, 0);
+			feed_deps(0x904, CTRL_NONE, rax_rbx, 2, &rax, 1, 0, 0, 0);
+			feed_deps(0x908, CTRL_NONE, &rax, 1, NULL, 0, 0x6000, 8, 1);
+			feed_deps(0x90c, CTRL_NONE, NULL, 0, &rcx, 1, 0x6004, 4, 0);
+			feed_deps(0x910, CTRL_NONE, rdx_rcx, 2, &rdx, 1, 0, 0, 0);
+			feed_deps(0x914, CTRL_COND_JUMP, &zf, 1, NULL, 0, 0, 0, 0);
+		}
+		if (!pass) {
+			feed(0x916, 1, CTRL_OTHER, S, 0);
+			finish();
+		} else {
+			feed_deps(0x916, CTRL_OTHER, NULL, 0, NULL, 0, 0, 0, 0);
+			blocks_ilp_finish(blocks);
+		}
+	}
+	(void)rbx;
+	const struct block *b = block_at(test, 0x900);
+	if (b) {
+		CHECK("loop steps", b->steps, 15);
+		CHECK("loop instructions", b->insns_executed, 18);
+	}
+	b = block_at(test, 0x916);
+	if (b)
+		CHECK("hlt steps", b->steps, 1);
+	stop();
+}
+
 int main(void)
 {
 	test_loop();
@@ -266,7 +337,8 @@ int main(void)
 	test_rep();
 	test_late_split();
 	test_signal();
+	test_ilp();
 	if (!failures)
-		printf("PASS: blocks: 5 synthetic streams\n");
+		printf("PASS: blocks: 6 synthetic streams\n");
 	return failures ? 1 : 0;
 }
