@@ -111,8 +111,11 @@ void engine_add_observer(struct engine *e, engine_observer_fn fn, void *ctx, int
 		perpi_fatal("engine: more than %d observers", MAX_OBSERVERS);
 	e->observers[e->n_observers++] = (struct observer){fn, ctx, want_deps};
 	if (want_deps && !e->want_deps) {
-		/* Producers of memory bytes need a writer per byte; observers are
-		 * added before the first event, so nothing is lost. */
+		/* Producers of memory bytes need a writer per byte, from the
+		 * first event on. */
+		if (e->index)
+			perpi_fatal("engine: an observer of dependencies must be added before "
+				    "the first event");
 		e->want_deps = 1;
 		shadow_delete(e->mem);
 		e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 1);
@@ -312,6 +315,7 @@ struct pending {
 	uint8_t src[UNIT_COUNT];
 	int64_t writer[UNIT_COUNT]; /* last writer of src[i] before this event */
 	uint8_t reads[EVENT_MAX_MEM], writes[EVENT_MAX_MEM]; /* indices into ev->mem */
+	int64_t read_stamp[EVENT_MAX_MEM]; /* last write to the read's page in the run */
 };
 
 /* Max ready step of access a in frame f's own memory; 0 when f never wrote
@@ -345,8 +349,10 @@ static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 	}
 	for (size_t i = 0; i < p->n_reads;) {
 		uint32_t r;
-		if (!frame_read(f, &p->ev->mem[p->reads[i]], &r)) {
-			p->reads[i] = p->reads[--p->n_reads];
+		if (p->read_stamp[i] < f->start || !frame_read(f, &p->ev->mem[p->reads[i]], &r)) {
+			p->n_reads--;
+			p->reads[i] = p->reads[p->n_reads];
+			p->read_stamp[i] = p->read_stamp[p->n_reads];
 			continue;
 		}
 		c = r > c ? r : c;
@@ -388,10 +394,22 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 			p.writer[p.n_src++] = e->unit_writer[src[i]];
 		}
 	for (size_t m = 0; m < ev->n_mem; m++) {
-		if (ev->mem[m].write)
+		if (ev->mem[m].write) {
 			p.writes[p.n_writes++] = (uint8_t)m;
-		else
-			p.reads[p.n_reads++] = (uint8_t)m;
+			continue;
+		}
+		/* A page last written before a frame opened holds nothing that
+		 * frame wrote: the run's page stamp prunes without a lookup. */
+		int64_t stamp = INT64_MAX;
+		uint64_t psize = (uint64_t)1 << e->mem->shift, a = ev->mem[m].addr;
+		if ((a & (psize - 1)) + ev->mem[m].size <= psize) {
+			uint32_t *page = shadow_lookup(e->mem, a >> e->mem->shift);
+			if (!page)
+				continue;
+			stamp = *shadow_page_stamp(e->mem, page);
+		}
+		p.read_stamp[p.n_reads] = stamp;
+		p.reads[p.n_reads++] = (uint8_t)m;
 	}
 	for (; k < e->depth; k++)
 		if (frame_step(e, &e->frames[k], &p) < 0)
@@ -474,7 +492,8 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	e->pending_call = insn->control == CTRL_CALL;
 
 	int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
-		      (!e->opt.class_mask || ((e->opt.class_mask >> insn->klass) & 1));
+		      (!e->opt.class_mask ||
+		       (insn->klass < CLASS_COUNT && ((e->opt.class_mask >> insn->klass) & 1)));
 	const uint8_t *src = ev->src, *dst = ev->dst;
 	size_t n_src = ev->n_src, n_dst = ev->n_dst;
 	uint8_t src_buf[UNIT_COUNT], dst_buf[UNIT_COUNT];

@@ -9,6 +9,7 @@ struct hist {
 	uint64_t (*count)[CLASS_COUNT];
 	size_t cap;        /* allocated bins, at most HIST_MAX_BINS */
 	uint64_t width;    /* steps per stored bin, a power of two */
+	unsigned shift;    /* log2(width) */
 	uint64_t max_step;
 };
 
@@ -50,15 +51,23 @@ static void coarsen(struct hist *h)
 			h->count[i][k] = h->count[2 * i][k] + h->count[2 * i + 1][k];
 	memset(h->count + h->cap / 2, 0, (h->cap - h->cap / 2) * sizeof(*h->count));
 	h->width *= 2;
+	h->shift++;
 }
 
 void hist_add(struct hist *h, uint64_t step, unsigned klass, uint64_t n)
 {
 	if (!step || klass >= CLASS_COUNT)
 		return;
-	while ((step - 1) / h->width >= HIST_MAX_BINS)
+	size_t bin = (step - 1) >> h->shift;
+	if (bin < h->cap) { /* the common case */
+		h->count[bin][klass] += n;
+		if (step > h->max_step)
+			h->max_step = step;
+		return;
+	}
+	while ((step - 1) >> h->shift >= HIST_MAX_BINS)
 		coarsen(h);
-	size_t bin = (step - 1) / h->width;
+	bin = (step - 1) >> h->shift;
 	if (bin >= h->cap) {
 		size_t cap = h->cap ? h->cap : 256;
 		while (cap <= bin)

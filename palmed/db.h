@@ -5,6 +5,7 @@
 #ifndef PERPI_DB_H
 #define PERPI_DB_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,8 @@ struct machine_identity {
 	int family, model, stepping;
 };
 void machine_identity_current(struct machine_identity *m);
+/* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC" */
+void machine_identity_describe(const struct machine_identity *m, char *buf, size_t size);
 
 /* kind: "throughput" or "latency"; params: bench_options_key(). On this
  * machine. Returns 1 (found, out filled with from_cache = 1), 0, or -1. */

@@ -22,29 +22,29 @@ int harness_text_bytes(const char *path, uint8_t **bytes, size_t *len);
 
 struct harness_job {
 	const char *symbol; /* void symbol(uint64_t turns, void *read, void *write) */
-	uint64_t turns;     /* loop turns per timed call */
-	double divisor;     /* cycles of a call / divisor = cycles per kernel iteration */
+	uint64_t turns;	    /* loop turns per timed call */
+	double divisor;	    /* cycles of a call / divisor = cycles per kernel iteration */
 };
 
 struct harness_config {
 	unsigned measures, warmup, max_attempts;
 	double max_spread;
-	int cpu;        /* -1: the last CPU allowed */
+	int cpu; /* -1: the one perpi runs on */
 	int force_tsc;
-	int check_only; /* run each job once, untimed: does it fault? */
+	int check_only;	       /* run each job once, untimed: does it fault? */
 	double max_seconds;    /* time budget of one kernel while the host disturbs it */
 	double best_wide_hint; /* fewest cycles the throughput probe ever took here, or 0 */
 };
 
 struct harness_output {
-	int status;          /* 0 ok, -1 failed (message in error) */
+	int status; /* 0 ok, -1 failed (message in error) */
 	char error[128];
-	int papi;            /* timed with PAPI cycles */
-	unsigned n;          /* samples */
-	double *samples;     /* cycles per kernel iteration; owned */
+	int papi;	 /* timed with PAPI cycles */
+	unsigned n;	 /* samples */
+	double *samples; /* cycles per kernel iteration; owned */
 	unsigned char *clean;
 	double ticks_per_cycle;
-	double best_wide;    /* the worker's best throughput probe (cycles) */
+	double best_wide; /* the worker's best throughput probe (cycles) */
 };
 
 /* Called in the parent as each job's output arrives (index: the job). */

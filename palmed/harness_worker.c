@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,9 +32,14 @@ struct record {
 	char error[128];
 };
 
-#define WIDE_SLACK 1.05  /* a throughput probe this much slower than its best: disturbed */
-#define CHAIN_SLACK 0.015 /* calibrations before and after disagreeing more: disturbed */
+#define WIDE_SLACK 1.05	  /* a throughput probe this much slower than its best: disturbed */
+#define CHAIN_SLACK 0.015 /* a calibration this much slower than the recent fastest: disturbed */
 #define KERNEL_TIMEOUT 30 /* seconds for one kernel, all attempts */
+
+/* Calibration probes remembered: the fastest of the latest ones is the
+ * core's clock (a busy SMT sibling or the host only ever slow a probe). */
+#define CHAIN_WINDOW 16
+#define BEST_CONFIRM 4
 
 struct worker {
 	const struct harness_config *cfg;
@@ -41,6 +47,10 @@ struct worker {
 	int papi;
 	uint64_t overhead;
 	double best_wide; /* fewest cycles a throughput probe took */
+	uint64_t chains[CHAIN_WINDOW]; /* the latest calibration probes, in ticks */
+	unsigned n_chains;
+	double recent_wide[BEST_CONFIRM]; /* the latest probe pairs (infinity: not clean) */
+	unsigned n_recent_wide;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -80,7 +90,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* (q75 - q25) / median of the clean samples; *n_clean their count. */
-static double clean_spread(const double *s, const unsigned char *clean, unsigned n, unsigned *n_clean)
+static double clean_spread(const double *s, const unsigned char *clean, unsigned n,
+			   unsigned *n_clean)
 {
 	double *v = xmalloc((n + 1) * sizeof(*v));
 	unsigned m = 0;
@@ -103,29 +114,58 @@ static double wide_cycles(uint64_t wide_ticks, uint64_t chain_ticks)
 	return (double)wide_ticks * TIMING_CHAIN_CYCLES / (double)chain_ticks;
 }
 
-static int chains_agree(uint64_t c0, uint64_t c1)
+static uint64_t chain_probe(struct worker *w)
 {
-	uint64_t cmin = c0 < c1 ? c0 : c1;
-	return fabs((double)c0 - (double)c1) <= CHAIN_SLACK * (double)cmin;
+	uint64_t c = timing_chain_ticks();
+	w->chains[w->n_chains++ % CHAIN_WINDOW] = c;
+	return c;
 }
 
-/* Only two consecutive probes whose calibrations agree can lower the best,
- * and only to the slower of the two: one lucky reading does not count. */
+static uint64_t chain_fastest(const struct worker *w)
+{
+	unsigned n = w->n_chains < CHAIN_WINDOW ? w->n_chains : CHAIN_WINDOW;
+	uint64_t best = UINT64_MAX;
+	for (unsigned i = 0; i < n; i++)
+		if (w->chains[i] < best)
+			best = w->chains[i];
+	return best;
+}
+
+/* Both calibrations around a repetition ran at the core's full speed. */
+static int chains_clean(const struct worker *w, uint64_t c0, uint64_t c1)
+{
+	double limit = (double)chain_fastest(w) * (1 + CHAIN_SLACK);
+	return (double)c0 <= limit && (double)c1 <= limit;
+}
+
+/* The best can only be lowered by the slowest of BEST_CONFIRM consecutive
+ * probe pairs, all with clean calibrations: a lucky reading, or a clock
+ * change caught between a calibration and a probe, does not count (the best
+ * is kept across runs, so one glitch would spoil every later measurement). */
 static void update_best(struct worker *w, uint64_t c0, uint64_t w0, uint64_t c1, uint64_t w1)
 {
-	if (!chains_agree(c0, c1))
+	double v = INFINITY;
+	if (chains_clean(w, c0, c1)) {
+		uint64_t fastest = chain_fastest(w);
+		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
+		v = wc0 > wc1 ? wc0 : wc1;
+	}
+	w->recent_wide[w->n_recent_wide++ % BEST_CONFIRM] = v;
+	if (w->n_recent_wide < BEST_CONFIRM)
 		return;
-	double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
-	double lo = wc0 > wc1 ? wc0 : wc1;
-	if (lo < w->best_wide && lo >= TIMING_WIDE_INSNS / 8.0)
-		w->best_wide = lo;
+	double slowest = 0;
+	for (unsigned i = 0; i < BEST_CONFIRM; i++)
+		if (w->recent_wide[i] > slowest)
+			slowest = w->recent_wide[i];
+	if (slowest < w->best_wide && slowest >= TIMING_WIDE_INSNS / 8.0)
+		w->best_wide = slowest;
 }
 
 struct samples {
 	unsigned n, cap, n_clean;
 	double *cycles;
 	unsigned char *clean;
-	double *wide;         /* the slower throughput probe around the repetition */
+	double *wide;	      /* the slower throughput probe around the repetition */
 	unsigned char *agree; /* the calibrations around it agree */
 	double tpc_sum;
 };
@@ -190,7 +230,7 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 	double start = perpi_now();
 	for (unsigned i = 0; i < cfg->warmup; i++)
 		fn(job->turns, w->read, w->write);
-	uint64_t c0 = timing_chain_ticks(), w0 = timing_wide_ticks();
+	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
 	for (;;) {
 		uint64_t cyc = 0, ins = 0;
 		if (w->papi)
@@ -200,27 +240,30 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		uint64_t t1 = timing_tsc();
 		if (w->papi)
 			timing_papi_stop(&cyc, &ins);
-		uint64_t c1 = timing_chain_ticks(), w1 = timing_wide_ticks();
-		double tpc = (double)(c0 + c1) / 2 / TIMING_CHAIN_CYCLES;
+		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
+		uint64_t fastest = chain_fastest(w);
+		double tpc = (double)fastest / TIMING_CHAIN_CYCLES;
 		double ticks = (double)(t1 - t0) - (double)w->overhead;
 		double cycles = w->papi ? (double)cyc : ticks / tpc;
-		double wc0 = wide_cycles(w0, c0), wc1 = wide_cycles(w1, c1);
+		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
 		double wide = wc0 > wc1 ? wc0 : wc1;
-		int agree = chains_agree(c0, c1);
+		int agree = chains_clean(w, c0, c1);
 		update_best(w, c0, w0, c1, w1);
 		add_sample(s, cycles / job->divisor, wide, agree, tpc);
 		int clean = agree && wide <= w->best_wide * WIDE_SLACK;
 		dirty_streak = clean ? 0 : dirty_streak + 1;
 		if (getenv("PERPI_DEBUG_WORKER") && s->n < 40)
 			fprintf(stderr, "c0 %lu c1 %lu wide %.0f best %.0f cycles %.0f clean %d\n",
-				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles, clean);
+				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles,
+				clean);
 		c0 = c1;
 		w0 = w1;
 		if (clean && ++s->n_clean >= m) {
 			classify(s, w->best_wide);
 			unsigned n_clean;
 			double spread = clean_spread(s->cycles, s->clean, s->n, &n_clean);
-			if (n_clean >= m && (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts))
+			if (n_clean >= m &&
+			    (spread <= cfg->max_spread || n_clean >= m * cfg->max_attempts))
 				break;
 		}
 		if (perpi_now() - start > cfg->max_seconds)
@@ -230,12 +273,15 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 			nanosleep(&ts, NULL);
 			for (unsigned i = 0; i < cfg->warmup; i++)
 				fn(job->turns, w->read, w->write);
-			c0 = timing_chain_ticks();
+			c0 = chain_probe(w);
 			w0 = timing_wide_ticks();
 			dirty_streak = 0;
 		}
 	}
 	classify(s, w->best_wide);
+	if (getenv("PERPI_BENCH_TIMES"))
+		fprintf(stderr, "perpi: worker: %u repetitions, %u clean, %.1f ms\n", s->n,
+			s->n_clean, 1e3 * (perpi_now() - start));
 	trim(s);
 }
 
@@ -253,12 +299,12 @@ static void warm_up(struct worker *w)
 	double start = perpi_now();
 	/* let the core reach its clock before the first probe counts */
 	while (perpi_now() - start < 0.002)
-		timing_chain_ticks();
+		chain_probe(w);
 	/* without a reference from earlier runs, look for the best probe longer */
 	double look = isfinite(w->best_wide) ? 0 : 0.02;
-	uint64_t c0 = timing_chain_ticks(), w0 = timing_wide_ticks();
+	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
 	for (int i = 0; i < 64 || (i < 4000 && perpi_now() - start < look); i++) {
-		uint64_t c1 = timing_chain_ticks(), w1 = timing_wide_ticks();
+		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
 		update_best(w, c0, w0, c1, w1);
 		c0 = c1;
 		w0 = w1;
@@ -294,15 +340,20 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	w.read = arena;
 	w.write = (char *)arena + GEN_HALF_BYTES;
 	w.papi = !cfg->force_tsc && !cfg->check_only && timing_papi_works();
-	w.best_wide = cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
+	w.best_wide =
+	    cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
+	double t_warm = perpi_now();
 	if (!cfg->check_only)
 		warm_up(&w);
+	if (getenv("PERPI_BENCH_TIMES"))
+		fprintf(stderr, "perpi: worker: started, warm-up %.1f ms\n",
+			1e3 * (perpi_now() - t_warm));
 	for (size_t i = from; i < n; i++) {
 		kernel_fn fn = (kernel_fn)dlsym(h, jobs[i].symbol);
 		memset(&rec, 0, sizeof(rec));
 		rec.index = (uint32_t)i;
 		rec.papi = w.papi;
-		alarm(KERNEL_TIMEOUT);
+		alarm(cfg->check_only ? 2 : KERNEL_TIMEOUT);
 		if (!fn) {
 			rec.status = -1;
 			snprintf(rec.error, sizeof(rec.error), "kernel %s missing", jobs[i].symbol);
@@ -326,8 +377,12 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	_exit(0);
 }
 
+/* The CPU perpi runs on: the worker starts there at once when perpi waits. */
 static int default_cpu(void)
 {
+	int here = sched_getcpu();
+	if (here >= 0)
+		return here;
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
@@ -361,6 +416,9 @@ static size_t run_worker(const char *so, const struct harness_job *jobs, size_t 
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* perpi killed: stop measuring */
+		if (getppid() == 1)
+			_exit(1);
 		worker_main(so, jobs, from, n, cfg, cpu, fds[1]);
 	}
 	close(fds[1]);

@@ -1,10 +1,18 @@
 #include "palmed/timing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string.h>
 
+#include "common/util.h"
 #include "config.h"
 #ifdef HAVE_PAPI
+#include <linux/perf_event.h>
 #include <papi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 static uint64_t overhead_ticks;
@@ -83,8 +91,82 @@ double timing_calibrate(unsigned n)
 	return fastest;
 }
 
+static char *reference_path(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/perpi/probe-reference", xdg);
+	return xasprintf("%s/.cache/perpi/probe-reference", home && *home ? home : "/tmp");
+}
+
+int timing_reference_load(const char *machine, double *out)
+{
+	char *path = reference_path(), line[512];
+	FILE *f = fopen(path, "r");
+	size_t klen = strlen(machine);
+	*out = 0;
+	free(path);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, machine, klen) && line[klen] == '\t')
+			*out = atof(line + klen + 1);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* Rewrites the file with this machine's line replaced (other machines kept). */
+int timing_reference_save(const char *machine, double value)
+{
+	double old;
+	timing_reference_load(machine, &old);
+	if (old > 0 && old <= value)
+		return 0;
+	char *path = reference_path(), *tmp = xasprintf("%s.%d", path, (int)getpid()), line[512];
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
+	size_t klen = strlen(machine);
+	int rc = -1;
+	if (out) {
+		while (in && fgets(line, sizeof(line), in))
+			if (strncmp(line, machine, klen) || line[klen] != '\t')
+				fputs(line, out);
+		fprintf(out, "%s\t%.9g\n", machine, value);
+		rc = fclose(out) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	}
+	if (in)
+		fclose(in);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
 #ifdef HAVE_PAPI
 static int papi_state = -1; /* -1 unknown, 0 no, 1 yes */
+
+/* PAPI_library_init takes milliseconds; the kernel says in microseconds
+ * whether there is a cycle counter at all (a VM often has none). */
+static int cycle_counter_exists(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
 static int papi_events = PAPI_NULL;
 
 int timing_papi_works(void)
@@ -92,7 +174,7 @@ int timing_papi_works(void)
 	if (papi_state >= 0)
 		return papi_state;
 	papi_state = 0;
-	if (getenv("PERPI_NO_PAPI"))
+	if (getenv("PERPI_NO_PAPI") || !cycle_counter_exists())
 		return 0;
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return 0;

@@ -30,6 +30,14 @@ uint64_t timing_overhead(void);
 /* TSC ticks per core cycle, from the fastest of n calibration probes. */
 double timing_calibrate(unsigned n);
 
+/* The throughput probe's best speed on this machine, in cycles per probe
+ * instruction, kept in a small file ($XDG_CACHE_HOME/perpi/probe-reference,
+ * else ~/.cache/perpi/...) under a key naming the machine, so that even a
+ * run without database starts from a reference taken on a quiet moment.
+ * load: 0 and *out (0 if unknown); save: keeps the smaller value. */
+int timing_reference_load(const char *machine, double *out);
+int timing_reference_save(const char *machine, double value);
+
 /* PAPI_TOT_CYC and PAPI_TOT_INS usable in this process? Probed once at
  * run time (a VM usually has no counters). 0 when built without PAPI. */
 int timing_papi_works(void);

@@ -410,6 +410,52 @@ static void test_observer(void)
 	engine_delete(e);
 }
 
+/* Within one page, bytes written before a call and bytes written inside it
+ * are told apart; an access spanning two of a frame's pages too. */
+static void test_frame_pages(void)
+{
+	struct engine *e = fresh(NULL);
+	/*                                          whole/main  f
+	 * m1 add rax,rax (main entry)                   1
+	 * m2 add rax,rax                                2
+	 * m3 mov [0x6000],rax                           3
+	 * m4 call f                                     1
+	 * f1 add rcx,rcx                                1      1
+	 * f2 add rcx,rcx                                2      2
+	 * f3 mov [0x6010],rcx (same page as 0x6000)     3      3
+	 * f4 mov rdx,[0x6000] (written before f)        4      1
+	 * f5 mov rsi,[0x6010]                           4      4
+	 * f6 mov rdi,[0x6008] (never written)           1      1
+	 * f7 mov [0x6100],rsi                           5      5
+	 * f8 movups xmm0,[0x60f8] (16 bytes: 0x60f8-0x6107, the last 8 from f7)
+	 *                                               6      6
+	 * f9 ret: rsp, [S-8] from m4 (1)                2      1
+	 * f: I=9, C=6.
+	 * m5 mov r9,[0x6100]                            6
+	 * m6 mov r8,[0x9000] (a page never written)     1
+	 * main (closed by engine_finish): I=15, C=6. */
+	EV(e, .addr = 0x100, .src = "rax", .dst = "rax", .flags = EVENT_CALL_ENTRY);
+	EV(e, .src = "rax", .dst = "rax");
+	EV(e, .src = "rax", .mem = "w:6000:8");
+	ev_call(e);
+	EV(e, .addr = 0x200, .src = "rcx", .dst = "rcx");
+	EV(e, .src = "rcx", .dst = "rcx");
+	EV(e, .src = "rcx", .mem = "w:6010:8");
+	EV(e, .dst = "rdx", .mem = "r:6000:8");
+	EV(e, .dst = "rsi", .mem = "r:6010:8");
+	EV(e, .dst = "rdi", .mem = "r:6008:8");
+	EV(e, .src = "rsi", .mem = "w:6100:8");
+	EV(e, .dst = "v0.0", .mem = "r:60f8:16");
+	ev_ret(e);
+	ev_check_function("frame pages", e, 0x200, 9, 6, 1);
+	EV(e, .dst = "r9", .mem = "r:6100:8");
+	EV(e, .dst = "r8", .mem = "r:9000:8");
+	engine_finish(e);
+	ev_check_totals("frame pages", e, 15, 6);
+	ev_check_function("frame pages", e, 0x100, 15, 6, 1);
+	engine_delete(e);
+}
+
 static void test_window(void)
 {
 	struct engine_options opt = {.window = 1};
@@ -546,6 +592,7 @@ int main(void)
 	test_nested();
 	test_two_calls();
 	test_frame_memory();
+	test_frame_pages();
 	test_longjmp();
 	test_partial_unwind();
 	test_tail_call();

@@ -68,10 +68,10 @@ static void expect_decoded(const unsigned char *code, size_t len, const char *wa
 	}
 }
 
-#define DECODED(want, ...)                                                   \
-	do {                                                                 \
-		static const unsigned char c[] = {__VA_ARGS__};              \
-		expect_decoded(c, sizeof(c), want);                          \
+#define DECODED(want, ...)                                                                         \
+	do {                                                                                       \
+		static const unsigned char c[] = {__VA_ARGS__};                                    \
+		expect_decoded(c, sizeof(c), want);                                                \
 	} while (0)
 
 static void expect_unsupported(const char *name, int unsupported)
