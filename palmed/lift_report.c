@@ -19,11 +19,17 @@ int lift_report_new(const char *model_path, struct lift_report **out)
 		if (f)
 			fclose(f);
 		if (model_load(lr->model_path, &lr->model) < 0) {
-			lift_report_delete(lr);
-			*out = NULL;
-			return -1;
+			if (model_path) {
+				lift_report_delete(lr);
+				*out = NULL;
+				return -1;
+			}
+			/* A damaged default model must not stop the report. */
+			perpi_warn("ignoring the default model: %s", perpi_error());
+			lr->model = NULL;
+		} else {
+			model_check_cpu(lr->model);
 		}
-		model_check_cpu(lr->model);
 	} else if (errno != ENOENT) {
 		perpi_warn("cannot read the model %s: %s", lr->model_path, strerror(errno));
 	}
@@ -76,7 +82,7 @@ int lift_report_block_ilp(struct lift_report *lr, const char *path)
 void lift_report_hint(FILE *out, const struct lift_report *lr)
 {
 	fprintf(out,
-		"perpi: no Palmed model of this CPU at %s: 'perpi palmed build --from perpi.data' "
+		"perpi: no usable Palmed model of this CPU at %s: 'perpi palmed build --from perpi.data' "
 		"builds one for the forms this run needs, then the report adds its resource-bound "
 		"cycles\n",
 		lr->model_path);

@@ -25,9 +25,9 @@ struct lift_report {
 };
 
 /* model_path NULL: the default model (model_default_path()); its absence
- * is no error: lr->model stays NULL. A model of another CPU is loaded with
- * a warning. Returns 0, or -1 with perpi_error() (the named model is
- * missing or corrupt). */
+ * is no error and a corrupt one only a warning: lr->model stays NULL. A
+ * model of another CPU is loaded with a warning. Returns 0, or -1 with
+ * perpi_error() (the named model is missing or corrupt). */
 int lift_report_new(const char *model_path, struct lift_report **out);
 void lift_report_delete(struct lift_report *lr);
 

@@ -53,6 +53,13 @@ has hint "'perpi palmed build --from perpi.data'" "$tmp/err"
 grep -q 'cycles \[' "$tmp/out" && { echo "FAIL: columns without a model"; fail=1; }
 has no-model-row 'f         :: I [44] :: C [1] :: ILP [44.00] (1 call)' "$tmp/out"
 
+# A damaged default model: a warning, and the report without the columns.
+mkdir -p "$tmp/bad/perpi" && echo '{"format": ' > "$tmp/bad/perpi/model.json"
+XDG_DATA_HOME="$tmp/bad" "$PERPI" report -i "$tmp/t.data" > "$tmp/out" 2> "$tmp/err" ||
+	{ echo "FAIL: a damaged default model stopped the report"; fail=1; }
+has bad-default 'ignoring the default model' "$tmp/err"
+has bad-default-row 'f         :: I [44] :: C [1] :: ILP [44.00] (1 call)' "$tmp/out"
+
 # A model of another CPU: used, with a warning naming that CPU.
 "$tl" write "$tmp/t2.data" "$tmp/other.json" "OtherVendor family 1 model 2: elsewhere" ||
 	{ echo "FAIL: writing the other model"; fail=1; }
