@@ -170,9 +170,9 @@ int cmd_run(int argc, char **argv)
 		engine_finish(engine);
 		lift_report_finish(lift);
 		struct report_extra x = {lift_report_columns, lift};
-		if (lift->lift)
-			lift_report_header(out, lift);
-		else if (!perpi_quiet)
+		/* No "#" header here: the live report stays the replay's minus
+		 * its comment lines. */
+		if (!lift->lift && !perpi_quiet)
 			lift_report_hint(stderr, lift);
 		if (report_text_extra(out, engine, symbolizer_name_fn, tracer_symbols(t),
 				      lift->lift ? &x : NULL) < 0)
