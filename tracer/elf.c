@@ -267,7 +267,8 @@ static void image_read_symbols(struct elf_image *img, Elf *elf)
 	image_read_plt(img, elf, &cap);
 	for (size_t i = 0; i < img->n_syms; i++)
 		img->syms[i].name = img->names + (uintptr_t)img->syms[i].name;
-	qsort(img->syms, img->n_syms, sizeof(*img->syms), symbol_cmp);
+	if (img->n_syms)
+		qsort(img->syms, img->n_syms, sizeof(*img->syms), symbol_cmp);
 }
 
 static void image_read_loads(struct elf_image *img, Elf *elf)
