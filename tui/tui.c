@@ -348,9 +348,9 @@ static int start_curses(void)
 	return 0;
 }
 
-int tui_run(struct tui_model *model, const char *title)
+int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const char *title)
 {
-	struct tui t = {.model = model, .title = title};
+	struct tui t = {.model = model, .blocks = blocks, .title = title};
 	catch_signals();
 	if (start_curses() < 0)
 		return -1;

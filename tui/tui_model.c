@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "tui/tui_blocks.h"
 
 /* An open call instance while the events stream in. */
 struct frame {
@@ -47,8 +46,6 @@ struct tui_model {
 	size_t n_path;
 	struct tui_line *lines;
 	size_t n_lines;
-	struct tui_block *blocks;
-	size_t n_blocks;
 	int finished;
 };
 
@@ -186,7 +183,6 @@ void tui_model_delete(struct tui_model *m)
 	free(m->by_step);
 	free(m->path);
 	free(m->lines);
-	free(m->blocks);
 	free(m);
 }
 
@@ -384,7 +380,6 @@ int tui_model_finish(struct tui_model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
-	m->blocks = tui_model_blocks_compute(m, &m->n_blocks);
 	return 0;
 }
 
@@ -563,12 +558,6 @@ void tui_histogram_bin(const struct tui_histogram *h, uint64_t from, uint64_t to
 	for (uint32_t k = h->step_start[from]; k < h->step_start[to + 1]; k++)
 		out->count[h->klass[k]]++;
 	out->total = h->step_start[to + 1] - h->step_start[from];
-}
-
-size_t tui_model_blocks(const struct tui_model *m, const struct tui_block **out)
-{
-	*out = m->blocks;
-	return m->n_blocks;
 }
 
 const struct tui_symbols *tui_model_symbols(const struct tui_model *m)

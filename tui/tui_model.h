@@ -78,18 +78,6 @@ struct tui_line {
 	uint64_t count;   /* critical-path instructions on this line */
 };
 
-/* A basic block as executed: from an instruction reached by a control
- * transfer (or the start of the region) to the next control instruction.
- * Each occurrence is analysed in isolation, like a call instance. */
-struct tui_block {
-	uint64_t addr, last_addr; /* first and last instruction */
-	uint32_t insns;           /* instructions per occurrence */
-	uint32_t first;           /* first occurrence's first dynamic index */
-	uint64_t occurrences;
-	uint64_t steps;           /* sum over occurrences of their C */
-	double ilp;               /* occurrences * insns / steps */
-};
-
 struct tui_model;
 
 struct tui_model *tui_model_new(const struct engine_options *opt, const struct tui_symbols *sym);
@@ -163,9 +151,6 @@ size_t tui_model_critical_lines(const struct tui_model *model, const struct tui_
  * among those at steps up to max_step. Returns a malloc'd array. */
 size_t tui_model_consumers(const struct tui_model *model, uint32_t index, uint64_t max_step,
 		       uint32_t **out);
-
-/* Basic blocks, most executed instructions (occurrences x insns) first. */
-size_t tui_model_blocks(const struct tui_model *model, const struct tui_block **out);
 
 const struct tui_symbols *tui_model_symbols(const struct tui_model *model);
 const char *tui_model_class_name(unsigned klass);

@@ -128,28 +128,6 @@ static void test_critical(struct tui_model *m)
 		       "critical lines t.c:6 2, t.c:10 2, t.c:3 1");
 }
 
-/* Blocks as executed (synth.c): A = 0..2 (ends with the call), B = f's
- * body 3..6 and 11..14, C = 7..10. Isolated steps: A: all at 1, C 1,
- * ILP 3; B: add 1, imul 2, mov 1, ret 1 (its producers precede it), C 2
- * per occurrence, ILP 8/4 = 2; C: mulsd 1, store 1 (rax from before),
- * load 2 (the store), call 1, ILP 2. Ordered by instructions executed:
- * B (8), C (4), A (3). */
-static void test_blocks(struct tui_model *m)
-{
-	const struct tui_block *b;
-	size_t n = tui_model_blocks(m, &b);
-	EXPECT(n == 3, "%zu blocks, want 3", n);
-	if (n != 3)
-		return;
-	EXPECT(b[0].addr == 0x2000 && b[0].last_addr == 0x200e && b[0].insns == 4 &&
-		       b[0].occurrences == 2 && b[0].steps == 4,
-	       "block B");
-	EXPECT(b[1].addr == 0x1013 && b[1].insns == 4 && b[1].occurrences == 1 && b[1].steps == 2,
-	       "block C");
-	EXPECT(b[2].addr == 0x1000 && b[2].insns == 3 && b[2].steps == 1 && b[2].ilp == 3.0,
-	       "block A");
-}
-
 /* A syscall is free (DESIGN.md): mov rax, 1 (step 1); syscall reading
  * rax and writing rax, rcx (not counted, no step: rax ready at 1); add rbx,
  * rax (step 2). I = 2, C = 2, and the critical path goes from the add
@@ -199,7 +177,6 @@ int main(void)
 	test_functions(m);
 	test_graph(m);
 	test_critical(m);
-	test_blocks(m);
 	test_syscall();
 	tui_model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
