@@ -1,8 +1,9 @@
 #!/bin/sh
-# `perpi tui FILE` against `perpi report --json -i FILE`, `perpi hist --csv`
-# and `perpi critical` for the same recording: the whole-run figures, the
-# class counts, the first steps of the histogram, the critical path's
-# source lines and every function's I, C, ILP and calls must be theirs
+# `perpi tui FILE` against `perpi report --json -i FILE`, `perpi report
+# --blocks`, `perpi hist --csv` and `perpi critical` for the same recording:
+# the whole-run figures, the class counts, the first steps of the
+# histogram, the critical path's source lines, the largest basic blocks and
+# every function's I, C, ILP and calls must be theirs
 # (other programs over the file, read by python3's parsers), and a missing
 # or corrupt file must give a clear message and a clean terminal. Both
 # critical paths take, at each step back, the first producer of highest
@@ -81,6 +82,18 @@ for l in lines.splitlines()[:12]:
         print("LINE " + re.escape(" %5s%% %8s  %s" % (pct, count, os.path.basename(where)))
               + "( |$)")
 PY
+	# The basic blocks: size, occurrences and ILP, from perpi report --blocks.
+	"$PERPI" report -i "$f" --blocks=12 > "$tmp/blocks.txt" || { echo "FAIL: perpi report --blocks"; exit 1; }
+	python3 - "$tmp/blocks.txt" >> "$tmp/expect" <<'PY' || exit 1
+import re, sys
+text = open(sys.argv[1]).read()
+rows = text.split("basic blocks,", 1)[1].splitlines()[2:]
+for l in rows:
+    m = re.match(r"^0x[0-9a-f]+\s+\S+\s+(\d+)\s+(\d+)\s+([\d.]+)\s", l)
+    if m:
+        occ, insns, ilp = m.groups()
+        print("BLOCK ^ \\S+ +%s +%s +%s +" % (insns, occ, re.escape(ilp)))
+PY
 	tmux_start 160 30 "$PERPI" tui "$f"
 	expect "$f: whole run" "$(sed -n 's/^TOTAL //p' "$tmp/expect")"
 	# The whole range selected in the histogram: per-class counts.
@@ -97,6 +110,12 @@ PY
 	tmux_keys 4
 	grep '^LINE ' "$tmp/expect" | while read -r _ pattern; do
 		expect "$f: critical line" "$pattern"
+		echo "$failures" > "$tmp/failures"
+	done
+	[ -f "$tmp/failures" ] && failures=$(cat "$tmp/failures")
+	tmux_keys 5
+	grep '^BLOCK ' "$tmp/expect" | while read -r _ pattern; do
+		expect "$f: block" "$pattern"
 		echo "$failures" > "$tmp/failures"
 	done
 	[ -f "$tmp/failures" ] && failures=$(cat "$tmp/failures")
