@@ -363,6 +363,8 @@ int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const cha
 	draw(&t);
 	for (;;) {
 		int key = getch();
+		if (key == ERR) /* blocking input failed: the terminal is gone */
+			break;
 		double start = perpi_now();
 		t.message[0] = 0;
 		int r = handle_key(&t, key);
