@@ -265,9 +265,9 @@ int tui_prompt(struct tui *t, const char *prompt, char *buf, int size)
 		tui_style(t, STYLE_BAR, 0);
 		refresh();
 		int c = getch();
-		if (c == '\n' || c == KEY_ENTER || c == 27) {
+		if (c == '\n' || c == KEY_ENTER || c == 27 || c == ERR) {
 			curs_set(0);
-			return c == 27 ? -1 : 0;
+			return c == '\n' || c == KEY_ENTER ? 0 : -1;
 		} else if (c == 21) { /* C-u: clear, as in a shell */
 			buf[len = 0] = 0;
 		} else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
