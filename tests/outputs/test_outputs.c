@@ -270,6 +270,29 @@ static void test_critical_free_links(void)
 	critical_delete(c);
 }
 
+/* An edge over more than GRAPH_LONG_EDGE (8) steps is a stub above the
+ * reader: #0 (step 1) -> #1 (step 10) carries rax over 9 steps. */
+static void test_graph_long_edge(void)
+{
+	struct graph *g = graph_new(10);
+	struct perpi_insn in[2] = {{.addr = 0x401000, .klass = CLASS_INT, .text = "mov rax, 1"},
+				   {.addr = 0x401004, .id = 1, .klass = CLASS_INT,
+				    .text = "add rbx, rax"}};
+	struct engine_dep dep = {0, UNIT_RAX, DEP_UNIT, 0};
+	struct perpi_event ev0 = {.insn = &in[0]}, ev1 = {.insn = &in[1]};
+	struct engine_step_info a = {0, 1, &ev0, 0, NULL}, b = {1, 10, &ev1, 1, &dep};
+	graph_observe(g, &a);
+	graph_observe(g, &b);
+	char buf[8192] = "";
+	FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+	graph_write_dot(g, fp, &namer, NULL);
+	fclose(fp);
+	CHECK(strstr(buf, "r1_0 -> n1 [style=dashed, label=\"rax\"]") &&
+		      strstr(buf, "label=\"from #0, step 1\"") && !strstr(buf, "n0 -> n1"),
+	      "long edge not a stub:\n%s", buf);
+	graph_delete(g);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/perpi-test-outputs-XXXXXX";
@@ -278,6 +301,7 @@ int main(void)
 	test_hist();
 	test_hist_files(dir);
 	test_graph(dir);
+	test_graph_long_edge();
 	test_critical();
 	test_critical_free_links();
 	rmdir(dir);
