@@ -67,6 +67,17 @@ static json_object *options_object(const struct filter_options *o)
 	return j;
 }
 
+static const struct json_report_extra *extra_members; /* during json_report_write_extra */
+
+static void add_extra(json_object *j, uint64_t entry, int whole_run)
+{
+	json_object *x = extra_members && extra_members->function
+				 ? extra_members->function(extra_members->ctx, entry, whole_run)
+				 : NULL;
+	if (x)
+		json_object_object_add(j, "palmed", x);
+}
+
 static json_object *totals_object(const struct filter_result *r)
 {
 	json_object *j = json_object_new_object(), *classes = json_object_new_object();
@@ -78,6 +89,7 @@ static json_object *totals_object(const struct filter_result *r)
 	for (unsigned k = 0; k < CLASS_COUNT; k++)
 		json_object_object_add(classes, hist_class_name(k), json_u64(r->totals.class_insns[k]));
 	json_object_object_add(j, "classes", classes);
+	add_extra(j, 0, 1);
 	return j;
 }
 
@@ -109,6 +121,7 @@ static json_object *functions_array(const struct filter_result *r, struct trace_
 		json_object_object_add(j, "instructions", json_u64(f[i].insns));
 		json_object_object_add(j, "steps", json_u64(f[i].steps));
 		json_object_object_add(j, "ilp", json_ilp(f[i].insns, f[i].steps));
+		add_extra(j, f[i].entry, 0);
 		json_object_array_add(a, j);
 	}
 	free(f);
@@ -118,6 +131,14 @@ static json_object *functions_array(const struct filter_result *r, struct trace_
 int json_report_write(FILE *out, const struct filter_options *o, const struct filter_result *r,
 		      struct trace_reader *reader)
 {
+	return json_report_write_extra(out, o, r, reader, NULL);
+}
+
+int json_report_write_extra(FILE *out, const struct filter_options *o,
+			    const struct filter_result *r, struct trace_reader *reader,
+			    const struct json_report_extra *extra)
+{
+	extra_members = extra;
 	json_object *root = json_object_new_object();
 	json_object_object_add(root, "schema", json_object_new_int(JSON_REPORT_SCHEMA));
 	json_object_object_add(root, "perpi_version", json_object_new_string(PACKAGE_VERSION));
@@ -129,6 +150,9 @@ int json_report_write(FILE *out, const struct filter_options *o, const struct fi
 	int ranged = o->step_first || o->step_last != UINT64_MAX;
 	json_object_object_add(root, "functions",
 			       ranged ? json_object_new_array() : functions_array(r, reader));
+	if (extra && extra->root)
+		json_object_object_add(root, "palmed", extra->root(extra->ctx));
+	extra_members = NULL;
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	int rc = fprintf(out, "%s\n", s) < 0 ? perpi_set_error("writing the JSON report failed") : 0;

@@ -52,4 +52,10 @@ int eval_write_csv(const struct eval_set *s, const char *path);
 /* Predicted (y) against native (x) IPC with the diagonal. */
 int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path);
 
+/* Whether llvm-mca-19 is on the PATH. */
+int eval_mca_available(void);
+/* llvm-mca's IPC for the loop body of a generated kernel (asm_text as
+ * bench_kernel_asm gives it). Returns 0, or -1 with perpi_error() set. */
+int eval_mca_ipc(const char *asm_text, double *ipc);
+
 #endif

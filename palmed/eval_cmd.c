@@ -8,14 +8,18 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
+#include "palmed/bench.h"
+#include "palmed/bench_cli.h"
+#include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/infer.h"
 #include "palmed/predict.h"
 #include "palmed/sim.h"
 
 struct eval_args {
-	const char *model, *sim, *dir;
+	const char *model, *sim, *dir, *db_path;
 	unsigned count, seed;
+	int no_db, no_mca;
 };
 
 static void usage(FILE *out)
@@ -26,7 +30,9 @@ static void usage(FILE *out)
 		     "                 model is inferred first\n"
 		     "  -n KERNELS     held-out random kernels of 2-5 forms (default 200)\n"
 		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg)\n"
-		     "                 (default palmed-eval)\n");
+		     "                 (default palmed-eval)\n"
+		     "  --db FILE      measurement database for the native runs; --no-db: none\n"
+		     "  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
 }
 
 static int sim_model(const struct sim_machine *sim, const struct eval_args *a, struct model **m)
@@ -118,14 +124,106 @@ static int eval_sim(const struct eval_args *a)
 	return rc;
 }
 
+/* Native IPC of every kernel; kernels the runner refuses are dropped. */
+static void measure_native(struct bench_ctx *bench, struct kernel *ks, size_t *n,
+			   struct eval_set *s)
+{
+	struct bench_result *res = xcalloc(*n, sizeof(*res));
+	int *status = xcalloc(*n, sizeof(int));
+	char **errors = xcalloc(*n, sizeof(char *));
+	struct bench_cli_progress p;
+	bench_cli_progress_init(&p, "palmed eval: measuring");
+	for (size_t i = 0; i < *n; i++)
+		bench_result_init(&res[i]);
+	bench_measure_many(bench, ks, *n, res, status, errors, bench_cli_progress, &p);
+	bench_cli_progress_end(&p);
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (status[i] == 0 && !res[i].flagged) {
+			char *spec = kernel_to_string(&ks[i]);
+			eval_add_point(s, spec, res[i].ipc);
+			free(spec);
+			ks[kept++] = ks[i];
+		} else {
+			if (!dropped++)
+				perpi_warn("palmed eval: kernel left out: %s",
+					   errors[i] ? errors[i] : res[i].flag_reason);
+			kernel_done(&ks[i]);
+		}
+		free(errors[i]);
+		bench_result_done(&res[i]);
+	}
+	if (dropped > 1)
+		perpi_warn("palmed eval: %zu kernels left out in all", dropped);
+	*n = kept;
+	free(res);
+	free(status);
+	free(errors);
+}
+
+static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
+			const struct kernel *ks)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		char *text = bench_kernel_asm(bench, &ks[i], 0);
+		double ipc;
+		if (text && eval_mca_ipc(text, &ipc) == 0)
+			s->points[i].pred[pred] = ipc;
+		free(text);
+	}
+}
+
+static int eval_native(const struct eval_args *a)
+{
+	struct model *m;
+	struct db *db = NULL;
+	if (model_load_for_use(a->model, &m) < 0)
+		return -1;
+	if (!a->no_db && bench_cli_open_db(a->db_path, &db) < 0) {
+		model_delete(m);
+		return -1;
+	}
+	struct bench_options bo;
+	bench_options_default(&bo);
+	struct bench_ctx *bench = bench_new(&bo, db);
+	struct kernel *ks = xcalloc(a->count, sizeof(*ks));
+	size_t n = a->count;
+	struct eval_set s;
+	eval_set_init(&s);
+	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, n, m, ks);
+	measure_native(bench, ks, &n, &s);
+	int rc = 0;
+	if (n == 0) {
+		rc = perpi_set_error("no held-out kernel could be measured");
+	} else {
+		predict_points(m, &s, eval_add_predictor(&s, "palmed"), ks);
+		if (!a->no_mca && eval_mca_available())
+			predict_mca(bench, &s, eval_add_predictor(&s, "llvm-mca"), ks);
+		printf("reference: this CPU, measured; model of %zu forms, %zu resources, %u "
+		       "benchmarks\n",
+		       m->nforms, m->nres, m->benchmarks);
+		rc = report(&s, a->dir);
+	}
+	for (size_t i = 0; i < n; i++)
+		kernel_done(&ks[i]);
+	free(ks);
+	eval_set_done(&s);
+	bench_delete(bench);
+	if (db)
+		db_close(db);
+	model_delete(m);
+	return rc;
+}
+
 int palmed_eval_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"model", required_argument, NULL, 'm'}, {"sim", required_argument, NULL, 's'},
 		{"kernels", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", 200, 1};
+		{"db", required_argument, NULL, 'd'},     {"no-db", no_argument, NULL, 'D'},
+		{"no-mca", no_argument, NULL, 'M'},       {0}};
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, 200, 1, 0, 0};
 	int c;
 	char *end;
 	optind = 0;
@@ -134,6 +232,9 @@ int palmed_eval_main(int argc, char **argv)
 		case 'm': a.model = optarg; break;
 		case 's': a.sim = optarg; break;
 		case 'o': a.dir = optarg; break;
+		case 'd': a.db_path = optarg; break;
+		case 'D': a.no_db = 1; break;
+		case 'M': a.no_mca = 1; break;
 		case 'n':
 		case 'S': {
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -147,12 +248,7 @@ int palmed_eval_main(int argc, char **argv)
 		default: usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!a.sim) {
-		fprintf(stderr, "perpi: palmed eval: measuring this CPU needs the benchmark runner, "
-				"not built in; use --sim MACHINE\n");
-		return 2;
-	}
-	if (eval_sim(&a) < 0) {
+	if ((a.sim ? eval_sim(&a) : eval_native(&a)) < 0) {
 		fprintf(stderr, "perpi: palmed eval: %s\n", perpi_error());
 		return 1;
 	}

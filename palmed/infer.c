@@ -16,36 +16,16 @@
  * kernel, the probes are Palmed's last stage. A vertex that previous
  * measurements already settle (the inner bound, an LP over the measured
  * kernels, equals the model) is not measured. */
-#include "palmed/infer.h"
+#include "palmed/infer_private.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "palmed/lp.h"
-
-struct measured {
-	double *sigma; /* n multiplicities */
-	double cycles;
-};
-
-struct state {
-	const struct measure *ms;
-	const struct infer_options *o;
-	struct infer_stats *stats;
-	struct model *model; /* unmapped forms and the measurement log */
-	size_t n;            /* forms that could be measured alone */
-	char **forms;        /* sorted */
-	double *single;      /* cycles of each form alone */
-	size_t nmeas;
-	struct measured *meas;
-	size_t nres;
-	double **rho;   /* nres vectors of n */
-	char **satkern; /* a kernel whose bottleneck each resource is */
-	unsigned long long rng;
-};
 
 void infer_options_exact(struct infer_options *o)
 {
@@ -76,8 +56,7 @@ void infer_options_noisy(struct infer_options *o)
 
 /* Lines starting with \r update in place on a terminal and are left out
  * elsewhere (logs keep the stage summaries only). */
-static void progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(struct state *st, const char *fmt, ...)
+void infer_progress(struct state *st, const char *fmt, ...)
 {
 	if (!st->o->progress)
 		return;
@@ -106,14 +85,58 @@ static int same_vector(const double *a, const double *b, size_t n)
 	return 1;
 }
 
-/* Measures the integer kernel sigma once; later calls hit the log. */
-static int measure(struct state *st, const double *sigma, double *cycles)
+static size_t hash_vector(const double *sigma, size_t n)
 {
-	for (size_t i = 0; i < st->nmeas; i++)
-		if (same_vector(st->meas[i].sigma, sigma, st->n)) {
-			*cycles = st->meas[i].cycles;
-			return 0;
-		}
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t j = 0; j < n; j++)
+		h = (h ^ (uint64_t)llround(sigma[j] * 16)) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The measurement of sigma, or NULL. */
+struct measured *infer_find_measured(const struct state *st, const double *sigma)
+{
+	if (!st->nslots)
+		return NULL;
+	for (size_t i = hash_vector(sigma, st->n) & (st->nslots - 1); st->slots[i];
+	     i = (i + 1) & (st->nslots - 1))
+		if (same_vector(st->meas[st->slots[i] - 1].sigma, sigma, st->n))
+			return &st->meas[st->slots[i] - 1];
+	return NULL;
+}
+
+static void index_measured(struct state *st, size_t m)
+{
+	if (2 * (m + 1) > st->nslots) {
+		st->nslots = st->nslots ? 2 * st->nslots : 1024;
+		free(st->slots);
+		st->slots = xcalloc(st->nslots, sizeof(size_t));
+		for (size_t b = 0; b < m; b++)
+			index_measured(st, b);
+	}
+	size_t i = hash_vector(st->meas[m].sigma, st->n) & (st->nslots - 1);
+	while (st->slots[i])
+		i = (i + 1) & (st->nslots - 1);
+	st->slots[i] = m + 1;
+}
+
+static void log_measured(struct state *st, const double *sigma, double cycles)
+{
+	st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
+	st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
+	memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
+	st->meas[st->nmeas].cycles = cycles;
+	index_measured(st, st->nmeas++);
+}
+
+/* Measures the integer kernel sigma once; later calls hit the log. */
+int infer_measure(struct state *st, const double *sigma, double *cycles)
+{
+	const struct measured *known = infer_find_measured(st, sigma);
+	if (known) {
+		*cycles = known->cycles;
+		return 0;
+	}
 	struct kernel k;
 	to_kernel(st, sigma, &k);
 	int rc = st->ms->cycles(st->ms->ctx, &k, cycles);
@@ -123,18 +146,14 @@ static int measure(struct state *st, const double *sigma, double *cycles)
 		char *spec = kernel_to_string(&k);
 		model_add_measurement(st->model, spec, *cycles);
 		free(spec);
-		st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
-		st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
-		memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
-		st->meas[st->nmeas].cycles = *cycles;
-		st->nmeas++;
+		log_measured(st, sigma, *cycles);
 		st->stats->benchmarks++;
 	}
 	kernel_done(&k);
 	return rc;
 }
 
-static double dot(const double *a, const double *b, size_t n)
+double infer_dot(const double *a, const double *b, size_t n)
 {
 	double s = 0;
 	for (size_t j = 0; j < n; j++)
@@ -143,11 +162,11 @@ static double dot(const double *a, const double *b, size_t n)
 }
 
 /* The model's cycles: max over known resources (a lower bound of truth). */
-static double lower_bound(const struct state *st, const double *sigma)
+double infer_lower_bound(const struct state *st, const double *sigma)
 {
 	double best = 0;
 	for (size_t r = 0; r < st->nres; r++) {
-		double load = dot(st->rho[r], sigma, st->n);
+		double load = infer_dot(st->rho[r], sigma, st->n);
 		if (load > best)
 			best = load;
 	}
@@ -156,7 +175,7 @@ static double lower_bound(const struct state *st, const double *sigma)
 
 /* What the measurements alone guarantee (cycles are convex, homogeneous
  * and monotone): min sum l_B c_B over l >= 0 with sum l_B sigma_B >= sigma. */
-static double upper_bound(const struct state *st, const double *sigma)
+double infer_upper_bound(const struct state *st, const double *sigma)
 {
 	struct lp *lp = lp_new(st->nmeas, 0);
 	double *row = xmalloc((st->nmeas + 1) * sizeof(*row)), value = INFINITY;
@@ -176,15 +195,15 @@ static double upper_bound(const struct state *st, const double *sigma)
 	return value;
 }
 
-static int consistent(const struct state *st, const double *rho)
+int infer_consistent(const struct state *st, const double *rho)
 {
 	for (size_t b = 0; b < st->nmeas; b++)
-		if (dot(rho, st->meas[b].sigma, st->n) > st->meas[b].cycles * (1 + st->o->tol) + 1e-9)
+		if (infer_dot(rho, st->meas[b].sigma, st->n) > st->meas[b].cycles * (1 + st->o->tol) + 1e-9)
 			return 0;
 	return 1;
 }
 
-static void add_resource(struct state *st, double *rho, const double *kernel_sigma)
+void infer_add_resource(struct state *st, double *rho, const double *kernel_sigma)
 {
 	struct kernel k;
 	to_kernel(st, kernel_sigma, &k);
@@ -195,267 +214,6 @@ static void add_resource(struct state *st, double *rho, const double *kernel_sig
 	st->nres++;
 	st->stats->discoveries++;
 	kernel_done(&k);
-}
-
-/* How many instances of form j to add to base (cb cycles): about
- * probe_fraction of its cycles, but few enough that no known resource
- * overtakes the one base isolates (its cycles are cb, a known resource's
- * load is exact), so the extra cycles come from that resource. */
-static double probe_count(const struct state *st, const double *base, double cb, size_t j)
-{
-	if (st->o->probe_fraction <= 0)
-		return 1;
-	double m = st->o->probe_fraction * cb / st->single[j];
-	for (size_t r = 0; r < st->nres; r++)
-		if (st->rho[r][j] > 0)
-			m = fmin(m, 0.8 * (cb - dot(st->rho[r], base, st->n)) / st->rho[r][j]);
-	return fmax(1, floor(m));
-}
-
-/* One instance of forms to break ties between resources equally loaded
- * by the kernel: every form when budget is infinite (exact measurements),
- * else the cheapest forms while their cycles alone stay within budget, so
- * they do not displace the bottleneck. Another attempt doubles some. */
-static void perturbation(const struct state *st, double budget, unsigned attempt, double *g)
-{
-	size_t n = st->n, *order = xmalloc(n * sizeof(size_t));
-	for (size_t j = 0; j < n; j++) {
-		order[j] = j;
-		g[j] = 0;
-	}
-	for (size_t a = 1; a < n; a++) /* insertion sort by cycles alone, stable */
-		for (size_t b = a; b > 0 && st->single[order[b]] < st->single[order[b - 1]]; b--) {
-			size_t t = order[b];
-			order[b] = order[b - 1];
-			order[b - 1] = t;
-		}
-	double used = 0;
-	for (size_t a = 0; a < n && st->o->perturb; a++) {
-		size_t j = order[a];
-		double w = 1 + (attempt ? (j + attempt) % 2 : 0);
-		if (used + w * st->single[j] > budget)
-			break;
-		g[j] = w;
-		used += w * st->single[j];
-	}
-	free(order);
-}
-
-/* Noisy probes over-estimate where the isolated resource stopped being
- * the bottleneck: shrink until every measurement agrees. */
-static void shrink_to_measurements(const struct state *st, double *rho)
-{
-	double shrink = 1;
-	for (size_t b = 0; b < st->nmeas; b++) {
-		double load = dot(rho, st->meas[b].sigma, st->n);
-		if (load > st->meas[b].cycles)
-			shrink = fmin(shrink, st->meas[b].cycles / load);
-	}
-	for (size_t j = 0; j < st->n; j++)
-		rho[j] *= shrink;
-}
-
-/* The usage vector read off base (cb cycles): one probe per form. */
-static double *probe_forms(struct state *st, const double *base, double cb)
-{
-	double *rho = xcalloc(st->n, sizeof(double)), *probe = xmalloc(st->n * sizeof(double));
-	double cp;
-	for (size_t j = 0; j < st->n; j++) {
-		double extra = probe_count(st, base, cb, j);
-		memcpy(probe, base, st->n * sizeof(double));
-		probe[j] += extra;
-		if (measure(st, probe, &cp) < 0) {
-			free(rho);
-			rho = NULL;
-			break;
-		}
-		rho[j] = fmax(0, (cp - cb) / extra);
-	}
-	free(probe);
-	return rho;
-}
-
-/* A kernel (cycles ck) whose bottleneck is unknown to the model: repeat
- * it so that bottleneck dominates, then add instances of each form in
- * turn; what they add is the resource's usage. */
-static int isolate(struct state *st, const double *kernel, double ck)
-{
-	size_t n = st->n;
-	double *base = xmalloc(n * sizeof(double)), *g = xmalloc(n * sizeof(double));
-	double *rho = NULL, cb;
-	int found = 0, noisy = st->o->probe_fraction > 0;
-	for (unsigned attempt = 0; attempt < st->o->attempts && !found; attempt++) {
-		double scale = (double)st->o->scale * (1u << (2 * attempt));
-		perturbation(st, noisy ? 0.25 * scale * ck : INFINITY, attempt, g);
-		for (size_t j = 0; j < n; j++)
-			base[j] = scale * kernel[j] + g[j];
-		free(rho);
-		if (measure(st, base, &cb) < 0 || !(rho = probe_forms(st, base, cb)))
-			break;
-		found = fabs(dot(rho, base, n) - cb) <= st->o->tol * cb && consistent(st, rho) &&
-			dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol);
-		if (!found && noisy && attempt + 1 == st->o->attempts) {
-			shrink_to_measurements(st, rho);
-			found = dot(rho, kernel, n) > lower_bound(st, kernel) * (1 + st->o->tol / 4);
-		}
-		if (found) {
-			add_resource(st, rho, kernel);
-			rho = NULL;
-		}
-	}
-	if (!found)
-		st->stats->failed++;
-	free(rho);
-	free(base);
-	free(g);
-	return found;
-}
-
-/* The vertex of the model's polytope, restricted to forms `support`, that
- * maximises sum w_j x_j: where the model is most optimistic. */
-static int model_vertex(struct state *st, const size_t *support, const double *w, size_t k,
-			double *x)
-{
-	struct lp *lp = lp_new(k, 1);
-	double *row = xmalloc(k * sizeof(double));
-	for (size_t a = 0; a < k; a++) {
-		lp_set_objective(lp, a, w[a]);
-		lp_set_bounds(lp, a, 0, 1 / st->single[support[a]]);
-	}
-	for (size_t r = 0; r < st->nres; r++) {
-		int any = 0;
-		for (size_t a = 0; a < k; a++)
-			any |= (row[a] = st->rho[r][support[a]]) > 0;
-		if (any)
-			lp_add_row(lp, row, -INFINITY, 1.0);
-	}
-	int rc = lp_solve(lp, x, NULL);
-	lp_delete(lp);
-	free(row);
-	return rc;
-}
-
-/* Small integer multiplicities proportional to x. */
-static void to_integers(const double *x, size_t k, double *out)
-{
-	double least = INFINITY, largest = 0;
-	for (size_t a = 0; a < k; a++)
-		largest = fmax(largest, x[a]);
-	for (size_t a = 0; a < k; a++)
-		if (x[a] > largest * 1e-3)
-			least = fmin(least, x[a]);
-	unsigned best_m = 1;
-	double best_err = INFINITY;
-	for (unsigned m = 1; m <= 12; m++) {
-		double err = 0;
-		for (size_t a = 0; a < k; a++)
-			if (x[a] > largest * 1e-3) {
-				double y = m * x[a] / least;
-				err = fmax(err, fabs(y - round(y)) / y);
-			}
-		if (err < best_err - 1e-9)
-			best_err = err, best_m = m;
-		if (err < 0.01)
-			break;
-	}
-	for (size_t a = 0; a < k; a++)
-		out[a] = x[a] > largest * 1e-3 ? fmax(1, round(best_m * x[a] / least)) : 0;
-}
-
-/* Measures the kernel (unless the measurements already settle it) and
- * isolates a new resource when it runs slower than the model says. */
-static int check_kernel(struct state *st, const double *sigma)
-{
-	double model = lower_bound(st, sigma), cycles;
-	if (st->o->max_benchmarks && st->stats->benchmarks >= st->o->max_benchmarks) {
-		st->stats->budget_exhausted = 1;
-		return 0;
-	}
-	st->stats->candidates++;
-	int known = 0;
-	for (size_t b = 0; b < st->nmeas && !known; b++)
-		known = same_vector(st->meas[b].sigma, sigma, st->n);
-	if (!known && upper_bound(st, sigma) <= model * (1 + st->o->tol) + 1e-12) {
-		st->stats->certified++;
-		return 0;
-	}
-	if (measure(st, sigma, &cycles) < 0)
-		return 0;
-	if (cycles <= model * (1 + st->o->tol) + 1e-12)
-		return 0;
-	return isolate(st, sigma, cycles);
-}
-
-static int check_direction(struct state *st, const size_t *support, const double *w, size_t k)
-{
-	double *x = xmalloc(k * sizeof(double)), *mult = xmalloc(k * sizeof(double));
-	double *sigma = xcalloc(st->n, sizeof(double));
-	int found = 0;
-	if (model_vertex(st, support, w, k, x) == 0) {
-		to_integers(x, k, mult);
-		for (size_t a = 0; a < k; a++)
-			sigma[support[a]] = mult[a];
-		found = check_kernel(st, sigma);
-	}
-	free(x);
-	free(mult);
-	free(sigma);
-	return found;
-}
-
-static unsigned next_random(struct state *st, unsigned bound)
-{
-	st->rng = st->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (unsigned)((st->rng >> 33) % bound);
-}
-
-static unsigned search_pairs(struct state *st)
-{
-	unsigned found = 0;
-	for (size_t i = 0; i < st->n; i++) {
-		for (size_t j = i + 1; j < st->n; j++) {
-			size_t support[2] = {i, j};
-			double w[2] = {st->single[i], st->single[j]};
-			found += check_direction(st, support, w, 2);
-		}
-		progress(st, "\rpalmed: pairs %zu/%zu, %u resources, %u benchmarks", i + 1, st->n,
-			 (unsigned)st->nres, st->stats->benchmarks);
-	}
-	progress(st, "\n");
-	progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n", (unsigned)st->nres,
-		 st->stats->benchmarks);
-	return found;
-}
-
-static unsigned search_mixes(struct state *st)
-{
-	unsigned found = 0;
-	size_t support[5];
-	double w[5];
-	for (unsigned t = 0; t < st->o->random_kernels && st->n >= 3; t++) {
-		size_t k = 3 + next_random(st, 3), have = 0;
-		if (k > st->n)
-			k = st->n;
-		while (have < k) {
-			size_t f = next_random(st, (unsigned)st->n), dup = 0;
-			for (size_t a = 0; a < have; a++)
-				dup |= support[a] == f;
-			if (!dup) {
-				w[have] = st->single[f] * (1 + next_random(st, 3));
-				support[have++] = f;
-			}
-		}
-		found += check_direction(st, support, w, k);
-	}
-	/* Every form at once: where a dispatch-width limit shows. */
-	size_t *all = xmalloc(st->n * sizeof(size_t));
-	for (size_t j = 0; j < st->n; j++)
-		all[j] = j;
-	found += check_direction(st, all, st->single, st->n);
-	free(all);
-	progress(st, "palmed: %u mixes searched, %u resources, %u benchmarks\n",
-		 st->o->random_kernels, (unsigned)st->nres, st->stats->benchmarks);
-	return found;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -489,18 +247,18 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 			st->stats->singles++;
 		}
 		kernel_done(&k);
-		progress(st, "\rpalmed: singles %zu/%zu", i + 1, nforms);
+		infer_progress(st, "\rpalmed: singles %zu/%zu", i + 1, nforms);
 	}
-	progress(st, "\n");
-	progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
+	infer_progress(st, "\n");
+	infer_progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
 	free(sorted);
+	double *e = xcalloc(st->n + 1, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
-		st->meas = xrealloc(st->meas, (st->nmeas + 1) * sizeof(*st->meas));
-		st->meas[st->nmeas].sigma = xcalloc(st->n, sizeof(double));
-		st->meas[st->nmeas].sigma[i] = 1;
-		st->meas[st->nmeas].cycles = st->single[i];
-		st->nmeas++;
+		e[i] = 1;
+		log_measured(st, e, st->single[i]);
+		e[i] = 0;
 	}
+	free(e);
 }
 
 /* Stage 2: the resource that bounds each form alone. A form whose
@@ -511,16 +269,16 @@ static void map_singles(struct state *st)
 	double *e = xcalloc(st->n, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
 		e[i] = 1;
-		if (lower_bound(st, e) < st->single[i] * (1 - st->o->tol) &&
-		    !isolate(st, e, st->single[i])) {
+		if (infer_lower_bound(st, e) < st->single[i] * (1 - st->o->tol) &&
+		    !infer_isolate(st, e, st->single[i])) {
 			double *rho = xcalloc(st->n, sizeof(double));
 			rho[i] = st->single[i];
-			add_resource(st, rho, e);
+			infer_add_resource(st, rho, e);
 		}
 		e[i] = 0;
 	}
 	free(e);
-	progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
+	infer_progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
 		 st->stats->benchmarks);
 }
 
@@ -573,6 +331,7 @@ static void state_done(struct state *st)
 	free(st->forms);
 	free(st->single);
 	free(st->meas);
+	free(st->slots);
 	free(st->rho);
 	free(st->satkern);
 }
@@ -598,16 +357,19 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 	}
 	measure_singles(&st, forms, nforms);
 	if (st.n == 0) {
+		char *why = xasprintf("none of the %zu forms could be measured (%s: %s)", nforms,
+				      st.model->unmapped[0].form, st.model->unmapped[0].reason);
 		state_done(&st);
 		model_delete(st.model);
-		return perpi_set_error("none of the %zu forms could be measured (first: %s: %s)",
-				       nforms, forms[0], "see the unmapped list");
+		perpi_set_error("%s", why);
+		free(why);
+		return -1;
 	}
 	map_singles(&st);
 	for (unsigned pass = 0; pass < o->max_passes; pass++) {
-		progress(&st, "palmed: pass %u\n", pass + 1);
-		unsigned found = search_pairs(&st);
-		found += search_mixes(&st);
+		infer_progress(&st, "palmed: pass %u\n", pass + 1);
+		unsigned found = infer_search_pairs(&st);
+		found += infer_search_mixes(&st);
 		if (!found)
 			break;
 	}

@@ -4,6 +4,7 @@
 #ifndef PERPI_INFER_H
 #define PERPI_INFER_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "palmed/measure.h"
@@ -42,5 +43,9 @@ struct infer_stats {
  * 0 with *out set (the caller deletes it), or -1 with perpi_error() set. */
 int infer_model(const struct measure *m, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats);
+
+/* The forms `perpi palmed build` models when given none (infer_forms.c). */
+extern const char *const infer_default_forms[];
+extern const size_t infer_default_nforms;
 
 #endif

@@ -15,4 +15,14 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 int palmed_predict_main(int argc, char **argv);
 int palmed_eval_main(int argc, char **argv);
 
+
+/* Machine code from hex text ("48 01 d8", "4801d8", "\x48\x01", "0x48,
+ * 0x01"); *bytes is malloc'd. Returns 0, or -1 with perpi_error() set. */
+int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len);
+/* Assembles text (AT&T, or Intel when intel is non-zero) with GNU as. */
+int predict_assemble(const char *text, int intel, unsigned char **bytes, size_t *len);
+/* The kernel of the forms of the instructions in bytes (every instruction
+ * once per occurrence). Returns 0, or -1 when some bytes do not decode. */
+int predict_decode(const unsigned char *bytes, size_t len, struct kernel *out);
+
 #endif

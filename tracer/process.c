@@ -177,6 +177,12 @@ int process_signal_caught(pid_t pid, int sig)
 	return sig > 0 && sig <= 64 && (status_field(pid, "SigCgt", 0) >> (sig - 1) & 1);
 }
 
+int process_signal_pending(pid_t tid, int sig)
+{
+	unsigned long long mask = status_field(tid, "SigPnd", 0) | status_field(tid, "ShdPnd", 0);
+	return sig > 0 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
 pid_t process_tgid(pid_t tid)
 {
 	pid_t t = (pid_t)status_field(tid, "Tgid", 1);

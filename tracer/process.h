@@ -40,6 +40,9 @@ uint64_t process_auxv(pid_t pid, unsigned long type);
 /* Whether signal sig has a handler in pid (SigCgt in /proc/PID/status). */
 int process_signal_caught(pid_t pid, int sig);
 
+/* Whether signal sig is pending for thread tid (SigPnd or ShdPnd). */
+int process_signal_pending(pid_t tid, int sig);
+
 /* The thread group of a thread (Tgid in /proc/PID/status), or -1. */
 pid_t process_tgid(pid_t tid);
 

@@ -258,6 +258,8 @@ int trace_step(struct tracer *t)
 		sig = 0;
 		int status;
 		int r = tracee_wait_main(t, &status);
+		if (r == WAIT_INTERRUPTED)
+			t->step_in_flight = 1;
 		if (r != WAIT_STOPPED)
 			return r == WAIT_EXITED ? STEP_EXITED : STEP_INTERRUPTED;
 		int s = WSTOPSIG(status), event = status >> 16;
@@ -403,6 +405,10 @@ static int native_run(struct tracer *t)
 		if (event) {
 			if (tracee_main_event(t, event) == STEP_EXECED)
 				return STEP_EXECED;
+			continue;
+		}
+		if (s == SIGTRAP && t->step_in_flight) {
+			t->step_in_flight = 0; /* the end of a step perpi was interrupted in */
 			continue;
 		}
 		if (s == SIGTRAP) {

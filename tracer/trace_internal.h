@@ -48,6 +48,7 @@ struct tracer {
 	pid_t pid, tgid;
 	int spawned;
 	int main_running;  /* interrupted while the main thread ran */
+	int step_in_flight; /* ... in a single step: its SIGTRAP is still to come */
 	int pending_signal; /* to deliver to the main thread on its next resume */
 	char *path;
 	struct elf_image *prog;

@@ -8,6 +8,10 @@
 
 /* push and pop read and write RSP and the stack bytes.
  * EXPECT stack_ops I=6 C=5
+ * EXPECT[--stack-engine] stack_ops I=6 C=2
+ *   with a stack engine the pushes and pops neither read nor write RSP:
+ *   push rbx 1, push rbp 1, mov 1, pop rbp 2 and pop rbx 2 (their stack
+ *   bytes, written at 1), ret 1 (the return address, from before)
  *   push rbx       1  (rsp, rbx (0))
  *   push rbp       2  (rsp (1))
  *   mov ebx,5      1
@@ -37,6 +41,9 @@ leaf:
 
 /* A call and its callee's instructions count in the caller's instance.
  * EXPECT stack_call I=5 C=3
+ * EXPECT[--stack-engine] stack_call I=5 C=2
+ *   call 1 (no source), mov 1, leaf's ret 2 (the return address the call
+ *   wrote), add 2, ret 1
  *   call leaf      1  (rsp (0); writes rsp and the return address)
  *     mov eax,1    1
  *     ret          2  (rsp (1), return address (1))
@@ -125,6 +132,12 @@ sys_getpid:
 
 /* A loop of 10 iterations summing 10..1.
  * EXPECT loop_sum I=33 C=12
+ * EXPECT[--window 1] loop_sum I=33 C=33
+ *   each instruction after the one before it: ILP exactly 1
+ * EXPECT[--only int] loop_sum I=21 C=11
+ *   counted: xor (1), then per iteration add and dec; mov ecx,10 (move),
+ *   jnz and ret (branch) are free: mov makes rcx ready at 0, so iteration
+ *   k has add k+1 (rax k, rcx k-1) and dec k: I = 1 + 2 * 10, C = 11
  *   xor eax,eax    1
  *   mov ecx,10     1
  *   iteration k = 1..10:

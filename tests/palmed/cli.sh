@@ -61,5 +61,29 @@ contains "$tmp/out" "^palmed  *50  *100.0%  *0.00%  *1.000"; check "eval: exact 
 [ -s "$tmp/eval/eval.csv" ] && [ -s "$tmp/eval/eval-palmed.svg" ]; check "eval saves raw results and a scatter plot" $?
 [ "$(wc -l <"$tmp/eval/eval.csv")" -eq 51 ]; check "one CSV line per kernel" $?
 
+# The same block three ways on the Zen-like machine: multiply (fp0|fp1), add
+# (fp2|fp3), shuffle (fp1|fp2) need all four FP pipes: 3 µops / 4 = 0.75
+# cycle. Capstone turns each instruction into its form.
+$PERPI palmed build --sim zen -o "$tmp/zen.json" -q >/dev/null 2>&1
+$PERPI palmed predict -m "$tmp/zen.json" --hex 'f2 0f 59 c1 f2 0f 58 c1 66 0f 70 c1 00' \
+	>"$tmp/out" 2>/dev/null
+contains "$tmp/out" "kernel:      ADDSD_XMM_XMM MULSD_XMM_XMM PSHUFD_XMM_XMM_IMM8" &&
+	contains "$tmp/out" "cycles/iter: 0.750"
+check "hex bytes: mulsd, addsd, pshufd take 0.75 cycle" $?
+printf 'mulsd %%xmm1, %%xmm0\naddsd %%xmm1, %%xmm0\npshufd $0, %%xmm1, %%xmm0\n' |
+	$PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 0.750"; check "AT&T assembly: the same 0.75 cycle" $?
+printf 'mulsd xmm0, xmm1\naddsd xmm0, xmm1\npshufd xmm0, xmm1, 0\njmp 1f\n1:\n' >"$tmp/block.s"
+$PERPI palmed predict -m "$tmp/zen.json" --asm "$tmp/block.s" --intel >"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 0.750" && contains "$tmp/out" "3 of 4 instructions covered" &&
+	contains "$tmp/out" "JMP_IMM8 x1: not in the model: control flow"
+check "Intel assembly: 0.75 cycle, the jump uncovered and why" $?
+$PERPI palmed predict -m "$tmp/zen.json" --hex 'f2 0f 59' >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot decode"
+check "truncated machine code is an error" $?
+echo 'addq %rax' | $PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot assemble"
+check "bad assembly is an error" $?
+
 $PERPI palmed frobnicate >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown subcommand: exit 2" $?
 exit $fail

@@ -33,6 +33,10 @@ got=$(whole_i)
 [ "${got:-0}" -gt 2003 ] || fail "--all loop_pie: I = '$got', want more than 2003"
 grep -q '@ld-linux-x86-64.so.2 ' "$report" || fail "--all: no function of the loader named"
 
+# --duration on a program perpi started: tracing stops, the program runs
+# on untraced to its end and its exit status is perpi's.
+run 0 --all --duration 0.3 "$B/loop_pie"
+
 # Markers (markers.S): 103 by default, 102 from work to perpi_stop.
 run 0 "$B/markers"
 expect_i 103 "markers"

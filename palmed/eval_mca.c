@@ -1,0 +1,90 @@
+/* llvm-mca as a second predictor for `perpi palmed eval`: the same loop
+ * body the benchmark runner generates (bench_kernel_asm), without its loop
+ * control, simulated by llvm-mca-19 for the host CPU (-mcpu=native). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "palmed/eval.h"
+
+#define MCA "llvm-mca-19"
+
+int eval_mca_available(void)
+{
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+	int found = 0;
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *file = xasprintf("%s/%s", dir, MCA);
+		found = access(file, X_OK) == 0;
+		free(file);
+	}
+	free(copy);
+	return found;
+}
+
+/* The unrolled body: the lines between the loop label and its counter. */
+static char *loop_body(const char *asm_text)
+{
+	const char *start = strstr(asm_text, "_loop:\n"), *end;
+	if (!start)
+		return NULL;
+	start += strlen("_loop:\n");
+	end = strstr(start, "\tdec ");
+	if (!end)
+		return NULL;
+	return xasprintf(".intel_syntax noprefix\n%.*s", (int)(end - start), start);
+}
+
+static int run_mca(const char *src, const char *out)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp(MCA, MCA, "-mcpu=native", "-iterations=100", src, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int eval_mca_ipc(const char *asm_text, double *ipc)
+{
+	char *body = loop_body(asm_text);
+	if (!body)
+		return perpi_set_error("llvm-mca: no loop in the generated kernel");
+	char src[] = "/tmp/perpi-mca-XXXXXX", out[] = "/tmp/perpi-mca-out-XXXXXX";
+	int fd = mkstemp(src), fd2 = mkstemp(out), rc = -1;
+	if (fd >= 0 && fd2 >= 0 && write(fd, body, strlen(body)) == (ssize_t)strlen(body)) {
+		close(fd);
+		fd = -1;
+		if (run_mca(src, out) == 0) {
+			FILE *f = fopen(out, "r");
+			char line[256];
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "IPC: %lf", ipc) == 1)
+					rc = 0;
+			if (f)
+				fclose(f);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	unlink(src);
+	unlink(out);
+	free(body);
+	return rc == 0 ? 0 : perpi_set_error("llvm-mca failed on the kernel");
+}

@@ -1,0 +1,52 @@
+/* What the parts of the inference share (infer.c: the measurement log,
+ * the bounds and the driver; infer_isolate.c: reading a resource off a
+ * kernel; infer_search.c: looking for kernels the model gets wrong). Not for
+ * use outside palmed/infer*.c. */
+#ifndef PERPI_INFER_PRIVATE_H
+#define PERPI_INFER_PRIVATE_H
+
+#include "palmed/infer.h"
+
+struct measured {
+	double *sigma; /* n multiplicities */
+	double cycles;
+};
+
+struct state {
+	const struct measure *ms;
+	const struct infer_options *o;
+	struct infer_stats *stats;
+	struct model *model; /* unmapped forms and the measurement log */
+	size_t n;            /* forms that could be measured alone */
+	char **forms;        /* sorted */
+	double *single;      /* cycles of each form alone */
+	size_t nmeas;
+	struct measured *meas;
+	size_t *slots, nslots; /* open addressing: index + 1 of a measurement, 0 free */
+	size_t nres;
+	double **rho;   /* nres vectors of n */
+	char **satkern; /* a kernel whose bottleneck each resource is */
+	unsigned long long rng;
+};
+
+void infer_progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Cycles of the integer kernel sigma, measured once (then from the log). */
+int infer_measure(struct state *st, const double *sigma, double *cycles);
+struct measured *infer_find_measured(const struct state *st, const double *sigma);
+double infer_dot(const double *a, const double *b, size_t n);
+/* The model's cycles (max over known resources): a lower bound of truth. */
+double infer_lower_bound(const struct state *st, const double *sigma);
+/* What the measurements alone guarantee: an upper bound (an LP). */
+double infer_upper_bound(const struct state *st, const double *sigma);
+/* No measured kernel exceeds its cycles under usage rho. */
+int infer_consistent(const struct state *st, const double *rho);
+/* Takes rho (malloc'd); kernel_sigma is where the resource was found. */
+void infer_add_resource(struct state *st, double *rho, const double *kernel_sigma);
+/* A kernel (cycles ck) slower than the model: find its bottleneck and add
+ * it. Returns 1 if a resource was added. */
+int infer_isolate(struct state *st, const double *kernel, double ck);
+/* The searches of one pass; each returns the resources it added. */
+unsigned infer_search_pairs(struct state *st);
+unsigned infer_search_mixes(struct state *st);
+
+#endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Names in the report: the program's functions by name, PLT stubs as
+# NAME@plt, a library's functions as NAME@LIBRARY, and a shared object
+# loaded by dlopen while the program ran (the names are looked up after
+# the program has exited, from the snapshot of its mappings).
+. "$top_srcdir/tests/tracer/lib.sh"
+
+run 0 "$B/names" "$B/libplugin.so"
+for want in 'main' 'puts@plt' 'dlopen@plt' 'plugin_work@libplugin.so'; do
+	grep -q "^$want  *:: I \[" "$report" || fail "names: no line for $want"
+done
+run 0 "$B/names_noplt" "$B/libplugin.so"
+grep -q "^puts@libc.so.6  *:: I \[" "$report" || fail "names_noplt: no line for puts@libc.so.6"
+finish
