@@ -181,7 +181,7 @@ static int record_run(struct record *r, int argc, char **argv)
 	char *program = program_path(r, argv);
 	r->lines = srcline_open(program);
 	if (!r->lines)
-		perpi_warn("%s: no source lines in the trace", perpi_error());
+		perpi_warn("no source lines in the trace: %s", perpi_error());
 	struct trace_writer *w = open_writer(r, argc, argv, program);
 	free(program);
 	if (!w) {
