@@ -7,6 +7,7 @@
 #include "common/util.h"
 #include "ilp/filter.h"
 #include "ilp/hist.h"
+#include "ilp/latency.h"
 
 const char filter_usage[] =
 	"  -i FILE             read FILE instead of perpi.data\n"
@@ -17,7 +18,9 @@ const char filter_usage[] =
 	"                      int, fp, vec, move, branch, other); the others are free\n"
 	"  --window W          an instruction cannot run before the one W earlier\n"
 	"  --width N           at most N instructions per step\n"
-	"  --stack-engine      implicit RSP updates of push/pop/call/ret are free\n";
+	"  --stack-engine      implicit RSP updates of push/pop/call/ret are free\n"
+	"  --latency FILE      steps per instruction form ('FORM STEPS' lines, e.g.\n"
+	"                      'ADDSD_XMM_XMM 4'); forms not listed take 1\n";
 
 void filter_options_init(struct filter_options *o)
 {
@@ -105,7 +108,7 @@ int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i)
 		return 1;
 	}
 	static const char *const names[] = {"-i", "--function", "--call", "--steps",
-					    "--only", "--window", "--width"};
+					    "--only", "--window", "--width", "--latency"};
 	size_t k = 0;
 	while (k < ARRAY_SIZE(names) && !match(names[k], argc, argv, i, &v))
 		k++;
@@ -124,6 +127,7 @@ int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i)
 			return perpi_set_error("--window: '%s' is not a number from 1 to 2^32-1", v);
 		o->engine.window = (unsigned)n;
 		return 1;
+	case 7: o->latency = v; return 1;
 	default:
 		if (parse_u64("--width", v, 1, &n) < 0 || n > UINT32_MAX)
 			return perpi_set_error("--width: '%s' is not a number from 1 to 2^32-1", v);
@@ -213,6 +217,10 @@ void filter_write_header(FILE *out, const struct filter_options *o, const struct
 	if (e->window || e->width || e->stack_engine)
 		fprintf(out, "# machine: window %u, width %u, stack engine %s (0 = unlimited)\n",
 			e->window, e->width, e->stack_engine ? "on" : "off");
+	if (o->latency)
+		fprintf(out, "# --latency %s: %zu static instruction%s of forms not listed took 1 "
+			     "step\n", o->latency, latency_table_unlisted(r->latency),
+			latency_table_unlisted(r->latency) == 1 ? "" : "s");
 }
 
 int filter_parse_args(struct filter_options *o, int argc, char **argv,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "ilp/engine.h"
+#include "ilp/latency.h"
 #include "ilp/trace_file.h"
 
 /* Names of a static instruction: its function (and offset in it), its
@@ -27,6 +28,7 @@ struct filter_options {
 	uint64_t call;            /* --call N: only the N-th instance (1-based); 0: all */
 	uint64_t step_first;      /* --steps A:B; 0 and UINT64_MAX when not given */
 	uint64_t step_last;
+	const char *latency;      /* --latency FILE: steps per instruction form */
 	struct engine_options engine;
 };
 
@@ -61,6 +63,7 @@ struct filter_result {
 	uint64_t run_steps;                /* C before --steps was applied */
 	struct trace_end end;
 	struct engine *engine;             /* without --function: the run's engine, finished */
+	struct latency_table *latency;     /* --latency's table (owned) */
 	const struct trace_meta_entry *meta; /* valid until trace_reader_close */
 	size_t n_meta;
 };

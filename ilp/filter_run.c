@@ -6,9 +6,11 @@
 
 #include "common/util.h"
 #include "ilp/filter.h"
+#include "ilp/latency.h"
 
 struct pipeline {
 	const struct filter_options *o;
+	struct engine_options engine_options; /* o->engine with --latency's table */
 	const struct filter_observer *obs;
 	size_t n_obs;
 	int want_deps;
@@ -56,7 +58,7 @@ static void forward(void *ctx, const struct engine_step_info *info)
 
 static void open_region(struct pipeline *p)
 {
-	p->engine = engine_new(&p->o->engine);
+	p->engine = engine_new(&p->engine_options);
 	/* Observing costs the engine time: only when someone looks. */
 	if (p->n_obs || p->o->step_first || p->o->step_last != UINT64_MAX)
 		engine_add_observer(p->engine, forward, p, p->want_deps);
@@ -202,12 +204,22 @@ int filter_run(const struct filter_options *o, const struct filter_observer *obs
 	*reader = NULL;
 	if (o->call && !o->function)
 		return perpi_set_error("--call N needs --function SYM");
-	struct pipeline p = {.o = o, .obs = obs, .n_obs = n_obs, .res = out};
+	struct pipeline p = {.o = o, .engine_options = o->engine, .obs = obs, .n_obs = n_obs,
+			     .res = out};
 	for (size_t i = 0; i < n_obs; i++)
 		p.want_deps |= obs[i].want_deps;
+	if (o->latency) {
+		out->latency = latency_table_load(o->latency);
+		if (!out->latency)
+			return -1;
+		p.engine_options.latency = latency_table_of;
+		p.engine_options.latency_ctx = out->latency;
+	}
 	p.reader = trace_reader_open(o->input);
-	if (!p.reader)
+	if (!p.reader) {
+		filter_result_done(out);
 		return -1;
+	}
 	int rc;
 	if (o->function) {
 		rc = trace_reader_replay(p.reader, instance_event, &p);
@@ -237,6 +249,9 @@ void filter_result_done(struct filter_result *res)
 	if (res->engine)
 		engine_delete(res->engine);
 	res->engine = NULL;
+	if (res->latency)
+		latency_table_delete(res->latency);
+	res->latency = NULL;
 	free(res->functions);
 	res->functions = NULL;
 	res->n_functions = 0;

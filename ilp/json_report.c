@@ -64,6 +64,7 @@ static json_object *options_object(const struct filter_options *o)
 	json_object_object_add(j, "window", json_object_new_int64(o->engine.window));
 	json_object_object_add(j, "width", json_object_new_int64(o->engine.width));
 	json_object_object_add(j, "stack_engine", json_object_new_boolean(o->engine.stack_engine));
+	json_object_object_add(j, "latency", o->latency ? json_object_new_string(o->latency) : NULL);
 	return j;
 }
 

@@ -102,7 +102,17 @@ static const struct perpi_insn *insn_of(const struct step *s)
 	memset(in, 0, sizeof(*in));
 	in->addr = s->addr;
 	in->id = n_insns++;
+	/* Real encodings where --latency needs the form (ADDSD_XMM_XMM...). */
+	static const struct {
+		const char *text;
+		uint8_t bytes[4];
+	} enc[] = {{"addsd xmm0, xmm1", {0xf2, 0x0f, 0x58, 0xc1}},
+		   {"addsd xmm0, xmm2", {0xf2, 0x0f, 0x58, 0xc2}},
+		   {"mulsd xmm3, xmm1", {0xf2, 0x0f, 0x59, 0xd9}}};
 	in->len = 4;
+	for (unsigned k = 0; k < ARRAY_SIZE(enc); k++)
+		if (!strcmp(enc[k].text, s->text))
+			memcpy(in->bytes, enc[k].bytes, 4);
 	in->klass = s->klass;
 	in->control = s->control;
 	in->decoder = DECODER_CAPSTONE;
