@@ -208,6 +208,13 @@ struct breakpoint *breakpoints_find(struct breakpoints *bps, uint64_t addr)
 	return NULL;
 }
 
+void breakpoints_remove(struct breakpoints *bps, uint64_t addr)
+{
+	struct breakpoint *b = breakpoints_find(bps, addr);
+	if (b)
+		*b = bps->bp[--bps->n];
+}
+
 void breakpoints_add(struct breakpoints *bps, uint64_t addr)
 {
 	if (breakpoints_find(bps, addr))

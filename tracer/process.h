@@ -62,6 +62,7 @@ void breakpoints_init(struct breakpoints *bps);
 void breakpoints_done(struct breakpoints *bps);
 void breakpoints_add(struct breakpoints *bps, uint64_t addr);
 struct breakpoint *breakpoints_find(struct breakpoints *bps, uint64_t addr);
+void breakpoints_remove(struct breakpoints *bps, uint64_t addr); /* a disarmed one */
 int breakpoints_arm(struct breakpoints *bps, pid_t pid);    /* all, 0 or -1 */
 int breakpoints_disarm(struct breakpoints *bps, pid_t pid); /* all, 0 or -1 */
 /* Restore the original bytes of every breakpoint in another process's copy

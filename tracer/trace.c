@@ -64,6 +64,7 @@ void tracer_delete(struct tracer *t)
 	breakpoints_done(&t->bps);
 	free(t->threads);
 	free(t->starts);
+	free(t->lib_functions);
 	free(t->path);
 	free(t->xsave);
 	free(t);
@@ -107,10 +108,17 @@ static int region_choose(struct tracer *t)
 	const struct elf_symbol *main_sym = elf_image_lookup(t->prog, "main");
 	uint64_t a;
 	for (size_t i = 0; i < o->n_functions; i++) {
-		if (location_resolve(t, "--function", o->functions[i], &a) < 0)
+		t->end_kind = END_RETURN;
+		const char *f = o->functions[i];
+		if (f[0] != '0' && !elf_image_lookup(t->prog, f)) { /* a library's, maybe */
+			t->lib_functions = xrealloc(t->lib_functions, (t->n_lib_functions + 1) *
+									  sizeof(*t->lib_functions));
+			t->lib_functions[t->n_lib_functions++] = (char *)f;
+			continue;
+		}
+		if (location_resolve(t, "--function", f, &a) < 0)
 			return -1;
 		starts_add(t, a);
-		t->end_kind = END_RETURN;
 	}
 	if (o->n_functions)
 		return 0;
@@ -154,10 +162,33 @@ static int region_plan(struct tracer *t)
 		return -1;
 	/* regions that start at a function's first instruction open its call */
 	t->starts_are_functions = t->n_starts && !t->start_at_entry;
-	for (size_t i = 0; i < t->n_starts; i++) {
+	for (size_t i = 0; i < t->n_starts && t->end_kind != END_RETURN; i++) {
 		const struct elf_symbol *s = elf_image_find(t->prog, t->starts[i]);
 		t->starts_are_functions &= s && s->value == t->starts[i];
 	}
+	return 0;
+}
+
+/* --function names of the libraries, now mapped: breakpoints at them. */
+static int region_resolve_libs(struct tracer *t)
+{
+	symbolizer_refresh(t->syms);
+	for (size_t i = 0; i < t->n_lib_functions; i++) {
+		uint64_t addr;
+		int r = symbolizer_lookup(t->syms, t->lib_functions[i], &addr);
+		if (r == -2)
+			return perpi_set_error("--function %s: an IFUNC (its implementation is "
+					       "chosen at run time, under another name): trace "
+					       "its caller instead",
+					       t->lib_functions[i]);
+		if (r < 0)
+			return perpi_set_error("--function %s: no function of that name in %s or "
+					       "the libraries it has loaded",
+					       t->lib_functions[i], t->path);
+		starts_add(t, addr);
+		breakpoints_add(&t->bps, addr);
+	}
+	t->n_lib_functions = 0;
 	return 0;
 }
 
@@ -179,6 +210,15 @@ static int region_place(struct tracer *t)
 	}
 	if (t->have_stop)
 		t->stop_addr += bias;
+	if (t->n_lib_functions && t->opt.pid)
+		return region_resolve_libs(t); /* attached: the libraries are there */
+	if (t->n_lib_functions) { /* started: they are there when main is reached */
+		const struct elf_symbol *m = elf_image_lookup(t->prog, "main");
+		t->resolve_addr = m ? m->value + bias : entry;
+		t->have_resolve = 1;
+		breakpoints_add(&t->bps, t->resolve_addr);
+	}
+	t->starts_are_functions |= t->end_kind == END_RETURN;
 	return 0;
 }
 
@@ -419,9 +459,18 @@ static int native_run(struct tracer *t)
 				t->regs.rip--;
 				ptrace(PTRACE_SETREGS, t->pid, 0, &t->regs);
 				breakpoints_disarm(&t->bps, t->pid);
+				if (t->have_resolve && t->regs.rip == t->resolve_addr) {
+					t->have_resolve = 0;
+					if (!is_start(t, t->resolve_addr))
+						breakpoints_remove(&t->bps, t->resolve_addr);
+					if (region_resolve_libs(t) < 0)
+						return STEP_ERROR;
+				}
 				if (is_start(t, t->regs.rip) && !t->done_tracing)
 					return STEP_DONE;
-				continue; /* tracing is over: run on without breakpoints */
+				if (!t->done_tracing && breakpoints_arm(&t->bps, t->pid) < 0)
+					return STEP_ERROR;
+				continue; /* without breakpoints once tracing is over */
 			}
 		}
 		if (tracee_is_group_stop(t, s))

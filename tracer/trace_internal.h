@@ -61,6 +61,10 @@ struct tracer {
 	size_t n_starts;
 	int start_now, start_at_entry, skip_start_call;
 	int starts_are_functions; /* every start is a function's entry */
+	char **lib_functions; /* --function names not in the program: looked up */
+	size_t n_lib_functions; /* in its libraries once they are loaded */
+	int have_resolve;       /* a breakpoint at resolve_addr (main or the entry) */
+	uint64_t resolve_addr;  /* is where they are looked up */
 	int end_kind;
 	int have_stop;
 	uint64_t stop_addr;

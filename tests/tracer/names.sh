@@ -11,4 +11,10 @@ for want in 'main' 'puts@plt' 'dlopen@plt' 'plugin_work@libplugin.so'; do
 done
 run 0 "$B/names_noplt" "$B/libplugin.so"
 grep -q "^puts@libc.so.6  *:: I \[" "$report" || fail "names_noplt: no line for puts@libc.so.6"
+
+# --function of a library, by name: looked up once the program reaches
+# main; names.c calls puts once.
+run 0 --function puts "$B/names" "$B/libplugin.so"
+grep -q '^puts@libc.so.6  *:: I \[[0-9]*\] .*(1 call)$' "$report" ||
+	fail "--function puts: no line 'puts@libc.so.6 ... (1 call)'"
 finish
