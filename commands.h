@@ -14,5 +14,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_forms(int argc, char **argv);
 int cmd_palmed(int argc, char **argv);
+int cmd_tui(int argc, char **argv);      /* tui/cmd_tui.c */
 
 #endif

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
 	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
 	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
+	{"tui", cmd_tui, "browse a recorded run (or trace a program) in a curses interface"},
 	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
 	{"db", cmd_db, "export or import the measurement database"},

@@ -42,7 +42,8 @@ static void write_filtered(const struct filter_options *o, const struct filter_r
 			   struct trace_reader *reader)
 {
 	struct engine_function *f = xmalloc((r->n_functions + 1) * sizeof(*f));
-	memcpy(f, r->functions, r->n_functions * sizeof(*f));
+	if (r->n_functions)
+		memcpy(f, r->functions, r->n_functions * sizeof(*f));
 	qsort(f, r->n_functions, sizeof(*f), by_insns);
 	int ranged = o->step_first || o->step_last != UINT64_MAX;
 	for (size_t k = 0; k < r->n_functions && !ranged; k++)

@@ -9,9 +9,19 @@
  *   after the frame's first event, since then that write updated the frame
  *   too. Opening a frame costs nothing.
  * - memory: a per-frame shadow of the bytes written inside the frame, one
- *   per depth, cleared when the frame closes.
+ *   per depth, cleared when the frame closes. The run's shadow stamps each
+ *   page with its last writer, so a read of a page nobody wrote since a
+ *   frame opened skips that frame's shadow (and every deeper one's).
  * The outermost frame, when it opens on the very first event, sees exactly
- * what the whole run sees and shares its state instead. */
+ * what the whole run sees and shares its state instead. Each event costs
+ * one pass over the open frames: time and memory grow with the call depth.
+ *
+ * Frames are matched by stack pointer: an instance opens on the event after
+ * a call (or a signal handler's or region's first instruction) with its RSP
+ * as key, closes with the ret at that RSP, and is unwound (closed before
+ * the event) by any event above it. Free instructions (syscalls, classes
+ * left out by --only) take no step and no place in the window or a step's
+ * width: their outputs are ready when their inputs are. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +34,7 @@
 #define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
 #define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
+#define DEEP_CALLS 4096 /* nested instances before a warning about the cost */
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
@@ -31,6 +42,8 @@ struct frame {
 	uint64_t insns_before; /* the run's I when it opened: its I is the difference */
 	uint32_t steps;
 	int shares_global;
+	int signal;          /* opened by a signal handler's first instruction */
+	uint64_t resume_sp;  /* the handler interrupted a call: its callee's RSP */
 	struct shadow *mem;  /* owned by this depth slot, reused */
 	struct limits lim;   /* initialised once per depth slot when limited */
 	int lim_ready;
@@ -52,7 +65,11 @@ struct engine {
 	struct shadow *mem;              /* with writers when an observer wants deps */
 	struct limits lim;
 	struct engine_totals totals;
-	int pending_call;
+	int pending_call;    /* the last event was a call */
+	uint64_t call_sp;    /* the RSP its callee starts with */
+	uint64_t resume_sp;  /* a call interrupted by a signal: its callee's RSP, 0 = none */
+	int in_sigreturn;    /* between a handler's ret and the sigreturn syscall */
+	int warned_deep;
 
 	struct frame *frames;
 	size_t depth, frames_cap;
@@ -183,6 +200,12 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 		memset(e->frames + e->frames_cap, 0, (cap - e->frames_cap) * sizeof(*e->frames));
 		e->frames_cap = cap;
 	}
+	if (e->depth == DEEP_CALLS && !e->warned_deep) {
+		e->warned_deep = 1;
+		perpi_warn("more than %d nested calls: each instance is analysed apart, so the "
+			   "per-function analysis slows down and grows with the depth",
+			   DEEP_CALLS);
+	}
 	struct frame *f = &e->frames[e->depth++];
 	f->entry = ev->insn->addr;
 	f->key = ev->sp;
@@ -192,6 +215,8 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 	/* Opened on the region's first event, the instance sees exactly what
 	 * the whole run sees (same ready steps, same limits state). */
 	f->shares_global = index == 0;
+	f->signal = 0;
+	f->resume_sp = 0;
 	if (e->limited && !f->lim_ready) {
 		limits_init(&f->lim, e->opt.window, e->opt.width);
 		f->lim_ready = 1;
@@ -209,6 +234,43 @@ static void frame_close(struct engine *e)
 	fn->calls++;
 	if (f->mem)
 		shadow_clear(f->mem);
+}
+
+/* A ret closes the top instance. A signal handler's ret leads to the
+ * sigreturn stub and syscall, perhaps on an alternate stack above the
+ * program's: no unwinding until that syscall, and a call the signal
+ * interrupted opens its instance when the program gets back to it. */
+static void frame_return(struct engine *e)
+{
+	struct frame *f = &e->frames[e->depth - 1];
+	if (f->signal) {
+		e->in_sigreturn = 1;
+		e->resume_sp = f->resume_sp;
+	}
+	frame_close(e);
+}
+
+/* Open the instances this event starts: after a call, at a signal
+ * handler's or a region's entry, or back from a signal that arrived
+ * between a call and its callee's first instruction. */
+static void frames_enter(struct engine *e, const struct perpi_event *ev, int64_t index)
+{
+	if (ev->flags & EVENT_SIGNAL_ENTRY) {
+		frame_open(e, ev, index);
+		e->frames[e->depth - 1].signal = 1;
+		e->frames[e->depth - 1].resume_sp = e->pending_call ? e->call_sp : 0;
+	} else if ((e->pending_call && ev->sp == e->call_sp) || (ev->flags & EVENT_CALL_ENTRY)) {
+		/* (a callee starts 8 bytes below its call: anything else after
+		 * a call is a gap in the trace, not its callee) */
+		frame_open(e, ev, index);
+	} else if (e->resume_sp && ev->sp == e->resume_sp && !e->in_sigreturn) {
+		frame_open(e, ev, index);
+		e->resume_sp = 0;
+	} else if (e->resume_sp && ev->sp > e->resume_sp && !e->in_sigreturn) {
+		e->resume_sp = 0; /* back in the caller: the call did not happen */
+	}
+	e->pending_call = ev->insn->control == CTRL_CALL;
+	e->call_sp = ev->sp - 8;
 }
 
 void engine_finish(struct engine *e)
@@ -484,12 +546,10 @@ int engine_event(void *engine, const struct perpi_event *ev)
 
 	/* An event above a frame's entry RSP left it without its ret
 	 * (longjmp, exceptions); a signal handler may run on another stack. */
-	if (!(ev->flags & EVENT_SIGNAL_ENTRY))
+	if (!(ev->flags & EVENT_SIGNAL_ENTRY) && !e->in_sigreturn)
 		while (e->depth && ev->sp > e->frames[e->depth - 1].key)
 			frame_close(e);
-	if (e->pending_call || (ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY)))
-		frame_open(e, ev, index);
-	e->pending_call = insn->control == CTRL_CALL;
+	frames_enter(e, ev, index);
 
 	int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
 		      (!e->opt.class_mask ||
@@ -514,7 +574,9 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	if (e->n_observers)
 		notify(e, ev, index, counted ? c : 0);
 
+	if (e->in_sigreturn && (ev->flags & EVENT_NOT_COUNTED))
+		e->in_sigreturn = 0;
 	if (insn->control == CTRL_RET && e->depth && ev->sp == e->frames[e->depth - 1].key)
-		frame_close(e);
+		frame_return(e);
 	return 0;
 }

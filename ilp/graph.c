@@ -98,7 +98,8 @@ void graph_observe(void *graph, const struct engine_step_info *info)
 	n->insn = info->ev->insn;
 	n->first_dep = g->n_deps;
 	n->n_deps = info->n_deps;
-	memcpy(g->deps + g->n_deps, info->deps, info->n_deps * sizeof(*info->deps));
+	if (info->n_deps)
+		memcpy(g->deps + g->n_deps, info->deps, info->n_deps * sizeof(*info->deps));
 	g->n_deps += info->n_deps;
 }
 

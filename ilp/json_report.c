@@ -92,7 +92,8 @@ static int by_insns(const void *a, const void *b)
 static json_object *functions_array(const struct filter_result *r, struct trace_reader *reader)
 {
 	struct engine_function *f = xmalloc((r->n_functions + 1) * sizeof(*f));
-	memcpy(f, r->functions, r->n_functions * sizeof(*f));
+	if (r->n_functions)
+		memcpy(f, r->functions, r->n_functions * sizeof(*f));
 	qsort(f, r->n_functions, sizeof(*f), by_insns);
 	struct insn_namer namer = filter_trace_namer(reader);
 	json_object *a = json_object_new_array();

@@ -318,7 +318,7 @@ static int add_insn(struct trace_reader *r, const uint8_t **pp, const uint8_t *e
 	uint64_t id, addr, tlen, fn, off, file, line;
 	struct rinsn *ri = xcalloc(1, sizeof(*ri));
 	struct perpi_insn *in = &ri->insn;
-	if (trace_get_varint(&p, end, &id) < 0 || id >= (1u << 28) ||
+	if (trace_get_varint(&p, end, &id) < 0 || id >= (1u << 24) ||
 	    trace_get_varint(&p, end, &addr) < 0 || p >= end || *p > sizeof(in->bytes) ||
 	    end - p < 4 + *p)
 		goto bad;

@@ -12,6 +12,9 @@
 #include "palmed/timing.h"
 
 #define BATCH_MAX 256 /* kernels per shared object */
+/* Bumped whenever the generated code or the measuring method changes, so
+ * that cached measurements of the old code are not taken for new ones. */
+#define BENCH_GENERATOR_VERSION 2
 
 struct bench_ctx {
 	struct bench_options opt;
@@ -22,9 +25,9 @@ struct bench_ctx {
 	size_t n_forms, cap_forms;
 	struct gen_form_info *forms;
 	char **form_errors;
-	unsigned batch;	  /* shared objects built, for unique names */
-	double best_wide; /* fewest cycles the throughput probe took here, 0 unknown */
-	int best_wide_dirty;
+	unsigned batch;		  /* shared objects built, for unique names */
+	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
+	int best_dirty;
 	char machine[160]; /* key of the probe reference file */
 };
 
@@ -48,8 +51,8 @@ void bench_options_default(struct bench_options *o)
 
 char *bench_options_key(const struct bench_options *o)
 {
-	return xasprintf("unroll=%u total=%u measures=%u warmup=%u", o->unroll_size, o->total_insn,
-			 o->num_measures, o->warmup);
+	return xasprintf("gen=%d unroll=%u total=%u measures=%u warmup=%u", BENCH_GENERATOR_VERSION,
+			 o->unroll_size, o->total_insn, o->num_measures, o->warmup);
 }
 
 void bench_result_init(struct bench_result *r)
@@ -73,18 +76,22 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	__builtin_cpu_init();
 	b->gp.avx = __builtin_cpu_supports("avx");
 	b->gp.avx512 = __builtin_cpu_supports("avx512f");
-	/* the probe reference: the better of the database's and the cache file's */
+	/* the probe references: the better of the database's and the cache file's */
 	struct machine_identity m;
-	double from_db = 0, from_file = 0;
+	double from_file[PROBE_COUNT];
 	machine_identity_current(&m);
 	machine_identity_describe(&m, b->machine, sizeof(b->machine));
 	snprintf(b->machine + strlen(b->machine), sizeof(b->machine) - strlen(b->machine),
 		 " microcode %s", m.microcode);
-	if (db)
-		db_probe_get(db, &from_db);
-	timing_reference_load(b->machine, &from_file);
-	double best = from_db > 0 && (from_file <= 0 || from_db < from_file) ? from_db : from_file;
-	b->best_wide = best * TIMING_WIDE_INSNS; /* both are per probe instruction */
+	timing_reference_load(b->machine, from_file);
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		double from_db = 0;
+		if (db)
+			db_probe_get(db, timing_probe_names[k], &from_db);
+		b->best[k] = from_db > 0 && (from_file[k] <= 0 || from_db < from_file[k])
+				 ? from_db
+				 : from_file[k];
+	}
 	return b;
 }
 
@@ -92,10 +99,11 @@ void bench_delete(struct bench_ctx *b)
 {
 	if (!b)
 		return;
-	if (b->best_wide_dirty) {
-		if (b->db)
-			db_probe_put(b->db, b->best_wide / TIMING_WIDE_INSNS);
-		timing_reference_save(b->machine, b->best_wide / TIMING_WIDE_INSNS);
+	if (b->best_dirty) {
+		for (int k = 0; k < PROBE_COUNT && b->db; k++)
+			if (b->best[k] > 0)
+				db_probe_put(b->db, timing_probe_names[k], b->best[k]);
+		timing_reference_save(b->machine, b->best);
 	}
 	if (b->dir) {
 		harness_remove_dir(b->dir);
@@ -251,10 +259,12 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 	size_t i = c->kernel_of_job[job];
 	struct harness_output *o = &c->ho[job];
 	struct bench_result *r = &c->out[i];
-	if (o->best_wide > 0 && (c->b->best_wide == 0 || o->best_wide < c->b->best_wide)) {
-		c->b->best_wide = o->best_wide;
-		c->b->best_wide_dirty = 1;
-	}
+	for (int k = 0; k < PROBE_COUNT; k++)
+		if (isfinite(o->best[k]) && o->best[k] > 0 &&
+		    (c->b->best[k] == 0 || o->best[k] < c->b->best[k])) {
+			c->b->best[k] = o->best[k];
+			c->b->best_dirty = 1;
+		}
 	unsigned n_clean = 0;
 	for (unsigned j = 0; j < o->n; j++)
 		n_clean += o->clean[j] != 0;
@@ -356,8 +366,8 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 		    .cpu = b->opt.cpu,
 		    .force_tsc = b->opt.force_tsc,
 		    .max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
-		    .best_wide_hint = b->best_wide,
 		};
+		memcpy(hc.best_hint, b->best, sizeof(hc.best_hint));
 		char *so = xasprintf("%s/%s.so", b->dir, stem);
 		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
 		if (harness_run(so, jobs, n_jobs, &hc, c->ho, job_done, c) < 0)

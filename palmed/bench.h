@@ -43,7 +43,7 @@ struct bench_options {
 void bench_options_default(struct bench_options *o);
 
 /* The generation parameters as one canonical string, the cache key part
- * "unroll=256 total=100000 measures=15 warmup=3"; caller frees. */
+ * "gen=2 unroll=256 total=100000 measures=15 warmup=3"; caller frees. */
 char *bench_options_key(const struct bench_options *o);
 
 struct bench_result {

@@ -205,7 +205,10 @@ static int report(const struct kernel *ks, size_t n, struct bench_result *res, c
 {
 	int failed = 0;
 	json_object *arr = a->json ? json_object_new_array() : NULL;
-	if (!a->json)
+	int any = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= status[i] == 0;
+	if (!a->json && any)
 		printf("%-9s %-7s %6s  %-5s %s\n", a->latency ? "latency" : "cycles",
 		       a->latency ? "1/lat" : "IPC", "spread", "clock", "kernel");
 	for (size_t i = 0; i < n; i++) {

@@ -29,13 +29,14 @@ static const char schema[] =
     " samples TEXT NOT NULL, clean TEXT NOT NULL," /* every raw sample, space-separated */
     " UNIQUE(machine_id, kernel_id, kind, params));"
     "CREATE TABLE form(machine_id INTEGER NOT NULL REFERENCES machine(id), name TEXT NOT NULL,"
-    " status TEXT NOT NULL, reason TEXT, date TEXT NOT NULL, PRIMARY KEY(machine_id, name));"
-    "CREATE TABLE probe(machine_id INTEGER PRIMARY KEY REFERENCES machine(id),"
-    " wide_cycles REAL NOT NULL);";
+    " status TEXT NOT NULL, reason TEXT, date TEXT NOT NULL, PRIMARY KEY(machine_id, name));";
 
 /* Tables added since the first format: created when missing. */
 static const char schema_additions[] =
-    "CREATE TABLE IF NOT EXISTS form_semantics(name TEXT PRIMARY KEY, semantics TEXT NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS form_semantics(name TEXT PRIMARY KEY, semantics TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS probe_reference(machine_id INTEGER NOT NULL"
+    " REFERENCES machine(id), probe TEXT NOT NULL, cycles_per_insn REAL NOT NULL,"
+    " PRIMARY KEY(machine_id, probe));";
 
 char *db_default_path(void)
 {
@@ -116,8 +117,9 @@ static int check_or_create(struct db *db)
 		if (!strncmp(r, "*** ", 4) && strchr(r, '\n'))
 			r = strchr(r, '\n') + 1;
 		snprintf(first, sizeof(first), "%.*s", (int)strcspn(r, "\n"), r);
-		perpi_set_error("database %s: corrupt (%s); restore a backup with 'perpi db import'",
-				db->path, first);
+		perpi_set_error(
+		    "database %s: corrupt (%s); restore a backup with 'perpi db import'", db->path,
+		    first);
 	}
 	sqlite3_finalize(st);
 	return ok ? 0 : -1;
@@ -450,36 +452,41 @@ int db_store_form(struct db *db, const char *form, const char *status, const cha
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "form");
 }
 
-int db_probe_get(struct db *db, double *cycles)
+int db_probe_get(struct db *db, const char *probe, double *cycles)
 {
 	long long mid = machine_id(db);
 	*cycles = 0;
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql, "SELECT wide_cycles FROM probe WHERE machine_id = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT cycles_per_insn FROM probe_reference WHERE machine_id = ?1"
+			       " AND probe = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "probe");
 	sqlite3_bind_int64(st, 1, mid);
+	sqlite3_bind_text(st, 2, probe, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*cycles = sqlite3_column_double(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-int db_probe_put(struct db *db, double cycles)
+int db_probe_put(struct db *db, const char *probe, double cycles)
 {
 	long long mid = machine_id(db);
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
-			       "INSERT OR REPLACE INTO probe(machine_id, wide_cycles)"
-			       " VALUES(?1, ?2)",
+			       "INSERT INTO probe_reference(machine_id, probe, cycles_per_insn)"
+			       " VALUES(?1, ?2, ?3) ON CONFLICT(machine_id, probe) DO UPDATE SET"
+			       " cycles_per_insn = min(cycles_per_insn, excluded.cycles_per_insn)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "probe");
 	sqlite3_bind_int64(st, 1, mid);
-	sqlite3_bind_double(st, 2, cycles);
+	sqlite3_bind_text(st, 2, probe, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, cycles);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "probe");

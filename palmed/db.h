@@ -40,11 +40,11 @@ int db_lookup(struct db *db, const char *spec, const char *kind, const char *par
 int db_store(struct db *db, const char *spec, const char *kind, const char *params,
 	     const struct bench_result *r);
 
-/* The fewest cycles per instruction the throughput probe took on this
- * machine (0 if not known): the reference that tells a disturbed
- * repetition from a clean one. */
-int db_probe_get(struct db *db, double *cycles);
-int db_probe_put(struct db *db, double cycles);
+/* The fewest cycles per instruction a throughput probe ("alu", "load",
+ * "fp": palmed/timing.h) took on this machine (0 if not known): the
+ * references that tell a disturbed repetition from a clean one. */
+int db_probe_get(struct db *db, const char *probe, double *cycles);
+int db_probe_put(struct db *db, const char *probe, double cycles);
 
 /* Cached semantics of a form (palmed/gen.h's text): 1 found (*text
  * malloc'd), 0 not, -1 error. */

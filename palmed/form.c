@@ -437,10 +437,12 @@ static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"}
 const char *form_unsupported_reason(const struct form *f)
 {
 	const char *m = f->mnemonic;
+	/* the instruction itself, without prefixes (REPZ.RET, NOTRACK.JMP) */
+	const char *base = strrchr(m, '.') ? strrchr(m, '.') + 1 : m;
 	for (size_t i = 0; i < ARRAY_SIZE(unsupported_table); i++)
-		if (!strcmp(m, unsupported_table[i].mnemonic))
+		if (!strcmp(base, unsupported_table[i].mnemonic))
 			return unsupported_table[i].reason;
-	if (m[0] == 'J')
+	if (base[0] == 'J')
 		return CONTROL;
 	if (!strncmp(m, "LOCK.", 5))
 		return "locked: an atomic read-modify-write serialises memory";

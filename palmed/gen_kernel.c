@@ -155,16 +155,20 @@ static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k,
 }
 
 /* Displacements rotate through each half by the access size, so that
- * stores do not share a line more than real code would. */
+ * stores do not share a line more than real code would. Loads use the low
+ * 2 KiB of each 4 KiB page of their half, stores the high 2 KiB of theirs:
+ * no load then matches an earlier store in the low 12 address bits, which
+ * the core would take for a possible store-to-load dependency (4K
+ * aliasing) and wait on. */
 static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
 {
 	unsigned size = form_kind_bytes(k);
 	size = size == 0 ? 64 : size == 10 ? 16 : size;
-	unsigned d = (pl->cursor[half] + size - 1) / size * size;
-	if (d + size > GEN_HALF_BYTES)
-		d = 0;
-	pl->cursor[half] = d + size;
-	return d;
+	unsigned v = (pl->cursor[half] + size - 1) / size * size; /* in the used bytes */
+	if (v + size > GEN_HALF_BYTES / 2)
+		v = 0;
+	pl->cursor[half] = v + size;
+	return v / 2048 * 4096 + v % 2048 + (half ? 2048 : 0);
 }
 
 static void add_instance(struct strbuf *out, const struct gen_form_info *info, struct pools *pl)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "palmed/timing.h"
+
 /* A fresh scratch directory under $TMPDIR; caller removes it with
  * harness_remove_dir and frees the string. NULL with perpi_error() set. */
 char *harness_make_dir(void);
@@ -31,9 +33,9 @@ struct harness_config {
 	double max_spread;
 	int cpu; /* -1: the one perpi runs on */
 	int force_tsc;
-	int check_only;	       /* run each job once, untimed: does it fault? */
-	double max_seconds;    /* time budget of one kernel while the host disturbs it */
-	double best_wide_hint; /* fewest cycles the throughput probe ever took here, or 0 */
+	int check_only;		       /* run each job once, untimed: does it fault? */
+	double max_seconds;	       /* time budget of one kernel while the host disturbs it */
+	double best_hint[PROBE_COUNT]; /* the probes' best cycles per insn here, or 0 */
 };
 
 struct harness_output {
@@ -44,7 +46,7 @@ struct harness_output {
 	double *samples; /* cycles per kernel iteration; owned */
 	unsigned char *clean;
 	double ticks_per_cycle;
-	double best_wide; /* the worker's best throughput probe (cycles) */
+	double best[PROBE_COUNT]; /* the worker's best probes (cycles per insn) */
 };
 
 /* Called in the parent as each job's output arrives (index: the job). */

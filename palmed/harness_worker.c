@@ -28,7 +28,7 @@ struct record {
 	uint32_t n;
 	int32_t papi;
 	double ticks_per_cycle;
-	double best_wide; /* the worker's best throughput probe, in cycles */
+	double best[PROBE_COUNT]; /* the worker's best throughput probes, cycles per insn */
 	char error[128];
 };
 
@@ -40,17 +40,25 @@ struct record {
  * core's clock (a busy SMT sibling or the host only ever slow a probe). */
 #define CHAIN_WINDOW 16
 #define BEST_CONFIRM 4
+#define ALU_GUARD 1.02 /* the ALU probe this close to its best vouches for the chain */
 
 struct worker {
 	const struct harness_config *cfg;
 	void *read, *write;
 	int papi;
 	uint64_t overhead;
-	double best_wide; /* fewest cycles a throughput probe took */
+	double best[PROBE_COUNT];      /* fewest cycles per instruction of each probe */
 	uint64_t chains[CHAIN_WINDOW]; /* the latest calibration probes, in ticks */
 	unsigned n_chains;
-	double recent_wide[BEST_CONFIRM]; /* the latest probe pairs (infinity: not clean) */
-	unsigned n_recent_wide;
+	/* the latest probe pairs, per probe (infinity: calibrations not clean) */
+	double recent[BEST_CONFIRM][PROBE_COUNT];
+	unsigned n_recent;
+};
+
+/* One probe point: a calibration, then each throughput probe. */
+struct probe_point {
+	uint64_t chain;
+	uint64_t ticks[PROBE_COUNT];
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -109,11 +117,6 @@ static double clean_spread(const double *s, const unsigned char *clean, unsigned
 	return spread;
 }
 
-static double wide_cycles(uint64_t wide_ticks, uint64_t chain_ticks)
-{
-	return (double)wide_ticks * TIMING_CHAIN_CYCLES / (double)chain_ticks;
-}
-
 static uint64_t chain_probe(struct worker *w)
 {
 	uint64_t c = timing_chain_ticks();
@@ -138,52 +141,88 @@ static int chains_clean(const struct worker *w, uint64_t c0, uint64_t c1)
 	return (double)c0 <= limit && (double)c1 <= limit;
 }
 
+static void probe(struct worker *w, struct probe_point *p)
+{
+	p->chain = chain_probe(w);
+	for (int k = 0; k < PROBE_COUNT; k++)
+		p->ticks[k] = timing_probe_ticks((enum timing_probe)k);
+}
+
+/* Cycles per instruction of each probe over two points: the slower. */
+static void probe_speed(const struct worker *w, const struct probe_point *a,
+			const struct probe_point *b, double v[PROBE_COUNT])
+{
+	double tpc = (double)chain_fastest(w) / TIMING_CHAIN_CYCLES;
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		uint64_t t = a->ticks[k] > b->ticks[k] ? a->ticks[k] : b->ticks[k];
+		v[k] = (double)t / tpc / timing_probe_insns[k];
+	}
+}
+
 /* The best can only be lowered by the slowest of BEST_CONFIRM consecutive
  * probe pairs, all with clean calibrations: a lucky reading, or a clock
  * change caught between a calibration and a probe, does not count (the best
  * is kept across runs, so one glitch would spoil every later measurement). */
-static void update_best(struct worker *w, uint64_t c0, uint64_t w0, uint64_t c1, uint64_t w1)
+static void update_best(struct worker *w, const struct probe_point *a, const struct probe_point *b)
 {
-	double v = INFINITY;
-	if (chains_clean(w, c0, c1)) {
-		uint64_t fastest = chain_fastest(w);
-		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
-		v = wc0 > wc1 ? wc0 : wc1;
-	}
-	w->recent_wide[w->n_recent_wide++ % BEST_CONFIRM] = v;
-	if (w->n_recent_wide < BEST_CONFIRM)
+	double v[PROBE_COUNT];
+	probe_speed(w, a, b, v);
+	int clean = chains_clean(w, a->chain, b->chain);
+	for (int k = 0; k < PROBE_COUNT; k++)
+		w->recent[w->n_recent % BEST_CONFIRM][k] = clean ? v[k] : INFINITY;
+	if (++w->n_recent < BEST_CONFIRM)
 		return;
-	double slowest = 0;
-	for (unsigned i = 0; i < BEST_CONFIRM; i++)
-		if (w->recent_wide[i] > slowest)
-			slowest = w->recent_wide[i];
-	if (slowest < w->best_wide && slowest >= TIMING_WIDE_INSNS / 8.0)
-		w->best_wide = slowest;
+	/* The calibration chain runs on the integer ALUs, like the ALU probe: a
+	 * sibling slowing the chain makes the other probes look fast, so their
+	 * best moves only while the ALU probe runs at its own best. */
+	int alu_at_best = w->recent[(w->n_recent - 1) % BEST_CONFIRM][PROBE_ALU] <=
+			  w->best[PROBE_ALU] * ALU_GUARD;
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		double slowest = 0;
+		for (unsigned i = 0; i < BEST_CONFIRM; i++)
+			if (w->recent[i][k] > slowest)
+				slowest = w->recent[i][k];
+		if (k != PROBE_ALU && !alu_at_best)
+			continue;
+		if (slowest < w->best[k] && slowest >= 1.0 / 8) /* no core runs 8+ per cycle */
+			w->best[k] = slowest;
+	}
+}
+
+/* A repetition is clean when its calibrations ran at full speed and every
+ * probe around it within WIDE_SLACK of its best. */
+static int probes_clean(const struct worker *w, const double v[PROBE_COUNT])
+{
+	for (int k = 0; k < PROBE_COUNT; k++)
+		if (!(v[k] <= w->best[k] * WIDE_SLACK))
+			return 0;
+	return 1;
 }
 
 struct samples {
 	unsigned n, cap, n_clean;
 	double *cycles;
 	unsigned char *clean;
-	double *wide;	      /* the slower throughput probe around the repetition */
-	unsigned char *agree; /* the calibrations around it agree */
+	double (*speed)[PROBE_COUNT]; /* the probes around each repetition */
+	unsigned char *agree;	      /* its calibrations ran at full speed */
 	double tpc_sum;
 };
 
 /* Samples kept per kernel: every clean one, disturbed ones while room is left. */
 #define SAMPLES_KEPT 256
 
-static void add_sample(struct samples *s, double cycles, double wide, int agree, double tpc)
+static void add_sample(struct samples *s, double cycles, const double speed[PROBE_COUNT], int agree,
+		       double tpc)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->cycles = xrealloc(s->cycles, s->cap * sizeof(*s->cycles));
-		s->wide = xrealloc(s->wide, s->cap * sizeof(*s->wide));
+		s->speed = xrealloc(s->speed, s->cap * sizeof(*s->speed));
 		s->clean = xrealloc(s->clean, s->cap);
 		s->agree = xrealloc(s->agree, s->cap);
 	}
 	s->cycles[s->n] = cycles;
-	s->wide[s->n] = wide;
+	memcpy(s->speed[s->n], speed, sizeof(s->speed[0]));
 	s->agree[s->n] = (unsigned char)agree;
 	s->clean[s->n++] = 0;
 	s->tpc_sum += tpc;
@@ -191,11 +230,11 @@ static void add_sample(struct samples *s, double cycles, double wide, int agree,
 
 /* Clean: calibrations agree and the probes ran at full speed, judged
  * against the best probe seen so far (it may improve as we go). */
-static void classify(struct samples *s, double best_wide)
+static void classify(struct samples *s, const struct worker *w)
 {
 	s->n_clean = 0;
 	for (unsigned i = 0; i < s->n; i++) {
-		s->clean[i] = s->agree[i] && s->wide[i] <= best_wide * WIDE_SLACK;
+		s->clean[i] = s->agree[i] && probes_clean(w, s->speed[i]);
 		s->n_clean += s->clean[i];
 	}
 }
@@ -230,7 +269,8 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 	double start = perpi_now();
 	for (unsigned i = 0; i < cfg->warmup; i++)
 		fn(job->turns, w->read, w->write);
-	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
+	struct probe_point before, after;
+	probe(w, &before);
 	for (;;) {
 		uint64_t cyc = 0, ins = 0;
 		if (w->papi)
@@ -240,26 +280,27 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 		uint64_t t1 = timing_tsc();
 		if (w->papi)
 			timing_papi_stop(&cyc, &ins);
-		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
-		uint64_t fastest = chain_fastest(w);
-		double tpc = (double)fastest / TIMING_CHAIN_CYCLES;
+		probe(w, &after);
+		double tpc = (double)chain_fastest(w) / TIMING_CHAIN_CYCLES;
 		double ticks = (double)(t1 - t0) - (double)w->overhead;
 		double cycles = w->papi ? (double)cyc : ticks / tpc;
-		double wc0 = wide_cycles(w0, fastest), wc1 = wide_cycles(w1, fastest);
-		double wide = wc0 > wc1 ? wc0 : wc1;
-		int agree = chains_clean(w, c0, c1);
-		update_best(w, c0, w0, c1, w1);
-		add_sample(s, cycles / job->divisor, wide, agree, tpc);
-		int clean = agree && wide <= w->best_wide * WIDE_SLACK;
+		double speed[PROBE_COUNT];
+		int agree = chains_clean(w, before.chain, after.chain);
+		update_best(w, &before, &after);
+		probe_speed(w, &before, &after, speed);
+		add_sample(s, cycles / job->divisor, speed, agree, tpc);
+		int clean = agree && probes_clean(w, speed);
 		dirty_streak = clean ? 0 : dirty_streak + 1;
 		if (getenv("PERPI_DEBUG_WORKER") && s->n < 40)
-			fprintf(stderr, "c0 %lu c1 %lu wide %.0f best %.0f cycles %.0f clean %d\n",
-				(unsigned long)c0, (unsigned long)c1, wide, w->best_wide, cycles,
+			fprintf(stderr,
+				"chain %lu %lu alu %.3f/%.3f load %.3f/%.3f fp %.3f/%.3f "
+				"cycles %.0f clean %d\n",
+				(unsigned long)before.chain, (unsigned long)after.chain, speed[0],
+				w->best[0], speed[1], w->best[1], speed[2], w->best[2], cycles,
 				clean);
-		c0 = c1;
-		w0 = w1;
+		before = after;
 		if (clean && ++s->n_clean >= m) {
-			classify(s, w->best_wide);
+			classify(s, w);
 			unsigned n_clean;
 			double spread = clean_spread(s->cycles, s->clean, s->n, &n_clean);
 			if (n_clean >= m &&
@@ -273,12 +314,11 @@ static void measure_job(struct worker *w, kernel_fn fn, const struct harness_job
 			nanosleep(&ts, NULL);
 			for (unsigned i = 0; i < cfg->warmup; i++)
 				fn(job->turns, w->read, w->write);
-			c0 = chain_probe(w);
-			w0 = timing_wide_ticks();
+			probe(w, &before);
 			dirty_streak = 0;
 		}
 	}
-	classify(s, w->best_wide);
+	classify(s, w);
 	if (getenv("PERPI_BENCH_TIMES"))
 		fprintf(stderr, "perpi: worker: %u repetitions, %u clean, %.1f ms\n", s->n,
 			s->n_clean, 1e3 * (perpi_now() - start));
@@ -300,14 +340,17 @@ static void warm_up(struct worker *w)
 	/* let the core reach its clock before the first probe counts */
 	while (perpi_now() - start < 0.002)
 		chain_probe(w);
-	/* without a reference from earlier runs, look for the best probe longer */
-	double look = isfinite(w->best_wide) ? 0 : 0.02;
-	uint64_t c0 = chain_probe(w), w0 = timing_wide_ticks();
-	for (int i = 0; i < 64 || (i < 4000 && perpi_now() - start < look); i++) {
-		uint64_t c1 = chain_probe(w), w1 = timing_wide_ticks();
-		update_best(w, c0, w0, c1, w1);
-		c0 = c1;
-		w0 = w1;
+	/* without a reference from earlier runs, look for the best probes longer */
+	int known = 1;
+	for (int k = 0; k < PROBE_COUNT; k++)
+		known &= isfinite(w->best[k]);
+	double look = known ? 0 : 0.02;
+	struct probe_point a, b;
+	probe(w, &a);
+	for (int i = 0; i < 48 || (i < 4000 && perpi_now() - start < look); i++) {
+		probe(w, &b);
+		update_best(w, &a, &b);
+		a = b;
 	}
 }
 
@@ -340,8 +383,8 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	w.read = arena;
 	w.write = (char *)arena + GEN_HALF_BYTES;
 	w.papi = !cfg->force_tsc && !cfg->check_only && timing_papi_works();
-	w.best_wide =
-	    cfg->best_wide_hint >= TIMING_WIDE_INSNS / 8.0 ? cfg->best_wide_hint : INFINITY;
+	for (int k = 0; k < PROBE_COUNT; k++)
+		w.best[k] = cfg->best_hint[k] >= 1.0 / 8 ? cfg->best_hint[k] : INFINITY;
 	double t_warm = perpi_now();
 	if (!cfg->check_only)
 		warm_up(&w);
@@ -365,13 +408,13 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 			measure_job(&w, fn, &jobs[i], &s);
 			rec.n = s.n;
 			rec.ticks_per_cycle = s.n ? s.tpc_sum / s.n : 0;
-			rec.best_wide = w.best_wide;
+			memcpy(rec.best, w.best, sizeof(rec.best));
 		}
 		alarm(0);
 		send(fd, &rec, s.cycles, s.clean);
 		free(s.cycles);
 		free(s.clean);
-		free(s.wide);
+		free(s.speed);
 		free(s.agree);
 	}
 	_exit(0);
@@ -433,7 +476,7 @@ static size_t run_worker(const char *so, const struct harness_job *jobs, size_t 
 		o->status = rec.status;
 		o->papi = rec.papi;
 		o->ticks_per_cycle = rec.ticks_per_cycle;
-		o->best_wide = rec.best_wide;
+		memcpy(o->best, rec.best, sizeof(o->best));
 		snprintf(o->error, sizeof(o->error), "%s", rec.error);
 		o->n = rec.n;
 		o->samples = xmalloc((rec.n + 1) * sizeof(double));
@@ -468,6 +511,11 @@ int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
 		harness_progress_fn progress, void *arg)
 {
 	int cpu = cfg->cpu >= 0 ? cfg->cpu : default_cpu(), fatal = 0;
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)))
+		return perpi_set_error("CPU %d is not one perpi may run on (nproc tells how many)",
+				       cpu);
 	memset(out, 0, n * sizeof(*out));
 	size_t next = 0;
 	while (next < n && !fatal)

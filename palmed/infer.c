@@ -357,10 +357,13 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 	}
 	measure_singles(&st, forms, nforms);
 	if (st.n == 0) {
+		char *why = xasprintf("none of the %zu forms could be measured (%s: %s)", nforms,
+				      st.model->unmapped[0].form, st.model->unmapped[0].reason);
 		state_done(&st);
 		model_delete(st.model);
-		return perpi_set_error("none of the %zu forms could be measured (first: %s: %s)",
-				       nforms, forms[0], "see the unmapped list");
+		perpi_set_error("%s", why);
+		free(why);
+		return -1;
 	}
 	map_singles(&st);
 	for (unsigned pass = 0; pass < o->max_passes; pass++) {

@@ -2,11 +2,15 @@
 # End-to-end figures of the assembly programs of tests/asm, each built PIE
 # and non-PIE. Their sources carry the expected figures, derived by hand:
 #   EXPECT NAME I=n C=m          perpi --function NAME PROGRAM
-#   EXPECT[OPTIONS] NAME I=n C=m perpi record PROGRAM, then
+#   EXPECT[OPTIONS] NAME I=n C=m (with --limits) perpi record PROGRAM, then
 #                                perpi report --function NAME OPTIONS
 # and the report must hold the line
 #   NAME :: I [n] :: C [m] :: ILP [...] (1 call)
+# Usage: run-asm.sh            the ideal machine, live
+#        run-asm.sh --limits   constrained machines and filters, replayed
 set -u
+limits=no
+[ "${1:-}" = --limits ] && limits=yes
 : "${PERPI:?PERPI must name the perpi binary}"
 : "${top_srcdir:?}" "${top_builddir:?}"
 
@@ -44,6 +48,8 @@ for src in regs vec mem calls; do
 			"$top_srcdir/tests/asm/$src.S" >"$tmp/expect"
 		while read -r name i c opts; do
 			opts=$(printf '%s' "$opts" | tr -d '[]')
+			[ -z "$opts" ] && [ $limits = yes ] && continue
+			[ -n "$opts" ] && [ $limits = no ] && continue
 			what="$src$variant $name${opts:+ ($opts)}"
 			if [ -z "$opts" ]; then
 				"$PERPI" --function "$name" "$prog" >/dev/null 2>"$tmp/out" </dev/null

@@ -300,6 +300,33 @@ static void test_bad_files(void)
 	free(good);
 }
 
+/* Bytes changed inside the first events chunk, with its CRC made right
+ * again (perpi.data(5): header = magic, version, length M, M bytes of
+ * metadata, CRC; then type, length, CRC, payload): the decoder's own
+ * checks must refuse or accept each file, never crash or hang. */
+static void test_crafted_payloads(void)
+{
+	size_t len;
+	write_trace(3000);
+	uint8_t *good = slurp(&len), *bad = xmalloc(len);
+	size_t chunk = 8 + 8 + trace_get_u32(good + 12) + 4;
+	uint32_t payload = trace_get_u32(good + chunk + 4);
+	int refused = 0;
+	rng_state = 99;
+	for (int k = 0; k < 3000; k++) {
+		memcpy(bad, good, len);
+		for (int n = 1 + rnd() % 3; n > 0; n--)
+			bad[chunk + 12 + rnd() % payload] = (uint8_t)rnd();
+		trace_put_u32(bad + chunk + 8, trace_crc32(0, bad + chunk + 12, payload));
+		spit(bad, len);
+		refused += try_read() < 0;
+	}
+	/* Most changes break some structure: refused with a reason. */
+	CHECK(refused > 1500, "only %d of 3000 crafted files refused", refused);
+	free(bad);
+	free(good);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/perpi-test-trace-XXXXXX";
@@ -310,6 +337,7 @@ int main(void)
 	CHECK(trace_crc32(0, "123456789", 9) == 0xcbf43926u, "crc32 check value");
 	test_round_trip();
 	test_bad_files();
+	test_crafted_payloads();
 	unlink(path);
 	if (!failures)
 		printf("PASS: trace file round trip and bad files\n");

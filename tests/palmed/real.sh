@@ -27,12 +27,12 @@ CVTSI2SD_XMM_GPR64
 FORMS
 start=$(date +%s)
 # A host that keeps disturbing the runs can stretch this without end: give
-# it 10 minutes, then skip (the runner's own tests cover the timing).
-timeout 600 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" --budget 500 -q \
+# it 5 minutes, then skip (the runner's own tests cover the timing).
+timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" --budget 300 -q \
 	-o "$tmp/m.json" >"$tmp/build" 2>&1
 status=$?
 if [ $status -eq 124 ]; then
-	echo "SKIP: the build did not finish in 10 minutes: the host keeps disturbing the runs"
+	echo "SKIP: the build did not finish in 5 minutes: the host keeps disturbing the runs"
 	exit 77
 elif [ $status -ne 0 ]; then
 	echo "FAIL build"; cat "$tmp/build"; exit 1
@@ -43,10 +43,10 @@ if [ "${mapped:-0}" -lt 9 ]; then
 	echo "SKIP: the host disturbed the runs, only ${mapped:-0} of 12 forms measured"
 	exit 77
 fi
-timeout 300 $PERPI palmed eval -m "$tmp/m.json" --db "$tmp/db" -n 40 --no-mca -o "$tmp/eval" \
+timeout 180 $PERPI palmed eval -m "$tmp/m.json" --db "$tmp/db" -n 40 --no-mca -o "$tmp/eval" \
 	>"$tmp/eval.out" 2>&1
 if [ $? -eq 124 ]; then
-	echo "SKIP: the evaluation did not finish in 5 minutes: the host keeps disturbing the runs"
+	echo "SKIP: the evaluation did not finish in 3 minutes: the host keeps disturbing the runs"
 	exit 77
 fi
 cat "$tmp/eval.out"
