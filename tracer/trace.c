@@ -170,8 +170,9 @@ static int region_plan(struct tracer *t)
 }
 
 /* --function names of the libraries, now mapped: breakpoints at them. */
-static int region_resolve_libs(struct tracer *t)
+static int region_resolve_libs(struct tracer *t, int final)
 {
+	size_t left = 0;
 	symbolizer_refresh(t->syms);
 	for (size_t i = 0; i < t->n_lib_functions; i++) {
 		uint64_t addr;
@@ -181,14 +182,25 @@ static int region_resolve_libs(struct tracer *t)
 					       "chosen at run time, under another name): trace "
 					       "its caller instead",
 					       t->lib_functions[i]);
-		if (r < 0)
+		if (r < 0 && final)
 			return perpi_set_error("--function %s: no function of that name in %s or "
 					       "the libraries it has loaded",
 					       t->lib_functions[i], t->path);
+		if (r < 0) {
+			t->lib_functions[left++] = t->lib_functions[i];
+			continue;
+		}
 		starts_add(t, addr);
 		breakpoints_add(&t->bps, addr);
 	}
-	t->n_lib_functions = 0;
+	t->n_lib_functions = left;
+	/* the rest may come with dlopen: the loader calls _dl_debug_state
+	 * (r_debug.r_brk) whenever its list of objects changes */
+	if (left && !t->debug_state &&
+	    symbolizer_lookup(t->syms, "_dl_debug_state", &t->debug_state) == 0)
+		breakpoints_add(&t->bps, t->debug_state);
+	if (left && !t->debug_state)
+		return region_resolve_libs(t, 1);
 	return 0;
 }
 
@@ -211,7 +223,7 @@ static int region_place(struct tracer *t)
 	if (t->have_stop)
 		t->stop_addr += bias;
 	if (t->n_lib_functions && t->opt.pid)
-		return region_resolve_libs(t); /* attached: the libraries are there */
+		return region_resolve_libs(t, 0); /* attached: the libraries are there */
 	if (t->n_lib_functions) { /* started: they are there when main is reached */
 		const struct elf_symbol *m = elf_image_lookup(t->prog, "main");
 		t->resolve_addr = m ? m->value + bias : entry;
@@ -436,6 +448,10 @@ static int native_run(struct tracer *t)
 	if (!t->done_tracing && breakpoints_arm(&t->bps, t->pid) < 0)
 		return STEP_ERROR;
 	for (;;) {
+		if (trace_stop_signal) { /* the main thread is stopped here */
+			t->pending_signal = sig;
+			return STEP_INTERRUPTED;
+		}
 		ptrace(PTRACE_CONT, t->pid, 0, sig);
 		sig = 0;
 		int status, r = tracee_wait_main(t, &status);
@@ -463,14 +479,24 @@ static int native_run(struct tracer *t)
 					t->have_resolve = 0;
 					if (!is_start(t, t->resolve_addr))
 						breakpoints_remove(&t->bps, t->resolve_addr);
-					if (region_resolve_libs(t) < 0)
+					if (region_resolve_libs(t, 0) < 0)
+						return STEP_ERROR;
+				} else if (t->debug_state && t->regs.rip == t->debug_state &&
+					   t->n_lib_functions) {
+					if (region_resolve_libs(t, 0) < 0) /* after a dlopen */
 						return STEP_ERROR;
 				}
 				if (is_start(t, t->regs.rip) && !t->done_tracing)
 					return STEP_DONE;
-				if (!t->done_tracing && breakpoints_arm(&t->bps, t->pid) < 0)
+				if (t->done_tracing)
+					continue; /* on without breakpoints */
+				/* step over the instruction under it, then re-arm */
+				int r = trace_step(t);
+				if (r != STEP_DONE && r != STEP_HANDLER)
+					return r;
+				if (breakpoints_arm(&t->bps, t->pid) < 0)
 					return STEP_ERROR;
-				continue; /* without breakpoints once tracing is over */
+				continue;
 			}
 		}
 		if (tracee_is_group_stop(t, s))
@@ -526,6 +552,10 @@ int tracer_run(struct tracer *t, struct trace_result *res)
 	}
 	if (r == STEP_ERROR)
 		return -1;
+	for (size_t i = 0; i < t->n_lib_functions; i++)
+		perpi_warn("--function %s: no function of that name in %s or the libraries it "
+			   "loaded: nothing traced for it",
+			   t->lib_functions[i], t->path);
 	tracee_finish(t, r);
 	symbolizer_forget_process(t->syms);
 	*res = t->res;

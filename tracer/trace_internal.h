@@ -65,6 +65,7 @@ struct tracer {
 	size_t n_lib_functions; /* in its libraries once they are loaded */
 	int have_resolve;       /* a breakpoint at resolve_addr (main or the entry) */
 	uint64_t resolve_addr;  /* is where they are looked up */
+	uint64_t debug_state;   /* the loader's _dl_debug_state: dlopen, dlclose */
 	int end_kind;
 	int have_stop;
 	uint64_t stop_addr;
