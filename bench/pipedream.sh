@@ -4,6 +4,7 @@
 #    process per kernel (target <= 50 ms), the forms' semantics already
 #    cached as in a Palmed campaign; and the same amortised over a campaign
 #    of 100 new kernels in one process;
+#    and one at a time through bench_measure in one process (as Palmed);
 # 2. run-to-run spread of single-form IPC: 8 forms x 5 fresh processes,
 #    RMS of each run's deviation from its form's mean (target <= 2%).
 # Usage: sh bench/pipedream.sh [PERPI]     (prints Markdown table rows)
@@ -30,6 +31,7 @@ s=$(date +%s%N); "$PERPI" bench --db "$db" -f "$t/campaign" >/dev/null 2>&1 || t
 m=$(wc -l <"$t/campaign")
 echo "| new kernel, one process each (median of $n) | $(echo "$median" | awk '{printf "%.1f ms", $1/1000}') (p90 $(echo "$p90" | awk '{printf "%.1f ms", $1/1000}')) | <= 50 ms |"
 echo "| new kernel within a campaign of $m | $(echo "$((e - s)) $m" | awk '{printf "%.1f ms", $1/1e6/$2}') | |"
+make -s bench/bench_pipedream_api >/dev/null && ./bench/bench_pipedream_api 40
 
 spread_forms="ADD_GPR64_GPR64 IMUL_GPR64_GPR64 MOV_GPR64_M64 MOV_M64_GPR64 ADDSD_XMM_XMM VADDPD_YMM_YMM_YMM VFMADD231PD_YMM_YMM_YMM LEA_GPR64_MEM"
 for r in 1 2 3 4 5; do

@@ -28,7 +28,8 @@ struct bench_ctx {
 	unsigned batch;		  /* shared objects built, for unique names */
 	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
 	int best_dirty;
-	char machine[160]; /* key of the probe reference file */
+	char machine[160];	       /* key of the probe reference file */
+	struct harness_worker *worker; /* kept between measurements; NULL until first use */
 };
 
 const char *timing_source_name(enum timing_source s)
@@ -105,6 +106,7 @@ void bench_delete(struct bench_ctx *b)
 				db_probe_put(b->db, timing_probe_names[k], b->best[k]);
 		timing_reference_save(b->machine, b->best);
 	}
+	harness_worker_delete(b->worker);
 	if (b->dir) {
 		harness_remove_dir(b->dir);
 		free(b->dir);
@@ -370,7 +372,9 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 		memcpy(hc.best_hint, b->best, sizeof(hc.best_hint));
 		char *so = xasprintf("%s/%s.so", b->dir, stem);
 		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
-		if (harness_run(so, jobs, n_jobs, &hc, c->ho, job_done, c) < 0)
+		if (!b->worker)
+			b->worker = harness_worker_new();
+		if (harness_worker_run(b->worker, &hc, so, jobs, n_jobs, c->ho, job_done, c) < 0)
 			fail_all(c, idx, n, perpi_error());
 		if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
 			fprintf(stderr, "perpi: %zu kernels: as %.1f ms, ld %.1f ms, run %.1f ms\n",

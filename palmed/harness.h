@@ -52,9 +52,20 @@ struct harness_output {
 /* Called in the parent as each job's output arrives (index: the job). */
 typedef void (*harness_progress_fn)(void *arg, size_t index, size_t done, size_t total);
 
-/* Run every job of the shared object so_path in worker processes (a new
- * one after a worker dies). out[i] is filled for each job. Returns 0, or
- * -1 with perpi_error() set when no worker could run at all. */
+/* A worker process kept between runs: started on first use (pinned to
+ * cfg->cpu, warmed up once), restarted after a kernel kills it, stopped by
+ * harness_worker_delete. */
+struct harness_worker;
+struct harness_worker *harness_worker_new(void);
+void harness_worker_delete(struct harness_worker *w);
+/* Run every job of the shared object so_path in w; out[i] is filled for
+ * each job. Returns 0, or -1 with perpi_error() set when no worker could
+ * start (out[] then says so too). */
+int harness_worker_run(struct harness_worker *w, const struct harness_config *cfg,
+		       const char *so_path, const struct harness_job *jobs, size_t n,
+		       struct harness_output *out, harness_progress_fn progress, void *arg);
+
+/* The same with a worker for this run only. */
 int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
 		const struct harness_config *cfg, struct harness_output *out,
 		harness_progress_fn progress, void *arg);

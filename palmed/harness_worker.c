@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -354,29 +355,65 @@ static void warm_up(struct worker *w)
 	}
 }
 
-static void send(int fd, struct record *rec, const double *s, const unsigned char *c)
+static void send_record(int fd, struct record *rec, const double *s, const unsigned char *c)
 {
 	if (write_all(fd, rec, sizeof(*rec)) < 0 ||
 	    (rec->n && (write_all(fd, s, rec->n * sizeof(*s)) < 0 || write_all(fd, c, rec->n) < 0)))
 		_exit(3);
 }
 
-static void worker_main(const char *so, const struct harness_job *jobs, size_t from, size_t n,
-			const struct harness_config *cfg, int cpu, int fd)
+/* What the parent asks the worker: time one kernel. */
+struct command {
+	uint32_t index;
+	uint64_t turns;
+	double divisor;
+	char so[512];
+	char symbol[64];
+};
+
+static void run_command(struct worker *w, void *h, const struct command *cmd, int fd)
+{
+	const struct harness_config *cfg = w->cfg;
+	kernel_fn fn = h ? (kernel_fn)dlsym(h, cmd->symbol) : NULL;
+	struct harness_job job = {
+	    .symbol = cmd->symbol, .turns = cmd->turns, .divisor = cmd->divisor};
+	struct record rec;
+	struct samples s = {0};
+	memset(&rec, 0, sizeof(rec));
+	rec.index = cmd->index;
+	rec.papi = w->papi;
+	alarm(cfg->check_only ? 2 : KERNEL_TIMEOUT);
+	if (!h) {
+		rec.status = -1;
+		snprintf(rec.error, sizeof(rec.error), "cannot load kernels: %s", dlerror());
+	} else if (!fn) {
+		rec.status = -1;
+		snprintf(rec.error, sizeof(rec.error), "kernel %s missing", cmd->symbol);
+	} else if (cfg->check_only) {
+		fn(1, w->read, w->write);
+	} else {
+		measure_job(w, fn, &job, &s);
+		rec.n = s.n;
+		rec.ticks_per_cycle = s.n ? s.tpc_sum / s.n : 0;
+		memcpy(rec.best, w->best, sizeof(rec.best));
+	}
+	alarm(0);
+	send_record(fd, &rec, s.cycles, s.clean);
+	free(s.cycles);
+	free(s.clean);
+	free(s.speed);
+	free(s.agree);
+}
+
+/* The worker's life: set up once, then one command after another until
+ * perpi closes its end. */
+static void worker_serve(const struct harness_config *cfg, int cpu, int fd)
 {
 	struct worker w = {.cfg = cfg};
-	struct record rec;
-	memset(&rec, 0, sizeof(rec));
+	char loaded[512] = "";
+	void *h = NULL;
 	pin(cpu);
 	_mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ and DAZ: no denormal slow paths */
-	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		rec.index = (uint32_t)from;
-		rec.status = -2;
-		snprintf(rec.error, sizeof(rec.error), "cannot load kernels: %s", dlerror());
-		send(fd, &rec, NULL, NULL);
-		_exit(0);
-	}
 	double *arena = aligned_alloc(4096, GEN_ARENA_BYTES);
 	for (size_t i = 0; i < GEN_ARENA_BYTES / sizeof(double); i++)
 		arena[i] = 1.0;
@@ -391,31 +428,16 @@ static void worker_main(const char *so, const struct harness_job *jobs, size_t f
 	if (getenv("PERPI_BENCH_TIMES"))
 		fprintf(stderr, "perpi: worker: started, warm-up %.1f ms\n",
 			1e3 * (perpi_now() - t_warm));
-	for (size_t i = from; i < n; i++) {
-		kernel_fn fn = (kernel_fn)dlsym(h, jobs[i].symbol);
-		memset(&rec, 0, sizeof(rec));
-		rec.index = (uint32_t)i;
-		rec.papi = w.papi;
-		alarm(cfg->check_only ? 2 : KERNEL_TIMEOUT);
-		if (!fn) {
-			rec.status = -1;
-			snprintf(rec.error, sizeof(rec.error), "kernel %s missing", jobs[i].symbol);
-		} else if (cfg->check_only) {
-			fn(1, w.read, w.write);
+	struct command cmd;
+	while (read_all(fd, &cmd, sizeof(cmd)) == 0) {
+		cmd.so[sizeof(cmd.so) - 1] = cmd.symbol[sizeof(cmd.symbol) - 1] = '\0';
+		if (strcmp(cmd.so, loaded)) {
+			if (h)
+				dlclose(h);
+			h = dlopen(cmd.so, RTLD_NOW | RTLD_LOCAL);
+			snprintf(loaded, sizeof(loaded), "%s", h ? cmd.so : "");
 		}
-		struct samples s = {0};
-		if (fn && !cfg->check_only) {
-			measure_job(&w, fn, &jobs[i], &s);
-			rec.n = s.n;
-			rec.ticks_per_cycle = s.n ? s.tpc_sum / s.n : 0;
-			memcpy(rec.best, w.best, sizeof(rec.best));
-		}
-		alarm(0);
-		send(fd, &rec, s.cycles, s.clean);
-		free(s.cycles);
-		free(s.clean);
-		free(s.speed);
-		free(s.agree);
+		run_command(&w, h, &cmd, fd);
 	}
 	_exit(0);
 }
@@ -435,96 +457,142 @@ static int default_cpu(void)
 	return 0;
 }
 
-static void fail_job(struct harness_output *o, const char *fmt, const char *what)
+struct harness_worker {
+	struct harness_config cfg; /* for the next start */
+	pid_t pid;		   /* 0: not running */
+	int fd;
+	int cpu;
+};
+
+struct harness_worker *harness_worker_new(void)
 {
-	o->status = -1;
-	snprintf(o->error, sizeof(o->error), fmt, what);
+	return xcalloc(1, sizeof(struct harness_worker));
 }
 
-/* One worker from job `from` on; returns the next job to start from. */
-static size_t run_worker(const char *so, const struct harness_job *jobs, size_t from, size_t n,
-			 const struct harness_config *cfg, int cpu, struct harness_output *out,
-			 harness_progress_fn progress, void *arg, int *fatal)
+static int worker_stop(struct harness_worker *w)
+{
+	int st = 0;
+	if (w->pid <= 0)
+		return 0;
+	close(w->fd);
+	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+	return st;
+}
+
+void harness_worker_delete(struct harness_worker *w)
+{
+	if (!w)
+		return;
+	worker_stop(w);
+	free(w);
+}
+
+static int worker_start(struct harness_worker *w)
 {
 	int fds[2];
-	if (pipe(fds) < 0) {
-		*fatal = perpi_set_error("pipe: %s", strerror(errno));
-		return n;
-	}
+	w->cpu = w->cfg.cpu >= 0 ? w->cfg.cpu : default_cpu();
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    (w->cpu >= CPU_SETSIZE || !CPU_ISSET(w->cpu, &allowed)))
+		return perpi_set_error("CPU %d is not one perpi may run on (nproc tells how many)",
+				       w->cpu);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+		return perpi_set_error("socketpair: %s", strerror(errno));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		*fatal = perpi_set_error("fork: %s", strerror(errno));
-		return n;
+		close(fds[0]);
+		close(fds[1]);
+		return perpi_set_error("fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		close(fds[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* perpi killed: stop measuring */
 		if (getppid() == 1)
 			_exit(1);
-		worker_main(so, jobs, from, n, cfg, cpu, fds[1]);
+		worker_serve(&w->cfg, w->cpu, fds[1]);
 	}
 	close(fds[1]);
-	size_t next = from;
+	w->pid = pid;
+	w->fd = fds[0];
+	return 0;
+}
+
+static void fail_job(struct harness_output *o, const char *fmt, const char *what)
+{
+	o->status = -1;
+	snprintf(o->error, sizeof(o->error), fmt, what);
+}
+
+static int read_record(struct harness_worker *w, struct harness_output *o)
+{
 	struct record rec;
-	while (read_all(fds[0], &rec, sizeof(rec)) == 0 && rec.index < n) {
-		struct harness_output *o = &out[rec.index];
-		if (rec.status == -2) {
-			*fatal = perpi_set_error("%s", rec.error);
-			break;
+	if (read_all(w->fd, &rec, sizeof(rec)) < 0)
+		return -1;
+	o->status = rec.status;
+	o->papi = rec.papi;
+	o->ticks_per_cycle = rec.ticks_per_cycle;
+	memcpy(o->best, rec.best, sizeof(o->best));
+	snprintf(o->error, sizeof(o->error), "%s", rec.error);
+	o->n = rec.n;
+	o->samples = xmalloc((rec.n + 1) * sizeof(double));
+	o->clean = xmalloc(rec.n + 1);
+	if (rec.n && (read_all(w->fd, o->samples, rec.n * sizeof(double)) < 0 ||
+		      read_all(w->fd, o->clean, rec.n) < 0))
+		return -1;
+	return 0;
+}
+
+/* The worker died running job o: why, from its exit status. */
+static void worker_died(struct harness_worker *w, struct harness_output *o)
+{
+	int st = worker_stop(w);
+	harness_output_done(o);
+	o->n = 0;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		fail_job(o, "kernel timed out%s", "");
+	else if (WIFSIGNALED(st))
+		fail_job(o, "kernel faulted: %s", strsignal(WTERMSIG(st)));
+	else
+		fail_job(o, "benchmark worker failed%s", "");
+}
+
+int harness_worker_run(struct harness_worker *w, const struct harness_config *cfg,
+		       const char *so_path, const struct harness_job *jobs, size_t n,
+		       struct harness_output *out, harness_progress_fn progress, void *arg)
+{
+	memset(out, 0, n * sizeof(*out));
+	if (w->pid > 0 && (w->cfg.check_only != cfg->check_only || w->cfg.cpu != cfg->cpu ||
+			   w->cfg.force_tsc != cfg->force_tsc))
+		worker_stop(w);
+	w->cfg = *cfg;
+	for (size_t i = 0; i < n; i++) {
+		struct command cmd = {
+		    .index = (uint32_t)i, .turns = jobs[i].turns, .divisor = jobs[i].divisor};
+		snprintf(cmd.so, sizeof(cmd.so), "%s", so_path);
+		snprintf(cmd.symbol, sizeof(cmd.symbol), "%s", jobs[i].symbol);
+		if (w->pid <= 0 && worker_start(w) < 0) {
+			for (size_t j = i; j < n; j++)
+				fail_job(&out[j], "%s", perpi_error());
+			return -1;
 		}
-		o->status = rec.status;
-		o->papi = rec.papi;
-		o->ticks_per_cycle = rec.ticks_per_cycle;
-		memcpy(o->best, rec.best, sizeof(o->best));
-		snprintf(o->error, sizeof(o->error), "%s", rec.error);
-		o->n = rec.n;
-		o->samples = xmalloc((rec.n + 1) * sizeof(double));
-		o->clean = xmalloc(rec.n + 1);
-		if (rec.n && (read_all(fds[0], o->samples, rec.n * sizeof(double)) < 0 ||
-			      read_all(fds[0], o->clean, rec.n) < 0))
-			break;
-		next = rec.index + 1;
+		ssize_t sent = send(w->fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
+		if (sent != (ssize_t)sizeof(cmd) || read_record(w, &out[i]) < 0)
+			worker_died(w, &out[i]);
 		if (progress)
-			progress(arg, next - 1, next, n);
+			progress(arg, i, i + 1, n);
 	}
-	close(fds[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!*fatal && next < n) {
-		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
-			fail_job(&out[next], "kernel timed out%s", "");
-		else if (WIFSIGNALED(st))
-			fail_job(&out[next], "kernel faulted: %s", strsignal(WTERMSIG(st)));
-		else
-			fail_job(&out[next], "benchmark worker failed%s", "");
-		next++;
-		if (progress)
-			progress(arg, next - 1, next, n);
-	}
-	return next;
+	return 0;
 }
 
 int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
 		const struct harness_config *cfg, struct harness_output *out,
 		harness_progress_fn progress, void *arg)
 {
-	int cpu = cfg->cpu >= 0 ? cfg->cpu : default_cpu(), fatal = 0;
-	cpu_set_t allowed;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
-	    (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)))
-		return perpi_set_error("CPU %d is not one perpi may run on (nproc tells how many)",
-				       cpu);
-	memset(out, 0, n * sizeof(*out));
-	size_t next = 0;
-	while (next < n && !fatal)
-		next = run_worker(so_path, jobs, next, n, cfg, cpu, out, progress, arg, &fatal);
-	if (fatal) {
-		for (size_t i = 0; i < n; i++)
-			if (!out[i].samples && !out[i].status)
-				fail_job(&out[i], "%s", perpi_error());
-		return -1;
-	}
-	return 0;
+	struct harness_worker *w = harness_worker_new();
+	int rc = harness_worker_run(w, cfg, so_path, jobs, n, out, progress, arg);
+	harness_worker_delete(w);
+	return rc;
 }
