@@ -112,17 +112,16 @@ static size_t image_add_name(struct elf_image *img, const char *name)
 	return img->names_len - n;
 }
 
-static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name,
-			     uint64_t value, uint64_t size, int ifunc)
+static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name, uint64_t value,
+			     uint64_t size, int ifunc)
 {
 	if (img->n_syms == *cap) {
 		*cap = *cap ? *cap * 2 : 256;
 		img->syms = xrealloc(img->syms, *cap * sizeof(*img->syms));
 	}
 	/* name holds an offset until the names block stops moving */
-	img->syms[img->n_syms++] =
-		(struct elf_symbol){(const char *)(uintptr_t)image_add_name(img, name), value, size,
-				    ifunc};
+	img->syms[img->n_syms++] = (struct elf_symbol){
+	    (const char *)(uintptr_t)image_add_name(img, name), value, size, ifunc};
 }
 
 /* Function symbols of one symbol table section; 1 if it had any. */

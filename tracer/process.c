@@ -63,8 +63,7 @@ int process_spawn(const char *path, char *const argv[], pid_t *pid)
 		return perpi_set_error("%s: cannot run: %s", path, strerror(e));
 	}
 	int status;
-	if (waitpid(child, &status, 0) < 0 || !WIFSTOPPED(status) ||
-	    WSTOPSIG(status) != SIGTRAP) {
+	if (waitpid(child, &status, 0) < 0 || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
 		kill(child, SIGKILL);
 		return perpi_set_error("%s: did not stop at exec", path);
 	}

@@ -10,7 +10,7 @@
 #include "tracer/process.h"
 
 struct sym_object {
-	char *path;              /* file path, or "[vdso]" */
+	char *path;		 /* file path, or "[vdso]" */
 	struct elf_image *image; /* loaded on first use; NULL if unreadable */
 	int loaded;
 	int is_program;
@@ -33,7 +33,7 @@ struct symbolizer {
 	size_t n_objects;
 	struct sym_mapping *maps; /* newest last: later mappings win */
 	size_t n_maps, cap_maps;
-	struct sym_name *names;   /* every name handed out, kept for its owner */
+	struct sym_name *names; /* every name handed out, kept for its owner */
 	size_t n_names, cap_names;
 	size_t last_hit;
 };
@@ -87,7 +87,8 @@ static void symbolizer_read_maps(struct symbolizer *sym)
 		char perms[8];
 		int name_at = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
-			   &name_at) < 4 || !name_at || !strchr(perms, 'x'))
+			   &name_at) < 4 ||
+		    !name_at || !strchr(perms, 'x'))
 			continue;
 		char *name = line + name_at;
 		name[strcspn(name, "\n")] = 0;

@@ -111,8 +111,8 @@ static int region_choose(struct tracer *t)
 		t->end_kind = END_RETURN;
 		const char *f = o->functions[i];
 		if (f[0] != '0' && !elf_image_lookup(t->prog, f)) { /* a library's, maybe */
-			t->lib_functions = xrealloc(t->lib_functions, (t->n_lib_functions + 1) *
-									  sizeof(*t->lib_functions));
+			t->lib_functions = xrealloc(
+			    t->lib_functions, (t->n_lib_functions + 1) * sizeof(*t->lib_functions));
 			t->lib_functions[t->n_lib_functions++] = (char *)f;
 			continue;
 		}
@@ -224,7 +224,7 @@ static int region_place(struct tracer *t)
 		t->stop_addr += bias;
 	if (t->n_lib_functions && t->opt.pid)
 		return region_resolve_libs(t, 0); /* attached: the libraries are there */
-	if (t->n_lib_functions) { /* started: they are there when main is reached */
+	if (t->n_lib_functions) {		  /* started: they are there when main is reached */
 		const struct elf_symbol *m = elf_image_lookup(t->prog, "main");
 		t->resolve_addr = m ? m->value + bias : entry;
 		t->have_resolve = 1;
@@ -341,8 +341,8 @@ static struct perpi_event *resolve(struct tracer *t, struct insn_entry *e, struc
 	struct x86_state st = {&t->regs, fetch_xstate, t};
 	if (x86_resolve(&e->insn, &st, ev) < 0) {
 		if (!e->warned)
-			perpi_warn("%#llx: %s: %s", (unsigned long long)e->insn.addr,
-				   e->insn.text, perpi_error());
+			perpi_warn("%#llx: %s: %s", (unsigned long long)e->insn.addr, e->insn.text,
+				   perpi_error());
 		e->warned = 1;
 		memset(ev, 0, sizeof(*ev));
 		ev->insn = &e->insn;
@@ -520,7 +520,8 @@ static void install_signals(struct tracer *t)
 	if (t->opt.duration > 0) {
 		struct itimerval it = {{0, 0}, {0, 0}};
 		it.it_value.tv_sec = (time_t)t->opt.duration;
-		it.it_value.tv_usec = (suseconds_t)((t->opt.duration - (double)it.it_value.tv_sec) * 1e6);
+		it.it_value.tv_usec =
+		    (suseconds_t)((t->opt.duration - (double)it.it_value.tv_sec) * 1e6);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 }
