@@ -22,7 +22,7 @@ struct run_options {
 	struct engine_options engine;
 	const char *output; /* -o FILE; NULL: stderr */
 	const char *model;  /* --model FILE; NULL: the default model, if any */
-	int program;        /* index of PROGRAM in argv */
+	int program;	    /* index of PROGRAM in argv */
 };
 
 static void run_usage(FILE *out)
@@ -94,7 +94,8 @@ static int run_parse(int argc, char **argv, struct run_options *ro)
 			if (r < 0)
 				return -1;
 			if (r == 0)
-				return perpi_set_error("%s: unknown option (perpi --help lists them)", a);
+				return perpi_set_error(
+				    "%s: unknown option (perpi --help lists them)", a);
 		}
 	}
 	ro->program = i;

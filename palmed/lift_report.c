@@ -82,9 +82,8 @@ int lift_report_block_ilp(struct lift_report *lr, const char *path)
 void lift_report_hint(FILE *out, const struct lift_report *lr)
 {
 	fprintf(out,
-		"perpi: no usable Palmed model of this CPU at %s: 'perpi palmed build --from perpi.data' "
-		"builds one for the forms this run needs, then the report adds its resource-bound "
-		"cycles\n",
+		"perpi: no Palmed model of this CPU at %s; for resource-bound cycles, "
+		"'perpi record PROGRAM' then 'perpi palmed build --from perpi.data'\n",
 		lr->model_path);
 }
 
