@@ -35,6 +35,7 @@
 #define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
 #define DEEP_CALLS 4096 /* nested instances before a warning about the cost */
+#define SIGRETURN_EVENTS 8 /* at most this many events from a handler's ret to sigreturn */
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
@@ -68,7 +69,8 @@ struct engine {
 	int pending_call;    /* the last event was a call */
 	uint64_t call_sp;    /* the RSP its callee starts with */
 	uint64_t resume_sp;  /* a call interrupted by a signal: its callee's RSP, 0 = none */
-	int in_sigreturn;    /* between a handler's ret and the sigreturn syscall */
+	int in_sigreturn;    /* events left between a handler's ret and the sigreturn
+			      * syscall (0: not there) */
 	int warned_deep;
 
 	struct frame *frames;
@@ -244,7 +246,7 @@ static void frame_return(struct engine *e)
 {
 	struct frame *f = &e->frames[e->depth - 1];
 	if (f->signal) {
-		e->in_sigreturn = 1;
+		e->in_sigreturn = SIGRETURN_EVENTS;
 		e->resume_sp = f->resume_sp;
 	}
 	frame_close(e);
@@ -355,13 +357,13 @@ static void collect_deps(struct engine *e, const struct perpi_event *ev, const u
 			mem_deps(e, ev->mem[m].addr, ev->mem[m].size);
 }
 
-/* The step of a counted instruction whose sources are ready at ready;
- * 0 when it does not fit in 32 bits. */
-static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
+/* The step of a counted instruction whose sources are ready at ready and
+ * whose results take latency steps; 0 when it does not fit in 32 bits. */
+static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready, unsigned latency)
 {
 	if (e->limited)
-		return limits_place(l, ready + 1);
-	return ready + 1 < UINT32_MAX ? (uint32_t)(ready + 1) : 0;
+		return limits_place(l, ready + 1, latency);
+	return ready + latency < UINT32_MAX ? (uint32_t)(ready + latency) : 0;
 }
 
 /* One event as the frames see it: the sources still worth looking up.
@@ -372,6 +374,7 @@ static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
 struct pending {
 	const struct perpi_event *ev;
 	int counted;
+	unsigned latency;
 	size_t n_src, n_reads, n_writes, n_dst;
 	const uint8_t *dst;
 	uint8_t src[UNIT_COUNT];
@@ -421,7 +424,7 @@ static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 		i++;
 	}
 	if (p->counted) {
-		if (!(c = place(e, &f->lim, c)))
+		if (!(c = place(e, &f->lim, c, p->latency)))
 			return -1;
 		if (c > f->steps)
 			f->steps = (uint32_t)c;
@@ -439,7 +442,8 @@ static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 
 /* The event in every private frame, before the whole run's writes. */
 static int frames_step(struct engine *e, const struct perpi_event *ev, int counted,
-		       const uint8_t *src, size_t n_src, const uint8_t *dst, size_t n_dst)
+		       unsigned latency, const uint8_t *src, size_t n_src, const uint8_t *dst,
+		       size_t n_dst)
 {
 	struct pending p;
 	size_t k = e->frames[0].shares_global ? 1 : 0;
@@ -447,6 +451,7 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 		return 0;
 	p.ev = ev;
 	p.counted = counted;
+	p.latency = latency;
 	p.n_src = p.n_reads = p.n_writes = 0;
 	p.dst = dst;
 	p.n_dst = n_dst;
@@ -481,7 +486,7 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 
 /* The event's step in the whole run; 0 on overflow. */
 static uint32_t global_step(struct engine *e, const struct perpi_event *ev, int counted,
-			    const uint8_t *src, size_t n_src)
+			    unsigned latency, const uint8_t *src, size_t n_src)
 {
 	uint64_t c = 0;
 	for (size_t i = 0; i < n_src; i++)
@@ -492,7 +497,7 @@ static uint32_t global_step(struct engine *e, const struct perpi_event *ev, int 
 			c = r > c ? r : c;
 		}
 	if (counted)
-		return place(e, &e->lim, c);
+		return place(e, &e->lim, c, latency);
 	return (uint32_t)c;
 }
 
@@ -566,15 +571,21 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	if (e->want_deps)
 		collect_deps(e, ev, src, n_src);
 
-	uint32_t c = global_step(e, ev, counted, src, n_src);
-	if ((counted && !c) || (e->depth && frames_step(e, ev, counted, src, n_src, dst, n_dst) < 0))
+	unsigned latency = 1;
+	if (counted && e->opt.latency && !(latency = e->opt.latency(e->opt.latency_ctx, insn)))
+		latency = 1;
+	uint32_t c = global_step(e, ev, counted, latency, src, n_src);
+	if ((counted && !c) ||
+	    (e->depth && frames_step(e, ev, counted, latency, src, n_src, dst, n_dst) < 0))
 		return perpi_set_error("engine: more than 2^32 steps, beyond the engine's range");
 	global_writes(e, ev, c, index, dst, n_dst);
 	account(e, ev, counted, c);
 	if (e->n_observers)
 		notify(e, ev, index, counted ? c : 0);
 
-	if (e->in_sigreturn && (ev->flags & EVENT_NOT_COUNTED))
+	/* The stub is two instructions (mov eax, 15; syscall): do not wait
+	 * long for a syscall that does not come. */
+	if (e->in_sigreturn && ((ev->flags & EVENT_NOT_COUNTED) || !--e->in_sigreturn))
 		e->in_sigreturn = 0;
 	if (insn->control == CTRL_RET && e->depth && ev->sp == e->frames[e->depth - 1].key)
 		frame_return(e);

@@ -7,17 +7,17 @@
 
 struct hist {
 	uint64_t (*count)[CLASS_COUNT];
-	size_t cap;        /* allocated bins, at most HIST_MAX_BINS */
-	uint64_t width;    /* steps per stored bin, a power of two */
-	unsigned shift;    /* log2(width) */
+	size_t cap;	/* allocated bins, at most HIST_MAX_BINS */
+	uint64_t width; /* steps per stored bin, a power of two */
+	unsigned shift; /* log2(width) */
 	uint64_t max_step;
 };
 
-static const char *const class_names[CLASS_COUNT] = {
-	"load", "store", "int", "fp", "vec", "move", "branch", "other"};
+static const char *const class_names[CLASS_COUNT] = {"load", "store", "int",	"fp",
+						     "vec",  "move",  "branch", "other"};
 /* Colour-blind-safe (Okabe-Ito) plus grey. */
-static const char *const class_colours[CLASS_COUNT] = {
-	"#0072B2", "#56B4E9", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#F0E442", "#999999"};
+static const char *const class_colours[CLASS_COUNT] = {"#0072B2", "#56B4E9", "#E69F00", "#D55E00",
+						       "#CC79A7", "#009E73", "#F0E442", "#999999"};
 
 const char *hist_class_name(unsigned klass)
 {
@@ -215,17 +215,19 @@ void hist_write_text(FILE *out, const struct hist_bins *b, unsigned bar_width, i
 {
 	double top = max_rate(b);
 	fprintf(out, "instructions per step, steps %llu-%llu, %zu bin%s of %llu step%s\n",
-		(unsigned long long)b->first, (unsigned long long)b->last, b->n, b->n == 1 ? "" : "s",
-		(unsigned long long)b->width, b->width == 1 ? "" : "s");
+		(unsigned long long)b->first, (unsigned long long)b->last, b->n,
+		b->n == 1 ? "" : "s", (unsigned long long)b->width, b->width == 1 ? "" : "s");
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t f = bin_first(b, i), l = bin_last(b, i), t = row_total(b, i);
 		double rate = (double)t / (l - f + 1);
-		unsigned len = top > 0 ? (unsigned)(rate / top * bar_width + 0.5) : 0, cells[CLASS_COUNT];
+		unsigned len = top > 0 ? (unsigned)(rate / top * bar_width + 0.5) : 0,
+			 cells[CLASS_COUNT];
 		split_cells(b->count[i], t, len, cells);
 		if (b->width == 1)
 			fprintf(out, "%10llu       |", (unsigned long long)f);
 		else
-			fprintf(out, "%10llu-%-6llu|", (unsigned long long)f, (unsigned long long)l);
+			fprintf(out, "%10llu-%-6llu|", (unsigned long long)f,
+				(unsigned long long)l);
 		for (unsigned k = 0; k < CLASS_COUNT; k++) {
 			if (colour && cells[k])
 				fprintf(out, "\033[%dm", class_ansi[k]);

@@ -17,8 +17,8 @@ static void crc_init(void)
 	}
 	for (uint32_t n = 0; n < 256; n++)
 		for (int t = 1; t < 8; t++)
-			crc_table[t][n] = crc_table[0][crc_table[t - 1][n] & 0xff] ^
-					  (crc_table[t - 1][n] >> 8);
+			crc_table[t][n] =
+			    crc_table[0][crc_table[t - 1][n] & 0xff] ^ (crc_table[t - 1][n] >> 8);
 }
 
 uint32_t trace_crc32(uint32_t crc, const void *data, size_t len)

@@ -112,16 +112,16 @@ static size_t image_add_name(struct elf_image *img, const char *name)
 	return img->names_len - n;
 }
 
-static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name,
-			     uint64_t value, uint64_t size)
+static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name, uint64_t value,
+			     uint64_t size, int ifunc)
 {
 	if (img->n_syms == *cap) {
 		*cap = *cap ? *cap * 2 : 256;
 		img->syms = xrealloc(img->syms, *cap * sizeof(*img->syms));
 	}
 	/* name holds an offset until the names block stops moving */
-	img->syms[img->n_syms++] =
-		(struct elf_symbol){(const char *)(uintptr_t)image_add_name(img, name), value, size};
+	img->syms[img->n_syms++] = (struct elf_symbol){
+	    (const char *)(uintptr_t)image_add_name(img, name), value, size, ifunc};
 }
 
 /* Function symbols of one symbol table section; 1 if it had any. */
@@ -142,7 +142,7 @@ static int image_read_symtab(struct elf_image *img, Elf *elf, Elf_Scn *scn, size
 		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		image_add_symbol(img, cap, name, s.st_value, s.st_size);
+		image_add_symbol(img, cap, name, s.st_value, s.st_size, type == STT_GNU_IFUNC);
 		added++;
 	}
 	return added > 0;
@@ -227,7 +227,8 @@ static void image_read_plt(struct elf_image *img, Elf *elf, size_t *cap)
 				if (start >= 4 && !memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4))
 					start -= 4;
 				char *name = xasprintf("%s@plt", slots[k].name);
-				image_add_symbol(img, cap, name, sh.sh_addr + start, p + 6 - start);
+				image_add_symbol(img, cap, name, sh.sh_addr + start, p + 6 - start,
+						 0);
 				free(name);
 				break;
 			}

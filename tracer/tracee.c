@@ -178,9 +178,9 @@ int tracee_attach(struct tracer *t, int cpu)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(t->pid, sizeof(set), &set) == 0) {
-		memcpy(t->saved_affinity, &set, sizeof(t->saved_affinity) < sizeof(set)
-							? sizeof(t->saved_affinity)
-							: sizeof(set));
+		memcpy(t->saved_affinity, &set,
+		       sizeof(t->saved_affinity) < sizeof(set) ? sizeof(t->saved_affinity)
+							       : sizeof(set));
 		t->have_saved_affinity = 1;
 	}
 	if (process_attach(t->pid) < 0)

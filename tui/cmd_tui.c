@@ -19,6 +19,7 @@ int cmd_tui(int argc, char **argv)
 #else
 
 #include "common/util.h"
+#include "ilp/blocks.h"
 #include "ilp/trace_file.h"
 #include "tracer/options.h"
 #include "tracer/symbols.h"
@@ -45,6 +46,7 @@ struct tui_options {
 /* 1: parsed; 0: --help printed; -1: bad options (message set). */
 static int parse(int argc, char **argv, struct tui_options *o)
 {
+	const char *tracer_option = NULL;
 	for (int i = 1; i < argc;) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -69,8 +71,11 @@ static int parse(int argc, char **argv, struct tui_options *o)
 			int r = trace_options_parse(&o->trace, argc, argv, &i);
 			if (r <= 0)
 				return r < 0 ? -1 : perpi_set_error("tui: unknown option '%s'", a);
+			tracer_option = a;
 		}
 	}
+	if (tracer_option && !o->program)
+		return perpi_set_error("tui: %s traces a program: give it after --", tracer_option);
 	if (o->program && trace_options_check(&o->trace, 1) < 0)
 		return -1;
 	return 1;
@@ -97,21 +102,53 @@ static int reader_line(void *ctx, uint64_t addr, const char **file, unsigned *li
 	return insn ? trace_reader_source_line(r, insn, file, line) : -1;
 }
 
+/* One pass feeds the model and the blocks. */
+struct tee {
+	struct tui_model *model;
+	struct blocks *blocks;
+};
+
+static int tee_event(void *ctx, const struct perpi_event *ev)
+{
+	struct tee *t = ctx;
+	int r = tui_model_event(t->model, ev);
+	return r ? r : blocks_event(t->blocks, ev);
+}
+
+/* The blocks' ILP: a second replay of the recording. */
+static int file_block_ilp(void *ctx, struct blocks *b)
+{
+	struct trace_reader *r = trace_reader_open(ctx);
+	if (!r)
+		return -1;
+	int rc = trace_reader_replay(r, blocks_ilp_event, b);
+	trace_reader_close(r);
+	if (rc < 0)
+		return -1;
+	blocks_ilp_finish(b);
+	return 0;
+}
+
 static int browse_file(const struct tui_options *o)
 {
 	struct trace_reader *reader = trace_reader_open(o->input);
-	if (!reader) {
+	if (!reader || tui_check_terminal() < 0) { /* before the long part: the replay */
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
+		trace_reader_close(reader);
 		return 1;
 	}
 	struct tui_symbols sym = {reader_function, reader_line, reader};
-	struct tui_model *model = tui_model_new(&o->engine, &sym);
-	int r = trace_reader_replay(reader, tui_model_event, model) < 0 || tui_model_finish(model) < 0
-			? -1
-			: tui_run(model, o->input);
+	struct tee tee = {tui_model_new(&o->engine, &sym), blocks_new()};
+	struct tui_blocks_source blocks = {tee.blocks, file_block_ilp, (void *)o->input, 0};
+	int r = -1;
+	if (trace_reader_replay(reader, tee_event, &tee) >= 0 && tui_model_finish(tee.model) >= 0) {
+		blocks_finish(tee.blocks);
+		r = tui_run(tee.model, &blocks, o->input);
+	}
 	if (r < 0)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
-	tui_model_delete(model);
+	tui_model_delete(tee.model);
+	blocks_delete(tee.blocks);
 	trace_reader_close(reader);
 	return r < 0;
 }
@@ -124,18 +161,27 @@ static const char *tracer_function(void *ctx, uint64_t addr)
 
 static int browse_program(struct tui_options *o, char **argv)
 {
+	if (tui_check_terminal() < 0) { /* before the long part: the trace */
+		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
+		return 1;
+	}
 	struct tracer *tracer = NULL;
 	struct tui_symbols sym = {tracer_function, NULL, &tracer};
-	struct tui_model *model = tui_model_new(&o->engine, &sym);
-	tracer = tracer_new(&o->trace, tui_model_event, model);
+	struct tee tee = {tui_model_new(&o->engine, &sym), blocks_new()};
+	struct tui_blocks_source blocks = {tee.blocks, NULL, NULL, 0}; /* events not kept: no ILP */
+	tracer = tracer_new(&o->trace, tee_event, &tee);
 	struct trace_result res;
 	int r = -1;
 	if (tracer_start(tracer, argv + o->program) < 0 || tracer_run(tracer, &res) < 0 ||
-	    tui_model_finish(model) < 0)
+	    tui_model_finish(tee.model) < 0) {
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
-	else if ((r = tui_run(model, argv[o->program])) < 0)
-		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
-	tui_model_delete(model);
+	} else {
+		blocks_finish(tee.blocks);
+		if ((r = tui_run(tee.model, &blocks, argv[o->program])) < 0)
+			fprintf(stderr, "perpi: tui: %s\n", perpi_error());
+	}
+	tui_model_delete(tee.model);
+	blocks_delete(tee.blocks);
 	tracer_delete(tracer);
 	return r < 0;
 }

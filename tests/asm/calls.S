@@ -1,6 +1,7 @@
 /* Hand-derived I and C of small functions: push/pop/call/ret, nested
- * isolated call instances, a tail call, a raw syscall, a counted loop
- * (DESIGN.md). Each instance is analysed in isolation: RSP and the return
+ * isolated call instances, a tail call, longjmp-style unwinding, a raw
+ * syscall, a counted loop (DESIGN.md). No libc call: every function of the
+ * run has a name (tests/tui uses this program too). Each instance is analysed in isolation: RSP and the return
  * address were written before it, so they are ready at 0 inside it.
  * run-asm.sh checks every EXPECT line against `perpi --function NAME`. */
 	.intel_syntax noprefix
@@ -157,6 +158,38 @@ loop_sum:
 	ret
 	.size loop_sum, .-loop_sum
 
+/* longjmp by hand: lj_inner puts back the RSP lj_outer had at its entry
+ * (K) and jumps into it; the next event, above lj_inner's entry RSP (K-8),
+ * unwinds lj_inner's instance, and lj_outer's ret at K closes its own.
+ * EXPECT lj_outer I=7 C=3
+ * EXPECT lj_inner I=2 C=1
+ *                          outer  inner
+ *   mov rdx,rsp            1             (rsp from before)
+ *   call lj_inner          1
+ *     push rbx             2      1      (rsp (the call, before inner))
+ *     mov rsp,rdx          2      1      (rdx (mov: 1; from before inner))
+ *     jmp 1f               1             (at K: inner unwound first)
+ *   add rax,1              1
+ *   ret                    3             (rsp (mov rsp,rdx: 2), [K] before)
+ *   outer: 7 instructions; inner: push and mov. */
+	.globl lj_outer
+	.type lj_outer, @function
+lj_outer:
+	mov rdx, rsp
+	call lj_inner
+lj_land:
+	add rax, 1
+	ret
+	.size lj_outer, .-lj_outer
+
+	.globl lj_inner
+	.type lj_inner, @function
+lj_inner:
+	push rbx
+	mov rsp, rdx
+	jmp lj_land
+	.size lj_inner, .-lj_inner
+
 	.globl main
 	.type main, @function
 main:
@@ -167,6 +200,7 @@ main:
 	call tail_caller
 	call sys_getpid
 	call loop_sum
+	call lj_outer
 	add rsp, 8
 	xor eax, eax
 	ret

@@ -34,7 +34,7 @@ compare() {
 	esac
 }
 
-for src in regs vec mem calls; do
+for src in regs vec mem calls signal; do
 	for variant in "" -nopie; do
 		prog="$top_builddir/tests/asm/$src$variant"
 		if [ ! -x "$prog" ]; then

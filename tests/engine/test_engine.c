@@ -132,7 +132,8 @@ static void observe(void *ctx, const struct engine_step_info *info)
 		return;
 	s->step[s->n] = info->step;
 	s->n_deps[s->n] = info->n_deps < 8 ? info->n_deps : 8;
-	memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
+	if (s->n_deps[s->n])
+		memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
 	s->n++;
 }
 
@@ -321,6 +322,82 @@ static void test_stack_engine(void)
 	}
 }
 
+/* Latencies by class for the tests: fp 4 steps, int 2, the rest 1. */
+static unsigned class_latency(void *ctx, const struct perpi_insn *insn)
+{
+	(void)ctx;
+	return insn->klass == CLASS_FP ? 4 : insn->klass == CLASS_INT ? 2 : 1;
+}
+
+static void test_latency(void)
+{
+	struct engine_options opt = {.latency = class_latency};
+	struct engine *e = fresh(&opt);
+	/* Results ready latency steps after the sources: e1 fp v0 ready 4;
+	 * e2 int v0 -> rax: 4 + 2 = 6; e3 fp rax -> v1: 6 + 4 = 10; e4 move
+	 * (latency 1), independent: 1. I=4, C=10. */
+	EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	EV(e, .src = "v0.0", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .src = "rax", .dst = "v1.0", .klass = CLASS_FP);
+	EV(e, .dst = "rbx", .klass = CLASS_MOVE);
+	ev_check_totals("latency", e, 4, 10);
+	engine_delete(e);
+
+	/* With width 1, three independent fp instructions issue at 1, 2, 3 and
+	 * are done at 4, 5, 6: C=6. */
+	opt.width = 1;
+	e = fresh(&opt);
+	for (int i = 0; i < 3; i++)
+		EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	ev_check_totals("latency width 1", e, 3, 6);
+	engine_delete(e);
+
+	/* With window 1, each issues after the one before is done: fp issues
+	 * at 1, done 4; the next at 5, done 8; an int at 9, done 10: C=10. */
+	opt.width = 0;
+	opt.window = 1;
+	e = fresh(&opt);
+	EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	EV(e, .dst = "v1.0", .klass = CLASS_FP);
+	EV(e, .dst = "rax", .klass = CLASS_INT);
+	ev_check_totals("latency window 1", e, 3, 10);
+	engine_delete(e);
+
+	/* In a call instance too: m1 call f (branch, 1); f1 int rax: whole 2,
+	 * f 2; f2 int rax: 4, 4; f3 ret: rsp 1, [S-8] 1 -> 2, f 1. f: I=3, C=4.
+	 * Then a syscall stays free (not counted, its outputs ready with its
+	 * input rax, 4) and add rbx,rax (int) is done at 4 + 2 = 6.
+	 * main (closed by engine_finish): I=5, C=6. */
+	opt.window = 0;
+	e = fresh(&opt);
+	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
+	   .ctrl = CTRL_CALL, .klass = CLASS_BRANCH, .flags = EVENT_CALL_ENTRY);
+	ev_sp = S - 8;
+	EV(e, .addr = 0x200, .src = "rax", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .src = "rax", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .text = "ret", .src = "rsp", .dst = "rsp", .mem = "r:7fefff8:8", .ctrl = CTRL_RET,
+	   .klass = CLASS_BRANCH);
+	ev_sp = S;
+	EV(e, .text = "syscall", .src = "rax", .dst = "rax", .flags = EVENT_NOT_COUNTED,
+	   .ctrl = CTRL_SYSCALL, .klass = CLASS_FP);
+	EV(e, .src = "rax rbx", .dst = "rbx", .klass = CLASS_INT);
+	engine_finish(e);
+	ev_check_totals("latency frames", e, 5, 6);
+	{
+		const struct engine_function *f;
+		size_t n = engine_functions(e, &f);
+		for (size_t i = 0; i < n; i++) {
+			if (f[i].entry == 0x200) {
+				ev_check("latency frames: I of f", f[i].insns, 3);
+				ev_check("latency frames: C of f", f[i].steps, 4);
+			}
+			if (f[i].entry == 0x100)
+				ev_check("latency frames: C of main", f[i].steps, 6);
+		}
+	}
+	engine_delete(e);
+}
+
 int main(void)
 {
 	test_chain();
@@ -333,6 +410,7 @@ int main(void)
 	test_limits_in_frames();
 	test_class_mask();
 	test_stack_engine();
+	test_latency();
 	if (ev_failures) {
 		printf("%d failures\n", ev_failures);
 		return 1;

@@ -413,6 +413,32 @@ static void test_untraced_callee(void)
 	engine_delete(e);
 }
 
+/* A handler's ret not followed by a sigreturn syscall: unwinding waits 8
+ * events at most, then resumes. */
+static void test_sigreturn_bound(void)
+{
+	struct engine *e = fresh(NULL);
+	const uint64_t A = 0x9000000; /* an alternate stack above S */
+	/* m1 (main entry, S) 1; m2 call g 1; g1 (S-8) 1; h1 (handler, A) 1;
+	 * h2 ret at A: rsp (m2) 2, in g 1 (rsp from before g); x1..x8 at A+8,
+	 * no source: 1 each, no unwinding; x9 at A+8 unwinds g (g1 h1 h2
+	 * x1..x8: I=11, C=1) and main (I=13, C=2), then runs outside both. */
+	EV(e, .addr = 0x100, .flags = EVENT_CALL_ENTRY);
+	ev_call(e);
+	EV(e, .addr = 0x200);
+	EV(e, .addr = 0x900, .flags = EVENT_SIGNAL_ENTRY, .sp = A);
+	EV(e, .text = "ret", .src = "rsp", .dst = "rsp", .mem = "r:9000000:8", .ctrl = CTRL_RET,
+	   .sp = A);
+	for (int i = 0; i < 8; i++)
+		EV(e, .sp = A + 8);
+	ev_check_function("sigreturn bound: before", e, 0x200, 0, 0, 0);
+	EV(e, .sp = A + 8);
+	ev_check_function("sigreturn bound", e, 0x200, 11, 1, 1);
+	ev_check_function("sigreturn bound", e, 0x100, 13, 2, 1);
+	ev_check_totals("sigreturn bound", e, 14, 2);
+	engine_delete(e);
+}
+
 int main(void)
 {
 	test_nested();
@@ -427,6 +453,7 @@ int main(void)
 	test_sigaltstack();
 	test_deep_recursion();
 	test_untraced_callee();
+	test_sigreturn_bound();
 	if (ev_failures) {
 		printf("%d failures\n", ev_failures);
 		return 1;

@@ -205,7 +205,7 @@ static uint64_t ref_machine(const struct engine_options *o, int s, int e, uint64
 	memset(unit_w, 0xff, sizeof(unit_w));
 	memset(data_w, 0xff, sizeof(data_w));
 	memset(stack_w, 0xff, sizeof(stack_w));
-	static uint64_t placed[N_EVENTS], count[2 * N_EVENTS + 8];
+	static uint64_t placed[N_EVENTS], count[4 * N_EVENTS + 8];
 	uint64_t c_max = 0, n = 0;
 	memset(unit, 0, sizeof(unit));
 	memset(data, 0, sizeof(data));
@@ -230,12 +230,14 @@ static uint64_t ref_machine(const struct engine_options *o, int s, int e, uint64
 				c = r > c ? r : c;
 			}
 		if (counted) {
-			c++;
+			unsigned lat = o->latency ? o->latency(NULL, ev->insn) : 1;
+			c++; /* the first step it may issue at */
 			if (o->window && n >= o->window && c < placed[n - o->window] + 1)
 				c = placed[n - o->window] + 1;
 			while (o->width && count[c] >= o->width)
 				c++;
 			count[c]++;
+			c += lat - 1; /* done */
 			placed[n++] = c;
 			c_max = c > c_max ? c : c_max;
 		}
@@ -324,7 +326,8 @@ static void observe(void *ctx, const struct engine_step_info *info)
 	}
 	s->step[info->index] = info->step;
 	s->n_deps[info->index] = info->n_deps;
-	memcpy(s->deps[info->index], info->deps, info->n_deps * sizeof(*info->deps));
+	if (info->n_deps)
+		memcpy(s->deps[info->index], info->deps, info->n_deps * sizeof(*info->deps));
 }
 
 static void compare_observed(unsigned seed, const char *what)
@@ -399,6 +402,13 @@ static void compare(unsigned seed, const struct engine_options *o, const char *w
 	engine_delete(e);
 }
 
+/* Latency by class: 1 to 3 steps. */
+static unsigned class_latency(void *ctx, const struct perpi_insn *insn)
+{
+	(void)ctx;
+	return 1 + insn->klass % 3;
+}
+
 int main(void)
 {
 	static const struct {
@@ -411,6 +421,8 @@ int main(void)
 		{{.window = 4}, "window 4"},
 		{{.width = 2}, "width 2"},
 		{{.window = 16, .width = 3, .stack_engine = 1}, "window 16 width 3 stack engine"},
+		{{.latency = class_latency}, "latency 1-3"},
+		{{.latency = class_latency, .window = 8, .width = 2}, "latency window 8 width 2"},
 	};
 	unsigned instances = 0;
 	for (unsigned seed = 1; seed <= 40; seed++) {

@@ -67,23 +67,25 @@ static void test_functions(struct tui_model *m)
 	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == TUI_NONE,
 	       "second call of f");
 
-	uint64_t steps;
-	uint64_t *h = tui_model_function_histogram(m, 0, TUI_NONE, &steps);
-	EXPECT(steps == 2, "f's histogram has %lu steps, want 2", (unsigned long)steps);
-	if (steps == 2) {
-		EXPECT(h[1 * CLASS_COUNT + CLASS_INT] == 2 && h[1 * CLASS_COUNT + CLASS_MOVE] == 2 &&
-			       h[1 * CLASS_COUNT + CLASS_BRANCH] == 2,
-		       "f step 1");
-		EXPECT(h[2 * CLASS_COUNT + CLASS_INT] == 2 && h[2 * CLASS_COUNT + CLASS_MOVE] == 0,
-		       "f step 2");
-	}
-	free(h);
+	struct tui_histogram *h = tui_model_function_histogram(m, 0, TUI_NONE);
+	struct tui_bin b1, b2;
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && h->insns == 8, "f's histogram: %lu steps, %lu insns, want 2, 8",
+	       (unsigned long)h->steps, (unsigned long)h->insns);
+	EXPECT(b1.total == 6 && b1.count[CLASS_INT] == 2 && b1.count[CLASS_MOVE] == 2 &&
+		       b1.count[CLASS_BRANCH] == 2,
+	       "f step 1");
+	EXPECT(b2.total == 2 && b2.count[CLASS_INT] == 2, "f step 2");
+	tui_histogram_delete(h);
 	/* One call: step 1 holds add, mov rcx, ret; step 2 the imul. */
-	h = tui_model_function_histogram(m, 0, f->first_call, &steps);
-	EXPECT(steps == 2 && h[1 * CLASS_COUNT + CLASS_INT] == 1 &&
-		       h[2 * CLASS_COUNT + CLASS_INT] == 1 && h[1 * CLASS_COUNT + CLASS_BRANCH] == 1,
+	h = tui_model_function_histogram(m, 0, f->first_call);
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && b1.count[CLASS_INT] == 1 && b1.count[CLASS_BRANCH] == 1 &&
+		       b1.count[CLASS_MOVE] == 1 && b2.total == 1 && b2.count[CLASS_INT] == 1,
 	       "f's first call");
-	free(h);
+	tui_histogram_delete(h);
 }
 
 static void test_graph(struct tui_model *m)
@@ -124,28 +126,6 @@ static void test_critical(struct tui_model *m)
 		EXPECT(l[0].line == 6 && l[0].count == 2 && l[1].line == 10 && l[1].count == 2 &&
 			       l[2].line == 3 && l[2].count == 1 && !strcmp(l[0].file, "t.c"),
 		       "critical lines t.c:6 2, t.c:10 2, t.c:3 1");
-}
-
-/* Blocks as executed (synth.c): A = 0..2 (ends with the call), B = f's
- * body 3..6 and 11..14, C = 7..10. Isolated steps: A: all at 1, C 1,
- * ILP 3; B: add 1, imul 2, mov 1, ret 1 (its producers precede it), C 2
- * per occurrence, ILP 8/4 = 2; C: mulsd 1, store 1 (rax from before),
- * load 2 (the store), call 1, ILP 2. Ordered by instructions executed:
- * B (8), C (4), A (3). */
-static void test_blocks(struct tui_model *m)
-{
-	const struct tui_block *b;
-	size_t n = tui_model_blocks(m, &b);
-	EXPECT(n == 3, "%zu blocks, want 3", n);
-	if (n != 3)
-		return;
-	EXPECT(b[0].addr == 0x2000 && b[0].last_addr == 0x200e && b[0].insns == 4 &&
-		       b[0].occurrences == 2 && b[0].steps == 4,
-	       "block B");
-	EXPECT(b[1].addr == 0x1013 && b[1].insns == 4 && b[1].occurrences == 1 && b[1].steps == 2,
-	       "block C");
-	EXPECT(b[2].addr == 0x1000 && b[2].insns == 3 && b[2].steps == 1 && b[2].ilp == 3.0,
-	       "block A");
 }
 
 /* A syscall is free (DESIGN.md): mov rax, 1 (step 1); syscall reading
@@ -197,7 +177,6 @@ int main(void)
 	test_functions(m);
 	test_graph(m);
 	test_critical(m);
-	test_blocks(m);
 	test_syscall();
 	tui_model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
