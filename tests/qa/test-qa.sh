@@ -19,7 +19,10 @@ run() {
 	st=$?
 	[ "$st" = 0 ] || fail "$1: exit $st ($(cat "$tmp/err"))"
 	[ "$(cat "$tmp/out")" = "$2" ] || fail "$1: output '$(cat "$tmp/out")', want '$2'"
-	[ -s "$tmp/err" ] && fail "$1: warnings: $(cat "$tmp/err")"
+	# no warning (an undecodable instruction...) but the hint that no
+	# Palmed model exists for resource-bound cycles
+	grep -v 'no Palmed model' "$tmp/err" >"$tmp/warn"
+	[ -s "$tmp/warn" ] && fail "$1: warnings: $(cat "$tmp/warn")"
 	cp "$tmp/rep" "$tmp/$1.rep"
 }
 # field NAME I|C|calls: a figure of NAME's line in the last report
