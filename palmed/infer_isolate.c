@@ -102,6 +102,10 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 		free(rho);
 		if (infer_measure(st, base, &cb) < 0 || !(rho = probe_forms(st, base, cb)))
 			break;
+		if (noisy) /* below the noise of a probe: no usage */
+			for (size_t j = 0; j < n; j++)
+				if (rho[j] < st->o->tol * st->single[j])
+					rho[j] = 0;
 		found = fabs(infer_dot(rho, base, n) - cb) <= st->o->tol * cb && infer_consistent(st, rho) &&
 			infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol);
 		if (!found && noisy && attempt + 1 == st->o->attempts) {
