@@ -13,16 +13,18 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"help", NULL, "show this list"},
 	{"run", cmd_run, "run a program and report its ILP per function (the default)"},
+	{"record", cmd_record, "trace a program into perpi.data for report, hist, graph, critical"},
 	{"report", cmd_report, "the ILP of a recorded run's functions (text or JSON)"},
 	{"hist", cmd_hist, "the ILP histogram by class (terminal, CSV, SVG)"},
 	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
 	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
+	{"tui", cmd_tui, "browse a recorded run (or trace a program) in a curses interface"},
 	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
-	{"db", cmd_db, "export or import the measurement database"},
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
+	{"db", cmd_db, "export or import the measurement database"},
 	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
+	{"help", NULL, "this list"},
 };
 
 static int usage(FILE *out)
@@ -31,7 +33,8 @@ static int usage(FILE *out)
 		     "       perpi COMMAND [OPTIONS] [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'perpi COMMAND --help' and 'man perpi' tell more.\n");
+	fprintf(out, "\n'perpi run --help' lists the options of the default command;\n"
+		     "'perpi COMMAND --help' and 'man perpi' tell more.\n");
 	return out == stderr ? 2 : 0;
 }
 
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
 		printf("perpi %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "help"))
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return usage(stdout);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].run && !strcmp(argv[1], commands[i].name))

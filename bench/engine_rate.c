@@ -3,16 +3,23 @@
  * and 15% 8-byte stores (stack and a heap of a few MiB), a call or return
  * every ~12 instructions with the call depth wandering between 2 and 20,
  * each depth running a loop body of 48 static instructions.
- * The events are built in memory first, then fed to the engine and timed,
- * the way a trace replay feeds it.
+ * The events are built in memory first (compact records), then expanded
+ * into one event and fed to the engine, the way a trace replay feeds it;
+ * the best of three runs is reported.
  * Usage: engine_rate [EVENTS] [--flat] [--random PCT] [--stack-engine] [--window W]
  *                    [--width N] [--deps]
  * (--random: the share of heap accesses at random places in 4 MiB, 30 by
  * default; the others walk it sequentially)
+ * engine_rate --span BYTES [--frames]: memory instead of speed: 8-byte
+ * stores over BYTES of address space (at main's level, or --frames: half of
+ * them inside a call), then the engine's peak memory against the target of
+ * 64 MiB + 8x the bytes touched.
  * (--flat: no calls at all, the whole-run figures alone) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "common/util.h"
 #include "ilp/engine.h"
@@ -31,12 +38,70 @@ static void no_op(void *ctx, const struct engine_step_info *info)
 	(*(uint64_t *)ctx) += info->n_deps;
 }
 
+/* The thread's CPU time: the machine is shared, wall time is not ours. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long max_rss_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Peak memory of the engine after stores over span bytes. */
+static int memory_run(uint64_t span, int in_frame)
+{
+	static struct perpi_insn insn = {.addr = 0x400000, .klass = CLASS_STORE};
+	static struct perpi_insn call = {.addr = 0x400004, .klass = CLASS_BRANCH,
+					 .control = CTRL_CALL};
+	static struct perpi_event ev;
+	long before = max_rss_kib();
+	struct engine *e = engine_new(NULL);
+	uint64_t base = 0x100000000ull, sp = 0x7fff0000;
+	double t0 = cpu_now();
+	ev.insn = &insn;
+	ev.sp = sp;
+	ev.flags = EVENT_CALL_ENTRY;
+	ev.n_src = 1;
+	ev.src[0] = UNIT_RAX;
+	ev.n_mem = 1;
+	for (uint64_t a = 0; a < span; a += 8) {
+		if (in_frame && a == span / 2) {
+			/* a call: the second half is stored inside an instance */
+			ev.insn = &call;
+			ev.mem[0] = (struct perpi_mem_access){sp - 8, 8, 1};
+			engine_event(e, &ev);
+			ev.insn = &insn;
+			ev.sp = sp - 8;
+		}
+		ev.mem[0] = (struct perpi_mem_access){base + a, 8, 1};
+		engine_event(e, &ev);
+		ev.flags = 0;
+	}
+	engine_finish(e);
+	double t = cpu_now() - t0;
+	long used = max_rss_kib() - before;
+	double target = 64.0 * 1024 + 8.0 * span / 1024;
+	printf("span %.0f MiB%s: %.1f s, engine peak %.0f MiB, target %.0f MiB (%s)\n",
+	       span / 1048576.0, in_frame ? " (half in a call)" : "", t, used / 1024.0,
+	       target / 1024, used <= target ? "within" : "OVER");
+	engine_delete(e);
+	return used <= target ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = 10000000;
 	struct engine_options opt = {0};
 	int deps = 0, max_depth = 20;
 	unsigned random_pct = 30;
+	uint64_t span = 0;
+	int span_frames = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stack-engine"))
 			opt.stack_engine = 1;
@@ -48,11 +113,17 @@ int main(int argc, char **argv)
 			deps = 1;
 		else if (!strcmp(argv[i], "--random") && i + 1 < argc)
 			random_pct = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--span") && i + 1 < argc)
+			span = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--frames"))
+			span_frames = 1;
 		else if (!strcmp(argv[i], "--flat"))
 			max_depth = 0;
 		else
 			n = strtoull(argv[i], NULL, 0);
 	}
+	if (span)
+		return memory_run(span, span_frames);
 	/* A small static program: 4096 instructions at distinct addresses. */
 	struct perpi_insn *insns = xcalloc(4096, sizeof(*insns));
 	for (int i = 0; i < 4096; i++) {
@@ -74,9 +145,11 @@ int main(int argc, char **argv)
 	uint64_t sp = 0x7fff0000, heap = 0x10000000, walk = 0;
 	int depth = 0;
 	uint64_t entry = 0;
+	double depth_sum = 0;
 	for (size_t i = 0; i < ring; i++) {
 		struct rec *ev = &recs[i];
 		uint64_t r = next_rand();
+		depth_sum += depth + 1; /* main's instance too */
 		/* code locality: a 48-instruction loop body per call depth */
 		ev->insn = (uint16_t)(4 + (depth * 331 + i % 48) % 4000);
 		ev->sp = entry ? entry : sp;
@@ -125,8 +198,8 @@ int main(int argc, char **argv)
 			ev->addr = addr;
 		}
 	}
-	/* Best of three runs: the machine is shared, the best is the least
-	 * disturbed. */
+	/* Best of three runs, in CPU time: the machine is shared, the best is
+	 * the least disturbed. */
 	struct engine *e = NULL;
 	double t = 1e300;
 	for (int rep = 0; rep < 3; rep++) {
@@ -136,7 +209,7 @@ int main(int argc, char **argv)
 		if (deps)
 			engine_add_observer(e, no_op, &sink, 1);
 		static struct perpi_event ev;
-		double t0 = perpi_now();
+		double t0 = cpu_now();
 		for (size_t i = 0; i < n; i++) {
 			const struct rec *r = &recs[i & (ring - 1)];
 			ev.insn = &insns[r->insn];
@@ -151,19 +224,17 @@ int main(int argc, char **argv)
 			engine_event(e, &ev);
 		}
 		engine_finish(e);
-		if (perpi_now() - t0 < t)
-			t = perpi_now() - t0;
+		if (cpu_now() - t0 < t)
+			t = cpu_now() - t0;
 	}
 	struct engine_totals tot;
 	engine_totals(e, &tot);
 	const struct engine_function *f;
 	size_t nf = engine_functions(e, &f);
-	uint64_t calls = 0;
-	for (size_t i = 0; i < nf; i++)
-		calls += f[i].calls;
-	printf("instances %llu\n", (unsigned long long)calls);
-	printf("events %zu  seconds %.3f  Mevents/s %.1f  (I %llu, C %llu, functions %zu)\n", n, t,
-	       n / t / 1e6, (unsigned long long)tot.insns, (unsigned long long)tot.steps, nf);
+	printf("events %zu  cpu seconds %.3f  Mevents/s %.1f  (I %llu, C %llu, functions %zu, "
+	       "mean open instances %.1f)\n",
+	       n, t, n / t / 1e6, (unsigned long long)tot.insns, (unsigned long long)tot.steps, nf,
+	       depth_sum / ring);
 	engine_delete(e);
 	free(recs);
 	free(insns);

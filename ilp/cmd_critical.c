@@ -11,9 +11,10 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: perpi critical [-i FILE] [OPTIONS]\n"
-		     "A longest dependency chain, followed back from an instruction at the\n"
-		     "last step, with function and source line, and a per-line summary.\n%s",
+	fprintf(out,
+		"usage: perpi critical [-i FILE] [OPTIONS]\n"
+		"A longest dependency chain, followed back from an instruction at the\n"
+		"last step, with function and source line, and a per-line summary.\n%s",
 		filter_usage);
 }
 

@@ -17,11 +17,12 @@ struct graph_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: perpi graph -o FILE.dot [--max-nodes N] [-i FILE] [OPTIONS]\n"
-		     "The data-flow graph, one rank per step; render it with\n"
-		     "'dot -Tsvg FILE.dot -o FILE.svg'.\n"
-		     "  -o FILE             the dot file to write ('-': standard output)\n"
-		     "  --max-nodes N       allow more than %d nodes\n%s",
+	fprintf(out,
+		"usage: perpi graph -o FILE.dot [--max-nodes N] [-i FILE] [OPTIONS]\n"
+		"The data-flow graph, one rank per step; render it with\n"
+		"'dot -Tsvg FILE.dot -o FILE.svg'.\n"
+		"  -o FILE             the dot file to write ('-': standard output)\n"
+		"  --max-nodes N       allow more than %d nodes\n%s",
 		GRAPH_DEFAULT_MAX_NODES, filter_usage);
 }
 
@@ -106,8 +107,8 @@ int cmd_graph(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "perpi graph: %s\n", perpi_error());
 	else if (strcmp(a.output, "-"))
-		fprintf(stderr, "perpi graph: %" PRIu64 " nodes written to %s\n", graph_nodes_seen(g),
-			a.output);
+		fprintf(stderr, "perpi graph: %" PRIu64 " nodes written to %s\n",
+			graph_nodes_seen(g), a.output);
 	graph_delete(g);
 	filter_result_done(&r);
 	trace_reader_close(reader);

@@ -22,13 +22,14 @@ struct hist_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: perpi hist [-i FILE] [--csv FILE] [--svg FILE] [--bins N] [OPTIONS]\n"
-		     "Instructions per step, stacked by class.\n"
-		     "  --csv FILE          one row per bin: steps and per-class counts\n"
-		     "  --svg FILE          a stacked bar chart\n"
-		     "  --bins N            at most N bins (default: %d in the terminal, one per\n"
-		     "                      step in CSV, %d in SVG); sums per bin are exact\n"
-		     "  --color, --no-color colour the terminal bars or not\n%s",
+	fprintf(out,
+		"usage: perpi hist [-i FILE] [--csv FILE] [--svg FILE] [--bins N] [OPTIONS]\n"
+		"Instructions per step, stacked by class.\n"
+		"  --csv FILE          one row per bin: steps and per-class counts\n"
+		"  --svg FILE          a stacked bar chart\n"
+		"  --bins N            at most N bins (default: %d in the terminal, one per\n"
+		"                      step in CSV, %d in SVG); sums per bin are exact\n"
+		"  --color, --no-color colour the terminal bars or not\n%s",
 		TERMINAL_BINS, SVG_BINS, filter_usage);
 }
 

@@ -23,10 +23,10 @@
 struct record {
 	struct trace_options trace;
 	const char *output;
-	int program;            /* index of PROGRAM in argv (argc when -p) */
+	int program; /* index of PROGRAM in argv (argc when -p) */
 	struct tracer *tracer;
-	struct srcline *lines;  /* the program's, or NULL */
-	char name[512];         /* last function name returned */
+	struct srcline *lines; /* the program's, or NULL */
+	char name[512];	       /* last function name returned */
 };
 
 static void usage(FILE *out)
@@ -70,7 +70,8 @@ static int parse(struct record *r, int argc, char **argv)
 			if (rc < 0)
 				return -1;
 			if (rc == 0)
-				return perpi_set_error("%s: unknown option (perpi record --help)", a);
+				return perpi_set_error("%s: unknown option (perpi record --help)",
+						       a);
 		}
 	}
 	r->program = i;
@@ -154,9 +155,12 @@ static struct trace_writer *open_writer(struct record *r, int argc, char **argv,
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	char *cpu = cpu_model();
 	const struct trace_meta_entry meta[] = {
-		{"program", program}, {"argv", args.buf}, {"cpu", cpu}, {"date", date},
-		{"kernel", uname(&uts) == 0 ? uts.release : "unknown"},
-		{"lines", r->lines ? "libdw" : "none"}};
+	    {"program", program},
+	    {"argv", args.buf},
+	    {"cpu", cpu},
+	    {"date", date},
+	    {"kernel", uname(&uts) == 0 ? uts.release : "unknown"},
+	    {"lines", r->lines ? "libdw" : "none"}};
 	const struct trace_symbolizer sym = {record_function, record_line, r};
 	struct trace_writer *w = trace_writer_open(r->output, meta, ARRAY_SIZE(meta), &sym);
 	free(cpu);
@@ -181,7 +185,7 @@ static int record_run(struct record *r, int argc, char **argv)
 	char *program = program_path(r, argv);
 	r->lines = srcline_open(program);
 	if (!r->lines)
-		perpi_warn("%s: no source lines in the trace", perpi_error());
+		perpi_warn("no source lines in the trace: %s", perpi_error());
 	struct trace_writer *w = open_writer(r, argc, argv, program);
 	free(program);
 	if (!w) {

@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "ilp/engine.h"
 #include "ilp/report.h"
+#include "palmed/lift_report.h"
 #include "tracer/options.h"
 #include "tracer/symbols.h"
 #include "tracer/trace.h"
@@ -20,7 +21,8 @@ struct run_options {
 	struct trace_options trace;
 	struct engine_options engine;
 	const char *output; /* -o FILE; NULL: stderr */
-	int program;        /* index of PROGRAM in argv */
+	const char *model;  /* --model FILE; NULL: the default model, if any */
+	int program;	    /* index of PROGRAM in argv */
 };
 
 static void run_usage(FILE *out)
@@ -32,6 +34,8 @@ static void run_usage(FILE *out)
 	      "  -o FILE            write the report to FILE instead of stderr\n"
 	      "  -q                 no warnings\n"
 	      "  --stack-engine     implicit RSP updates of push/pop/call/ret are free\n"
+	      "  --model FILE       Palmed model for the resource-bound columns (default:\n"
+	      "                     $XDG_DATA_HOME/perpi/model.json, when present)\n"
 	      "  -h, --help         this help;  --version  perpi's version\n",
 	      out);
 	trace_options_usage(out);
@@ -64,6 +68,16 @@ static int run_parse(int argc, char **argv, struct run_options *ro)
 		} else if (!strcmp(a, "--stack-engine")) {
 			ro->engine.stack_engine = 1;
 			i++;
+		} else if (!strcmp(a, "--model") || !strncmp(a, "--model=", 8)) {
+			if (a[7] == '=') {
+				ro->model = a + 8;
+				i++;
+			} else {
+				if (i + 1 >= argc)
+					return perpi_set_error("%s: needs a file name", a);
+				ro->model = argv[i + 1];
+				i += 2;
+			}
 		} else if (!strcmp(a, "-o") || !strncmp(a, "--output=", 9) ||
 			   !strcmp(a, "--output")) {
 			if (a[2] == 0 || !strcmp(a, "--output")) {
@@ -80,7 +94,8 @@ static int run_parse(int argc, char **argv, struct run_options *ro)
 			if (r < 0)
 				return -1;
 			if (r == 0)
-				return perpi_set_error("%s: unknown option (perpi --help lists them)", a);
+				return perpi_set_error(
+				    "%s: unknown option (perpi --help lists them)", a);
 		}
 	}
 	ro->program = i;
@@ -98,6 +113,20 @@ static void run_explain_end(const char *program, const struct trace_result *res)
 			   strsignal(res->term_signal));
 	if (!res->steps && !res->execed && !res->interrupted)
 		perpi_warn("%s: nothing was traced (the region of interest never ran)", program);
+}
+
+/* The tracer's sink: the engine, and the blocks when a model bounds them. */
+struct run_sinks {
+	struct engine *engine;
+	struct lift_report *lift;
+};
+
+static int run_event(void *ctx, const struct perpi_event *ev)
+{
+	struct run_sinks *s = ctx;
+	if (s->lift->model)
+		lift_report_event(s->lift, ev);
+	return engine_event(s->engine, ev);
 }
 
 int cmd_run(int argc, char **argv)
@@ -118,8 +147,17 @@ int cmd_run(int argc, char **argv)
 		trace_options_done(&ro.trace);
 		return 2;
 	}
+	struct lift_report *lift;
+	if (lift_report_new(ro.model, &lift) < 0) {
+		fprintf(stderr, "perpi: --model %s: %s\n", ro.model, perpi_error());
+		if (out != stderr)
+			fclose(out);
+		trace_options_done(&ro.trace);
+		return 2;
+	}
 	struct engine *engine = engine_new(&ro.engine);
-	struct tracer *t = tracer_new(&ro.trace, engine_event, engine);
+	struct run_sinks sinks = {engine, lift};
+	struct tracer *t = tracer_new(&ro.trace, run_event, &sinks);
 	struct trace_result res;
 	int status = 127;
 	const char *program = ro.trace.pid ? "process" : argv[ro.program];
@@ -131,7 +169,14 @@ int cmd_run(int argc, char **argv)
 	} else {
 		run_explain_end(program, &res);
 		engine_finish(engine);
-		if (report_text(out, engine, symbolizer_name_fn, tracer_symbols(t)) < 0)
+		lift_report_finish(lift);
+		struct report_extra x = {lift_report_columns, lift};
+		/* No "#" header here: the live report stays the replay's minus
+		 * its comment lines. */
+		if (!lift->lift && !perpi_quiet)
+			lift_report_hint(stderr, lift);
+		if (report_text_extra(out, engine, symbolizer_name_fn, tracer_symbols(t),
+				      lift->lift ? &x : NULL) < 0)
 			fprintf(stderr, "perpi: writing the report: %s\n", perpi_error());
 		status = res.status;
 	}
@@ -139,6 +184,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "perpi: -o %s: %s\n", ro.output, strerror(errno));
 	tracer_delete(t);
 	engine_delete(engine);
+	lift_report_delete(lift);
 	trace_options_done(&ro.trace);
 	return status;
 }

@@ -9,11 +9,11 @@
 
 #define NO_NODE UINT64_MAX
 
-struct slot { /* 32 bytes: a run of 10^8 instructions needs 3.2 GB */
+struct slot {			       /* 32 bytes: a run of 10^8 instructions needs 3.2 GB */
 	const struct perpi_insn *insn; /* NULL: not observed */
-	uint64_t pred;                 /* index of the chosen producer, or NO_NODE */
-	uint64_t dep_what;             /* what the producer carried (engine_dep) */
-	uint32_t step;                 /* the step; for a free instruction (--only),
+	uint64_t pred;		       /* index of the chosen producer, or NO_NODE */
+	uint64_t dep_what;	       /* what the producer carried (engine_dep) */
+	uint32_t step;		       /* the step; for a free instruction (--only),
 					* the step its inputs were ready at */
 	uint8_t counted, dep_kind, dep_size;
 };
@@ -21,7 +21,7 @@ struct slot { /* 32 bytes: a run of 10^8 instructions needs 3.2 GB */
 struct critical {
 	struct slot *slots; /* by dynamic index */
 	size_t cap;
-	uint64_t *at_step;  /* by step: the first index seen at that step */
+	uint64_t *at_step; /* by step: the first index seen at that step */
 	size_t cap_steps;
 	uint64_t last_index, max_step;
 };
@@ -197,7 +197,9 @@ void critical_write_text(FILE *out, const struct critical_link *links, size_t n,
 		fprintf(out, "%8llu  %-24s %-22s %-34s %s\n", (unsigned long long)links[i].step,
 			filter_describe_addr(namer, links[i].insn, links[i].insn->addr), src,
 			links[i].insn->text,
-			!i ? "" : links[i].has_dep ? graph_dep_name(&links[i].dep) : "(no data dependency)");
+			!i		   ? ""
+			: links[i].has_dep ? graph_dep_name(&links[i].dep)
+					   : "(no data dependency)");
 	}
 	write_line_summary(out, links, n, namer);
 }

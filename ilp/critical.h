@@ -24,7 +24,7 @@ void critical_observe(void *crit, const struct engine_step_info *info);
 struct critical_link {
 	uint64_t index, step;
 	const struct perpi_insn *insn;
-	int has_dep;          /* carried by a data dependency from the previous link */
+	int has_dep;	       /* carried by a data dependency from the previous link */
 	struct engine_dep dep; /* what it carried */
 };
 

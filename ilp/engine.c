@@ -9,9 +9,19 @@
  *   after the frame's first event, since then that write updated the frame
  *   too. Opening a frame costs nothing.
  * - memory: a per-frame shadow of the bytes written inside the frame, one
- *   per depth, cleared when the frame closes.
+ *   per depth, cleared when the frame closes. The run's shadow stamps each
+ *   page with its last writer, so a read of a page nobody wrote since a
+ *   frame opened skips that frame's shadow (and every deeper one's).
  * The outermost frame, when it opens on the very first event, sees exactly
- * what the whole run sees and shares its state instead. */
+ * what the whole run sees and shares its state instead. Each event costs
+ * one pass over the open frames: time and memory grow with the call depth.
+ *
+ * Frames are matched by stack pointer: an instance opens on the event after
+ * a call (or a signal handler's or region's first instruction) with its RSP
+ * as key, closes with the ret at that RSP, and is unwound (closed before
+ * the event) by any event above it. Free instructions (syscalls, classes
+ * left out by --only) take no step and no place in the window or a step's
+ * width: their outputs are ready when their inputs are. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +34,8 @@
 #define FRAME_PAGE_SHIFT 8   /* frames mostly write a little stack */
 #define FRAME_POOL_KEEP 16384 /* free frame pages kept: 16 MiB */
 #define MAX_OBSERVERS 8
+#define DEEP_CALLS 4096 /* nested instances before a warning about the cost */
+#define SIGRETURN_EVENTS 8 /* at most this many events from a handler's ret to sigreturn */
 
 struct frame {
 	uint64_t entry, key; /* callee's first instruction; its RSP there */
@@ -31,6 +43,8 @@ struct frame {
 	uint64_t insns_before; /* the run's I when it opened: its I is the difference */
 	uint32_t steps;
 	int shares_global;
+	int signal;          /* opened by a signal handler's first instruction */
+	uint64_t resume_sp;  /* the handler interrupted a call: its callee's RSP */
 	struct shadow *mem;  /* owned by this depth slot, reused */
 	struct limits lim;   /* initialised once per depth slot when limited */
 	int lim_ready;
@@ -52,7 +66,12 @@ struct engine {
 	struct shadow *mem;              /* with writers when an observer wants deps */
 	struct limits lim;
 	struct engine_totals totals;
-	int pending_call;
+	int pending_call;    /* the last event was a call */
+	uint64_t call_sp;    /* the RSP its callee starts with */
+	uint64_t resume_sp;  /* a call interrupted by a signal: its callee's RSP, 0 = none */
+	int in_sigreturn;    /* events left between a handler's ret and the sigreturn
+			      * syscall (0: not there) */
+	int warned_deep;
 
 	struct frame *frames;
 	size_t depth, frames_cap;
@@ -111,8 +130,11 @@ void engine_add_observer(struct engine *e, engine_observer_fn fn, void *ctx, int
 		perpi_fatal("engine: more than %d observers", MAX_OBSERVERS);
 	e->observers[e->n_observers++] = (struct observer){fn, ctx, want_deps};
 	if (want_deps && !e->want_deps) {
-		/* Producers of memory bytes need a writer per byte; observers are
-		 * added before the first event, so nothing is lost. */
+		/* Producers of memory bytes need a writer per byte, from the
+		 * first event on. */
+		if (e->index)
+			perpi_fatal("engine: an observer of dependencies must be added before "
+				    "the first event");
 		e->want_deps = 1;
 		shadow_delete(e->mem);
 		e->mem = shadow_new(GLOBAL_PAGE_SHIFT, 1);
@@ -180,6 +202,12 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 		memset(e->frames + e->frames_cap, 0, (cap - e->frames_cap) * sizeof(*e->frames));
 		e->frames_cap = cap;
 	}
+	if (e->depth == DEEP_CALLS && !e->warned_deep) {
+		e->warned_deep = 1;
+		perpi_warn("more than %d nested calls: each instance is analysed apart, so the "
+			   "per-function analysis slows down and grows with the depth",
+			   DEEP_CALLS);
+	}
 	struct frame *f = &e->frames[e->depth++];
 	f->entry = ev->insn->addr;
 	f->key = ev->sp;
@@ -189,6 +217,8 @@ static void frame_open(struct engine *e, const struct perpi_event *ev, int64_t i
 	/* Opened on the region's first event, the instance sees exactly what
 	 * the whole run sees (same ready steps, same limits state). */
 	f->shares_global = index == 0;
+	f->signal = 0;
+	f->resume_sp = 0;
 	if (e->limited && !f->lim_ready) {
 		limits_init(&f->lim, e->opt.window, e->opt.width);
 		f->lim_ready = 1;
@@ -206,6 +236,43 @@ static void frame_close(struct engine *e)
 	fn->calls++;
 	if (f->mem)
 		shadow_clear(f->mem);
+}
+
+/* A ret closes the top instance. A signal handler's ret leads to the
+ * sigreturn stub and syscall, perhaps on an alternate stack above the
+ * program's: no unwinding until that syscall, and a call the signal
+ * interrupted opens its instance when the program gets back to it. */
+static void frame_return(struct engine *e)
+{
+	struct frame *f = &e->frames[e->depth - 1];
+	if (f->signal) {
+		e->in_sigreturn = SIGRETURN_EVENTS;
+		e->resume_sp = f->resume_sp;
+	}
+	frame_close(e);
+}
+
+/* Open the instances this event starts: after a call, at a signal
+ * handler's or a region's entry, or back from a signal that arrived
+ * between a call and its callee's first instruction. */
+static void frames_enter(struct engine *e, const struct perpi_event *ev, int64_t index)
+{
+	if (ev->flags & EVENT_SIGNAL_ENTRY) {
+		frame_open(e, ev, index);
+		e->frames[e->depth - 1].signal = 1;
+		e->frames[e->depth - 1].resume_sp = e->pending_call ? e->call_sp : 0;
+	} else if ((e->pending_call && ev->sp == e->call_sp) || (ev->flags & EVENT_CALL_ENTRY)) {
+		/* (a callee starts 8 bytes below its call: anything else after
+		 * a call is a gap in the trace, not its callee) */
+		frame_open(e, ev, index);
+	} else if (e->resume_sp && ev->sp == e->resume_sp && !e->in_sigreturn) {
+		frame_open(e, ev, index);
+		e->resume_sp = 0;
+	} else if (e->resume_sp && ev->sp > e->resume_sp && !e->in_sigreturn) {
+		e->resume_sp = 0; /* back in the caller: the call did not happen */
+	}
+	e->pending_call = ev->insn->control == CTRL_CALL;
+	e->call_sp = ev->sp - 8;
 }
 
 void engine_finish(struct engine *e)
@@ -290,13 +357,13 @@ static void collect_deps(struct engine *e, const struct perpi_event *ev, const u
 			mem_deps(e, ev->mem[m].addr, ev->mem[m].size);
 }
 
-/* The step of a counted instruction whose sources are ready at ready;
- * 0 when it does not fit in 32 bits. */
-static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
+/* The step of a counted instruction whose sources are ready at ready and
+ * whose results take latency steps; 0 when it does not fit in 32 bits. */
+static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready, unsigned latency)
 {
 	if (e->limited)
-		return limits_place(l, ready + 1);
-	return ready + 1 < UINT32_MAX ? (uint32_t)(ready + 1) : 0;
+		return limits_place(l, ready + 1, latency);
+	return ready + latency < UINT32_MAX ? (uint32_t)(ready + latency) : 0;
 }
 
 /* One event as the frames see it: the sources still worth looking up.
@@ -307,11 +374,13 @@ static uint32_t place(const struct engine *e, struct limits *l, uint64_t ready)
 struct pending {
 	const struct perpi_event *ev;
 	int counted;
+	unsigned latency;
 	size_t n_src, n_reads, n_writes, n_dst;
 	const uint8_t *dst;
 	uint8_t src[UNIT_COUNT];
 	int64_t writer[UNIT_COUNT]; /* last writer of src[i] before this event */
 	uint8_t reads[EVENT_MAX_MEM], writes[EVENT_MAX_MEM]; /* indices into ev->mem */
+	int64_t read_stamp[EVENT_MAX_MEM]; /* last write to the read's page in the run */
 };
 
 /* Max ready step of access a in frame f's own memory; 0 when f never wrote
@@ -345,15 +414,17 @@ static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 	}
 	for (size_t i = 0; i < p->n_reads;) {
 		uint32_t r;
-		if (!frame_read(f, &p->ev->mem[p->reads[i]], &r)) {
-			p->reads[i] = p->reads[--p->n_reads];
+		if (p->read_stamp[i] < f->start || !frame_read(f, &p->ev->mem[p->reads[i]], &r)) {
+			p->n_reads--;
+			p->reads[i] = p->reads[p->n_reads];
+			p->read_stamp[i] = p->read_stamp[p->n_reads];
 			continue;
 		}
 		c = r > c ? r : c;
 		i++;
 	}
 	if (p->counted) {
-		if (!(c = place(e, &f->lim, c)))
+		if (!(c = place(e, &f->lim, c, p->latency)))
 			return -1;
 		if (c > f->steps)
 			f->steps = (uint32_t)c;
@@ -371,7 +442,8 @@ static int frame_step(struct engine *e, struct frame *f, struct pending *p)
 
 /* The event in every private frame, before the whole run's writes. */
 static int frames_step(struct engine *e, const struct perpi_event *ev, int counted,
-		       const uint8_t *src, size_t n_src, const uint8_t *dst, size_t n_dst)
+		       unsigned latency, const uint8_t *src, size_t n_src, const uint8_t *dst,
+		       size_t n_dst)
 {
 	struct pending p;
 	size_t k = e->frames[0].shares_global ? 1 : 0;
@@ -379,6 +451,7 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 		return 0;
 	p.ev = ev;
 	p.counted = counted;
+	p.latency = latency;
 	p.n_src = p.n_reads = p.n_writes = 0;
 	p.dst = dst;
 	p.n_dst = n_dst;
@@ -388,10 +461,22 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 			p.writer[p.n_src++] = e->unit_writer[src[i]];
 		}
 	for (size_t m = 0; m < ev->n_mem; m++) {
-		if (ev->mem[m].write)
+		if (ev->mem[m].write) {
 			p.writes[p.n_writes++] = (uint8_t)m;
-		else
-			p.reads[p.n_reads++] = (uint8_t)m;
+			continue;
+		}
+		/* A page last written before a frame opened holds nothing that
+		 * frame wrote: the run's page stamp prunes without a lookup. */
+		int64_t stamp = INT64_MAX;
+		uint64_t psize = (uint64_t)1 << e->mem->shift, a = ev->mem[m].addr;
+		if ((a & (psize - 1)) + ev->mem[m].size <= psize) {
+			uint32_t *page = shadow_lookup(e->mem, a >> e->mem->shift);
+			if (!page)
+				continue;
+			stamp = *shadow_page_stamp(e->mem, page);
+		}
+		p.read_stamp[p.n_reads] = stamp;
+		p.reads[p.n_reads++] = (uint8_t)m;
 	}
 	for (; k < e->depth; k++)
 		if (frame_step(e, &e->frames[k], &p) < 0)
@@ -401,7 +486,7 @@ static int frames_step(struct engine *e, const struct perpi_event *ev, int count
 
 /* The event's step in the whole run; 0 on overflow. */
 static uint32_t global_step(struct engine *e, const struct perpi_event *ev, int counted,
-			    const uint8_t *src, size_t n_src)
+			    unsigned latency, const uint8_t *src, size_t n_src)
 {
 	uint64_t c = 0;
 	for (size_t i = 0; i < n_src; i++)
@@ -412,7 +497,7 @@ static uint32_t global_step(struct engine *e, const struct perpi_event *ev, int 
 			c = r > c ? r : c;
 		}
 	if (counted)
-		return place(e, &e->lim, c);
+		return place(e, &e->lim, c, latency);
 	return (uint32_t)c;
 }
 
@@ -466,15 +551,14 @@ int engine_event(void *engine, const struct perpi_event *ev)
 
 	/* An event above a frame's entry RSP left it without its ret
 	 * (longjmp, exceptions); a signal handler may run on another stack. */
-	if (!(ev->flags & EVENT_SIGNAL_ENTRY))
+	if (!(ev->flags & EVENT_SIGNAL_ENTRY) && !e->in_sigreturn)
 		while (e->depth && ev->sp > e->frames[e->depth - 1].key)
 			frame_close(e);
-	if (e->pending_call || (ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY)))
-		frame_open(e, ev, index);
-	e->pending_call = insn->control == CTRL_CALL;
+	frames_enter(e, ev, index);
 
 	int counted = !(ev->flags & EVENT_NOT_COUNTED) &&
-		      (!e->opt.class_mask || ((e->opt.class_mask >> insn->klass) & 1));
+		      (!e->opt.class_mask ||
+		       (insn->klass < CLASS_COUNT && ((e->opt.class_mask >> insn->klass) & 1)));
 	const uint8_t *src = ev->src, *dst = ev->dst;
 	size_t n_src = ev->n_src, n_dst = ev->n_dst;
 	uint8_t src_buf[UNIT_COUNT], dst_buf[UNIT_COUNT];
@@ -487,15 +571,23 @@ int engine_event(void *engine, const struct perpi_event *ev)
 	if (e->want_deps)
 		collect_deps(e, ev, src, n_src);
 
-	uint32_t c = global_step(e, ev, counted, src, n_src);
-	if ((counted && !c) || (e->depth && frames_step(e, ev, counted, src, n_src, dst, n_dst) < 0))
+	unsigned latency = 1;
+	if (counted && e->opt.latency && !(latency = e->opt.latency(e->opt.latency_ctx, insn)))
+		latency = 1;
+	uint32_t c = global_step(e, ev, counted, latency, src, n_src);
+	if ((counted && !c) ||
+	    (e->depth && frames_step(e, ev, counted, latency, src, n_src, dst, n_dst) < 0))
 		return perpi_set_error("engine: more than 2^32 steps, beyond the engine's range");
 	global_writes(e, ev, c, index, dst, n_dst);
 	account(e, ev, counted, c);
 	if (e->n_observers)
 		notify(e, ev, index, counted ? c : 0);
 
+	/* The stub is two instructions (mov eax, 15; syscall): do not wait
+	 * long for a syscall that does not come. */
+	if (e->in_sigreturn && ((ev->flags & EVENT_NOT_COUNTED) || !--e->in_sigreturn))
+		e->in_sigreturn = 0;
 	if (insn->control == CTRL_RET && e->depth && ev->sp == e->frames[e->depth - 1].key)
-		frame_close(e);
+		frame_return(e);
 	return 0;
 }

@@ -14,6 +14,12 @@ struct engine_options {
 	unsigned width;        /* issue width N per step; 0 = unlimited */
 	int stack_engine;      /* implicit RSP updates of push/pop/call/ret are free */
 	unsigned class_mask;   /* bit per enum perpi_class that counts; 0 = all (--only) */
+	/* Latency in steps of each counted instruction (--latency), or NULL for
+	 * 1 everywhere: an instruction issues at the first step its sources,
+	 * the window and the width allow, its results are ready latency - 1
+	 * steps later, and that is its step. 0 counts as 1. */
+	unsigned (*latency)(void *ctx, const struct perpi_insn *insn);
+	void *latency_ctx;
 };
 
 struct engine_totals {

@@ -66,7 +66,7 @@ static uint64_t first_free(struct limits *l, uint64_t s)
 	return r;
 }
 
-uint32_t limits_place(struct limits *l, uint64_t c)
+uint32_t limits_place(struct limits *l, uint64_t c, unsigned latency)
 {
 	if (l->window && l->placed >= l->window) {
 		uint64_t before = l->ring[l->placed % l->window];
@@ -84,6 +84,9 @@ uint32_t limits_place(struct limits *l, uint64_t c)
 		if (c + 1 > l->high)
 			l->high = c + 1;
 	}
+	c += latency - 1;
+	if (c >= UINT32_MAX)
+		return 0;
 	if (l->window)
 		l->ring[l->placed % l->window] = (uint32_t)c;
 	l->placed++;

@@ -10,10 +10,10 @@
 
 struct limits {
 	unsigned window;   /* W, 0 = unlimited */
-	uint32_t *ring;    /* steps of the last W placed instructions */
+	uint32_t *ring;    /* steps the last W placed instructions are done at */
 	uint64_t placed;   /* instructions placed so far */
 	unsigned width;    /* N, 0 = unlimited */
-	uint32_t *count;   /* instructions placed at each step */
+	uint32_t *count;   /* instructions issued at each step */
 	uint32_t *next;    /* union-find: the first step >= s that is not full */
 	uint64_t cap;      /* steps covered by count and next */
 	uint64_t high;     /* steps [0, high) may be dirty */
@@ -27,9 +27,11 @@ void limits_done(struct limits *l);
 /* Back to the state of limits_init, keeping the memory. */
 void limits_reset(struct limits *l);
 
-/* The step of an instruction whose operands allow it at step ready (>= 1):
- * the first step >= ready allowed by the window and not full; records it.
+/* The step of an instruction whose operands allow it to issue at step
+ * ready (>= 1) and whose results take latency (>= 1) steps: it issues at
+ * the first step >= ready after the one W earlier is done, with room in
+ * the step; returns the step its results are ready at, and records both.
  * Returns 0 when the step would not fit in 32 bits. */
-uint32_t limits_place(struct limits *l, uint64_t ready);
+uint32_t limits_place(struct limits *l, uint64_t ready, unsigned latency);
 
 #endif

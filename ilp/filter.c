@@ -7,17 +7,20 @@
 #include "common/util.h"
 #include "ilp/filter.h"
 #include "ilp/hist.h"
+#include "ilp/latency.h"
 
 const char filter_usage[] =
-	"  -i FILE             read FILE instead of perpi.data\n"
-	"  --function SYM      analyse SYM's call instances, each in isolation\n"
-	"  --call N            only SYM's N-th call instance (with --function)\n"
-	"  --steps A:B         only the instructions at steps A to B (A: or :B open)\n"
-	"  --only CLASS,...    only these classes count and take steps (load, store,\n"
-	"                      int, fp, vec, move, branch, other); the others are free\n"
-	"  --window W          an instruction cannot run before the one W earlier\n"
-	"  --width N           at most N instructions per step\n"
-	"  --stack-engine      implicit RSP updates of push/pop/call/ret are free\n";
+    "  -i FILE             read FILE instead of perpi.data\n"
+    "  --function SYM      analyse SYM's call instances, each in isolation\n"
+    "  --call N            only SYM's N-th call instance (with --function)\n"
+    "  --steps A:B         only the instructions at steps A to B (A: or :B open)\n"
+    "  --only CLASS,...    only these classes count and take steps (load, store,\n"
+    "                      int, fp, vec, move, branch, other); the others are free\n"
+    "  --window W          an instruction cannot run before the one W earlier\n"
+    "  --width N           at most N instructions per step\n"
+    "  --stack-engine      implicit RSP updates of push/pop/call/ret are free\n"
+    "  --latency FILE      steps per instruction form ('FORM STEPS' lines, e.g.\n"
+    "                      'ADDSD_XMM_XMM 4'); forms not listed take 1\n";
 
 void filter_options_init(struct filter_options *o)
 {
@@ -65,8 +68,10 @@ int filter_parse_classes(const char *list, unsigned *mask)
 		while (k < CLASS_COUNT && strcmp(name, hist_class_name(k)))
 			k++;
 		if (k == CLASS_COUNT) {
-			perpi_set_error("--only: unknown class '%s' (classes: load, store, int, fp, "
-					"vec, move, branch, other)", name);
+			perpi_set_error(
+			    "--only: unknown class '%s' (classes: load, store, int, fp, "
+			    "vec, move, branch, other)",
+			    name);
 			free(copy);
 			return -1;
 		}
@@ -104,8 +109,8 @@ int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i)
 		o->engine.stack_engine = 1;
 		return 1;
 	}
-	static const char *const names[] = {"-i", "--function", "--call", "--steps",
-					    "--only", "--window", "--width"};
+	static const char *const names[] = {"-i",     "--function", "--call",  "--steps",
+					    "--only", "--window",   "--width", "--latency"};
 	size_t k = 0;
 	while (k < ARRAY_SIZE(names) && !match(names[k], argc, argv, i, &v))
 		k++;
@@ -114,15 +119,26 @@ int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i)
 	if (!v)
 		return perpi_set_error("%s needs a value", names[k]);
 	switch (k) {
-	case 0: o->input = v; return 1;
-	case 1: o->function = v; return 1;
-	case 2: return parse_u64("--call", v, 1, &o->call) < 0 ? -1 : 1;
-	case 3: return parse_steps(o, v) < 0 ? -1 : 1;
-	case 4: return filter_parse_classes(v, &o->engine.class_mask) < 0 ? -1 : 1;
+	case 0:
+		o->input = v;
+		return 1;
+	case 1:
+		o->function = v;
+		return 1;
+	case 2:
+		return parse_u64("--call", v, 1, &o->call) < 0 ? -1 : 1;
+	case 3:
+		return parse_steps(o, v) < 0 ? -1 : 1;
+	case 4:
+		return filter_parse_classes(v, &o->engine.class_mask) < 0 ? -1 : 1;
 	case 5:
 		if (parse_u64("--window", v, 1, &n) < 0 || n > UINT32_MAX)
-			return perpi_set_error("--window: '%s' is not a number from 1 to 2^32-1", v);
+			return perpi_set_error("--window: '%s' is not a number from 1 to 2^32-1",
+					       v);
 		o->engine.window = (unsigned)n;
+		return 1;
+	case 7:
+		o->latency = v;
 		return 1;
 	default:
 		if (parse_u64("--width", v, 1, &n) < 0 || n > UINT32_MAX)
@@ -152,8 +168,8 @@ const char *filter_describe_addr(const struct insn_namer *namer, const struct pe
 {
 	static char buf[160];
 	uint64_t off = 0;
-	const char *name = namer && namer->function && insn ? namer->function(namer->ctx, insn, &off)
-							     : NULL;
+	const char *name =
+	    namer && namer->function && insn ? namer->function(namer->ctx, insn, &off) : NULL;
 	if (!name)
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 	else if (off) /* "name+0x1c@libc.so.6", as the tracer's symbolizer writes it */
@@ -189,7 +205,8 @@ void filter_write_header(FILE *out, const struct filter_options *o, const struct
 	}
 	fprintf(out, "# %s: %s\n", o->input, argv ? argv : "(program unknown)");
 	fprintf(out, "# recorded%s%s%s%s by perpi %s; %s\n", date ? " " : "", date ? date : "",
-		cpu ? " on " : "", cpu ? cpu : "", version ? version : "?", trace_end_describe(&r->end));
+		cpu ? " on " : "", cpu ? cpu : "", version ? version : "?",
+		trace_end_describe(&r->end));
 	if (o->function) {
 		fprintf(out, "# --function %s: %llu call instance%s", o->function,
 			(unsigned long long)r->instances, r->instances == 1 ? "" : "s");
@@ -198,21 +215,29 @@ void filter_write_header(FILE *out, const struct filter_options *o, const struct
 		fprintf(out, "\n");
 	}
 	if (o->step_first || o->step_last != UINT64_MAX)
-		fprintf(out, "# --steps %llu:%llu of %llu steps\n",
-			(unsigned long long)(o->step_first ? o->step_first : 1),
-			(unsigned long long)(o->step_last < r->run_steps ? o->step_last : r->run_steps),
-			(unsigned long long)r->run_steps);
+		fprintf(
+		    out, "# --steps %llu:%llu of %llu steps\n",
+		    (unsigned long long)(o->step_first ? o->step_first : 1),
+		    (unsigned long long)(o->step_last < r->run_steps ? o->step_last : r->run_steps),
+		    (unsigned long long)r->run_steps);
 	const struct engine_options *e = &o->engine;
 	if (e->class_mask) {
 		fprintf(out, "# --only");
 		for (unsigned k = 0, first = 1; k < CLASS_COUNT; k++)
 			if (e->class_mask & (1u << k))
-				fprintf(out, "%s%s", first ? " " : ",", hist_class_name(k)), first = 0;
+				fprintf(out, "%s%s", first ? " " : ",", hist_class_name(k)),
+				    first = 0;
 		fprintf(out, ": other instructions are free\n");
 	}
 	if (e->window || e->width || e->stack_engine)
 		fprintf(out, "# machine: window %u, width %u, stack engine %s (0 = unlimited)\n",
 			e->window, e->width, e->stack_engine ? "on" : "off");
+	if (o->latency)
+		fprintf(out,
+			"# --latency %s: %zu static instruction%s of forms not listed took 1 "
+			"step\n",
+			o->latency, latency_table_unlisted(r->latency),
+			latency_table_unlisted(r->latency) == 1 ? "" : "s");
 }
 
 int filter_parse_args(struct filter_options *o, int argc, char **argv,
@@ -228,7 +253,8 @@ int filter_parse_args(struct filter_options *o, int argc, char **argv,
 			return -1;
 		}
 		if (rc == 0) {
-			fprintf(stderr, "perpi %s: unknown option or argument '%s' (perpi %s --help)\n",
+			fprintf(stderr,
+				"perpi %s: unknown option or argument '%s' (perpi %s --help)\n",
 				command, argv[i], command);
 			return -1;
 		}

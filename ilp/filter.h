@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "ilp/engine.h"
+#include "ilp/latency.h"
 #include "ilp/trace_file.h"
 
 /* Names of a static instruction: its function (and offset in it), its
@@ -22,11 +23,12 @@ struct insn_namer {
 };
 
 struct filter_options {
-	const char *input;        /* -i FILE, default perpi.data */
-	const char *function;     /* --function SYM: its call instances, isolated */
-	uint64_t call;            /* --call N: only the N-th instance (1-based); 0: all */
-	uint64_t step_first;      /* --steps A:B; 0 and UINT64_MAX when not given */
+	const char *input;    /* -i FILE, default perpi.data */
+	const char *function; /* --function SYM: its call instances, isolated */
+	uint64_t call;	      /* --call N: only the N-th instance (1-based); 0: all */
+	uint64_t step_first;  /* --steps A:B; 0 and UINT64_MAX when not given */
 	uint64_t step_last;
+	const char *latency; /* --latency FILE: steps per instruction form */
 	struct engine_options engine;
 };
 
@@ -57,10 +59,11 @@ struct filter_result {
 	struct engine_totals totals;
 	struct engine_function *functions; /* owned: free() */
 	size_t n_functions;
-	uint64_t instances;                /* call instances analysed (--function) */
-	uint64_t run_steps;                /* C before --steps was applied */
+	uint64_t instances; /* call instances analysed (--function) */
+	uint64_t run_steps; /* C before --steps was applied */
 	struct trace_end end;
-	struct engine *engine;             /* without --function: the run's engine, finished */
+	struct engine *engine;		     /* without --function: the run's engine, finished */
+	struct latency_table *latency;	     /* --latency's table (owned) */
 	const struct trace_meta_entry *meta; /* valid until trace_reader_close */
 	size_t n_meta;
 };

@@ -6,22 +6,24 @@
 
 #include "common/util.h"
 #include "ilp/filter.h"
+#include "ilp/latency.h"
 
 struct pipeline {
 	const struct filter_options *o;
+	struct engine_options engine_options; /* o->engine with --latency's table */
 	const struct filter_observer *obs;
 	size_t n_obs;
 	int want_deps;
 	struct trace_reader *reader;
-	struct engine *engine;        /* the open region's, or NULL */
-	uint64_t step_offset;         /* steps of the regions closed before */
-	uint64_t index_offset, fed;   /* events fed to closed regions / to this one */
+	struct engine *engine;	    /* the open region's, or NULL */
+	uint64_t step_offset;	    /* steps of the regions closed before */
+	uint64_t index_offset, fed; /* events fed to closed regions / to this one */
 	/* --function: call instance tracking (matched by stack pointer) */
 	int after_call, in_instance, selected;
 	uint64_t entry_sp;
 	struct filter_result *res;
-	uint64_t range_steps_seen;    /* highest step inside --steps */
-	struct engine_dep *deps;      /* scratch for renumbered dependencies */
+	uint64_t range_steps_seen; /* highest step inside --steps */
+	struct engine_dep *deps;   /* scratch for renumbered dependencies */
 	size_t cap_deps;
 };
 
@@ -56,8 +58,10 @@ static void forward(void *ctx, const struct engine_step_info *info)
 
 static void open_region(struct pipeline *p)
 {
-	p->engine = engine_new(&p->o->engine);
-	engine_add_observer(p->engine, forward, p, p->want_deps);
+	p->engine = engine_new(&p->engine_options);
+	/* Observing costs the engine time: only when someone looks. */
+	if (p->n_obs || p->o->step_first || p->o->step_last != UINT64_MAX)
+		engine_add_observer(p->engine, forward, p, p->want_deps);
 	p->fed = 0;
 }
 
@@ -170,15 +174,16 @@ static int check_result(struct pipeline *p)
 	struct filter_result *r = p->res;
 	if (o->function && !r->instances)
 		return trace_reader_has_function(p->reader, o->function)
-			       ? perpi_set_error("--function %s: %s never called it in the traced "
-						 "region", o->function, o->input)
-			       : perpi_set_error("--function %s: no function of that name in %s "
-						 "('perpi report -i %s' lists the functions)",
-						 o->function, o->input, o->input);
+			   ? perpi_set_error("--function %s: %s never called it in the traced "
+					     "region",
+					     o->function, o->input)
+			   : perpi_set_error("--function %s: no function of that name in %s "
+					     "('perpi report -i %s' lists the functions)",
+					     o->function, o->input, o->input);
 	if (o->call && o->call > r->instances)
-		return perpi_set_error("--call %llu: %s has %llu call instance%s",
-				       (unsigned long long)o->call, o->function,
-				       (unsigned long long)r->instances, r->instances == 1 ? "" : "s");
+		return perpi_set_error(
+		    "--call %llu: %s has %llu call instance%s", (unsigned long long)o->call,
+		    o->function, (unsigned long long)r->instances, r->instances == 1 ? "" : "s");
 	if (o->step_first || o->step_last != UINT64_MAX) {
 		if (o->step_first > r->run_steps)
 			return perpi_set_error("--steps: empty step range: it starts at step %llu, "
@@ -200,12 +205,22 @@ int filter_run(const struct filter_options *o, const struct filter_observer *obs
 	*reader = NULL;
 	if (o->call && !o->function)
 		return perpi_set_error("--call N needs --function SYM");
-	struct pipeline p = {.o = o, .obs = obs, .n_obs = n_obs, .res = out};
+	struct pipeline p = {
+	    .o = o, .engine_options = o->engine, .obs = obs, .n_obs = n_obs, .res = out};
 	for (size_t i = 0; i < n_obs; i++)
 		p.want_deps |= obs[i].want_deps;
+	if (o->latency) {
+		out->latency = latency_table_load(o->latency);
+		if (!out->latency)
+			return -1;
+		p.engine_options.latency = latency_table_of;
+		p.engine_options.latency_ctx = out->latency;
+	}
 	p.reader = trace_reader_open(o->input);
-	if (!p.reader)
+	if (!p.reader) {
+		filter_result_done(out);
 		return -1;
+	}
 	int rc;
 	if (o->function) {
 		rc = trace_reader_replay(p.reader, instance_event, &p);
@@ -235,6 +250,9 @@ void filter_result_done(struct filter_result *res)
 	if (res->engine)
 		engine_delete(res->engine);
 	res->engine = NULL;
+	if (res->latency)
+		latency_table_delete(res->latency);
+	res->latency = NULL;
 	free(res->functions);
 	res->functions = NULL;
 	res->n_functions = 0;

@@ -21,9 +21,9 @@ struct graph {
 };
 
 static const char *const gpr_names[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-					  "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
-static const char *const special_names[] = {"CF", "PF", "AF", "ZF", "SF", "OF", "DF",
-					    "fsbase", "gsbase", "mxcsr", "fpcw", "fpsw"};
+					  "r8",	 "r9",	"r10", "r11", "r12", "r13", "r14", "r15"};
+static const char *const special_names[] = {"CF", "PF",	    "AF",     "ZF",    "SF",   "OF",
+					    "DF", "fsbase", "gsbase", "mxcsr", "fpcw", "fpsw"};
 
 const char *graph_unit_name(unsigned u)
 {
@@ -98,7 +98,8 @@ void graph_observe(void *graph, const struct engine_step_info *info)
 	n->insn = info->ev->insn;
 	n->first_dep = g->n_deps;
 	n->n_deps = info->n_deps;
-	memcpy(g->deps + g->n_deps, info->deps, info->n_deps * sizeof(*info->deps));
+	if (info->n_deps)
+		memcpy(g->deps + g->n_deps, info->deps, info->n_deps * sizeof(*info->deps));
 	g->n_deps += info->n_deps;
 }
 
@@ -148,9 +149,10 @@ static void write_ranks(const struct graph *g, FILE *out)
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		if (i && order[i]->step == order[i - 1]->step)
 			continue;
-		fprintf(out, "  s%llu [label=\"step %llu\", shape=plaintext, style=\"\", "
-			     "fontname=\"sans-serif\"];\n", (unsigned long long)order[i]->step,
-			(unsigned long long)order[i]->step);
+		fprintf(out,
+			"  s%llu [label=\"step %llu\", shape=plaintext, style=\"\", "
+			"fontname=\"sans-serif\"];\n",
+			(unsigned long long)order[i]->step, (unsigned long long)order[i]->step);
 		if (i)
 			fprintf(out, "  s%llu -> s%llu [style=invis];\n",
 				(unsigned long long)order[i - 1]->step,
@@ -167,16 +169,39 @@ static void write_ranks(const struct graph *g, FILE *out)
 	free(order);
 }
 
+/* An edge over more than GRAPH_LONG_EDGE steps becomes a stub above its
+ * reader naming the producer: Graphviz lays out every step an edge crosses
+ * (a loop counter read at every step from step 1 made dot run for hours). */
+static void write_edge(FILE *out, const struct node *from, const struct node *to, size_t d,
+		       const char *label)
+{
+	unsigned long long f = from->index, t = to->index;
+	if (to->step - from->step <= GRAPH_LONG_EDGE) {
+		fprintf(out, "  n%llu -> n%llu [label=", f, t);
+	} else {
+		fprintf(out,
+			"  r%llu_%zu [shape=plaintext, style=\"\", fontsize=9, label=\"from #%llu, "
+			"step %llu\"];\n",
+			t, d, f, (unsigned long long)from->step);
+		fprintf(out, "  r%llu_%zu -> n%llu [style=dashed, label=", t, d, t);
+	}
+	dot_string(out, label);
+	fprintf(out, "];\n");
+}
+
 int graph_write_dot(const struct graph *g, FILE *out, const struct insn_namer *namer,
 		    const char *title)
 {
 	if (g->seen > g->max_nodes)
 		return perpi_set_error("the graph has %llu nodes, more than the limit of %llu: "
 				       "narrow it with --function, --call or --steps, or raise "
-				       "--max-nodes", (unsigned long long)g->seen,
+				       "--max-nodes",
+				       (unsigned long long)g->seen,
 				       (unsigned long long)g->max_nodes);
-	fprintf(out, "digraph perpi {\n  graph [rankdir=TB, labelloc=t, fontname=\"sans-serif\", "
-		     "label=");
+	fprintf(out, "digraph perpi {\n  graph [rankdir=TB, labelloc=t, fontname=\"sans-serif\", ");
+	if (g->n_nodes > 500) /* fewer layout passes: dot's time halves on big graphs */
+		fprintf(out, "nslimit=2, mclimit=0.3, ");
+	fprintf(out, "label=");
 	dot_string(out, title ? title : "data-flow graph");
 	fprintf(out, "];\n  edge [fontname=\"monospace\", fontsize=9, color=\"#555555\"];\n");
 	fprintf(out, "  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\", "
@@ -197,7 +222,8 @@ int graph_write_dot(const struct graph *g, FILE *out, const struct insn_namer *n
 		const struct node *n = &g->nodes[i];
 		const struct engine_dep *deps = &g->deps[n->first_dep];
 		for (size_t d = 0; d < n->n_deps; d++) {
-			if (!find_node(g, deps[d].producer))
+			const struct node *p = find_node(g, deps[d].producer);
+			if (!p)
 				continue; /* produced outside the graph's range */
 			size_t e = 0;
 			while (e < d && deps[e].producer != deps[d].producer)
@@ -211,10 +237,7 @@ int graph_write_dot(const struct graph *g, FILE *out, const struct insn_namer *n
 				if (deps[e].producer == deps[d].producer)
 					strbuf_addf(&label, "%s%s", e > d ? ", " : "",
 						    graph_dep_name(&deps[e]));
-			fprintf(out, "  n%llu -> n%llu [label=", (unsigned long long)deps[d].producer,
-				(unsigned long long)n->index);
-			dot_string(out, label.buf);
-			fprintf(out, "];\n");
+			write_edge(out, p, n, d, label.buf);
 			strbuf_done(&label);
 		}
 	}

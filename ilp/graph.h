@@ -12,6 +12,8 @@
 #include "ilp/filter.h"
 
 #define GRAPH_DEFAULT_MAX_NODES 5000
+/* Longer edges are drawn as a stub naming the producer ("from #12, step 1"). */
+#define GRAPH_LONG_EDGE 8
 
 struct graph;
 

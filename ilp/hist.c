@@ -7,16 +7,17 @@
 
 struct hist {
 	uint64_t (*count)[CLASS_COUNT];
-	size_t cap;        /* allocated bins, at most HIST_MAX_BINS */
-	uint64_t width;    /* steps per stored bin, a power of two */
+	size_t cap;	/* allocated bins, at most HIST_MAX_BINS */
+	uint64_t width; /* steps per stored bin, a power of two */
+	unsigned shift; /* log2(width) */
 	uint64_t max_step;
 };
 
-static const char *const class_names[CLASS_COUNT] = {
-	"load", "store", "int", "fp", "vec", "move", "branch", "other"};
+static const char *const class_names[CLASS_COUNT] = {"load", "store", "int",	"fp",
+						     "vec",  "move",  "branch", "other"};
 /* Colour-blind-safe (Okabe-Ito) plus grey. */
-static const char *const class_colours[CLASS_COUNT] = {
-	"#0072B2", "#56B4E9", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#F0E442", "#999999"};
+static const char *const class_colours[CLASS_COUNT] = {"#0072B2", "#56B4E9", "#E69F00", "#D55E00",
+						       "#CC79A7", "#009E73", "#F0E442", "#999999"};
 
 const char *hist_class_name(unsigned klass)
 {
@@ -50,15 +51,23 @@ static void coarsen(struct hist *h)
 			h->count[i][k] = h->count[2 * i][k] + h->count[2 * i + 1][k];
 	memset(h->count + h->cap / 2, 0, (h->cap - h->cap / 2) * sizeof(*h->count));
 	h->width *= 2;
+	h->shift++;
 }
 
 void hist_add(struct hist *h, uint64_t step, unsigned klass, uint64_t n)
 {
 	if (!step || klass >= CLASS_COUNT)
 		return;
-	while ((step - 1) / h->width >= HIST_MAX_BINS)
+	size_t bin = (step - 1) >> h->shift;
+	if (bin < h->cap) { /* the common case */
+		h->count[bin][klass] += n;
+		if (step > h->max_step)
+			h->max_step = step;
+		return;
+	}
+	while ((step - 1) >> h->shift >= HIST_MAX_BINS)
 		coarsen(h);
-	size_t bin = (step - 1) / h->width;
+	bin = (step - 1) >> h->shift;
 	if (bin >= h->cap) {
 		size_t cap = h->cap ? h->cap : 256;
 		while (cap <= bin)
@@ -206,17 +215,19 @@ void hist_write_text(FILE *out, const struct hist_bins *b, unsigned bar_width, i
 {
 	double top = max_rate(b);
 	fprintf(out, "instructions per step, steps %llu-%llu, %zu bin%s of %llu step%s\n",
-		(unsigned long long)b->first, (unsigned long long)b->last, b->n, b->n == 1 ? "" : "s",
-		(unsigned long long)b->width, b->width == 1 ? "" : "s");
+		(unsigned long long)b->first, (unsigned long long)b->last, b->n,
+		b->n == 1 ? "" : "s", (unsigned long long)b->width, b->width == 1 ? "" : "s");
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t f = bin_first(b, i), l = bin_last(b, i), t = row_total(b, i);
 		double rate = (double)t / (l - f + 1);
-		unsigned len = top > 0 ? (unsigned)(rate / top * bar_width + 0.5) : 0, cells[CLASS_COUNT];
+		unsigned len = top > 0 ? (unsigned)(rate / top * bar_width + 0.5) : 0,
+			 cells[CLASS_COUNT];
 		split_cells(b->count[i], t, len, cells);
 		if (b->width == 1)
 			fprintf(out, "%10llu       |", (unsigned long long)f);
 		else
-			fprintf(out, "%10llu-%-6llu|", (unsigned long long)f, (unsigned long long)l);
+			fprintf(out, "%10llu-%-6llu|", (unsigned long long)f,
+				(unsigned long long)l);
 		for (unsigned k = 0; k < CLASS_COUNT; k++) {
 			if (colour && cells[k])
 				fprintf(out, "\033[%dm", class_ansi[k]);

@@ -30,7 +30,7 @@ struct hist_bins {
 	uint64_t first, last, width;
 	size_t n;
 	uint64_t (*count)[CLASS_COUNT]; /* n rows */
-	uint64_t total;                 /* instructions in first..last */
+	uint64_t total;			/* instructions in first..last */
 };
 
 /* At most max_bins bins (0: one bin per step where the histogram kept

@@ -19,11 +19,20 @@ static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
 		}
 	}
 }
@@ -34,7 +43,8 @@ static void write_axes(FILE *out, const struct hist_bins *b, double ymax, double
 	fprintf(out, "<g font-size=\"12\" fill=\"#222\">\n");
 	for (double y = 0; y <= ymax * 1.0001; y += ytick) {
 		double py = TOP + ph - y / ymax * ph;
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			LEFT, py, LEFT + pw, py);
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", LEFT - 6,
 			py + 4, y);
@@ -45,19 +55,23 @@ static void write_axes(FILE *out, const struct hist_bins *b, double ymax, double
 		xtick = 1;
 	for (double s = ceil((b->first - 1) / xtick) * xtick; s <= b->last; s += xtick) {
 		double px = LEFT + (s - (b->first - 1)) / steps * pw;
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n",
+		fprintf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n",
 			px, TOP + ph, px, TOP + ph + 5);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", px,
 			TOP + ph + 19, s);
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"#222\"/>\n", LEFT,
 		TOP, LEFT, TOP + ph);
-	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", LEFT,
-		TOP + ph, LEFT + pw, TOP + ph);
-	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"14\">step</text>\n",
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n",
+		LEFT, TOP + ph, LEFT + pw, TOP + ph);
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"14\">step</text>\n",
 		LEFT + pw / 2, SVG_H - 18);
-	fprintf(out, "<text transform=\"translate(24 %.1f) rotate(-90)\" text-anchor=\"middle\" "
-		     "font-size=\"14\">instructions per step</text>\n</g>\n", TOP + ph / 2);
+	fprintf(out,
+		"<text transform=\"translate(24 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+		"font-size=\"14\">instructions per step</text>\n</g>\n",
+		TOP + ph / 2);
 }
 
 static void write_legend(FILE *out, const struct hist_bins *b)
@@ -95,11 +109,12 @@ void hist_write_svg(FILE *out, const struct hist_bins *b, const char *title)
 	if (top <= 0)
 		top = 1;
 	double ytick = nice_tick(top, 6), ymax = ceil(top / ytick) * ytick;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		     "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
-		     "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		     "<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\" fill=\"#222\">",
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\" fill=\"#222\">",
 		SVG_W, SVG_H, SVG_W, SVG_H, LEFT);
 	xml_text(out, title ? title : "ILP histogram");
 	fprintf(out, "</text>\n");
@@ -119,9 +134,10 @@ void hist_write_svg(FILE *out, const struct hist_bins *b, const char *title)
 				continue;
 			double hgt = b->count[i][k] / n / ymax * ph;
 			y -= hgt;
-			fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-				     "fill=\"%s\"/>\n", x, y, w > 3 ? w - 0.5 : w, hgt,
-				hist_class_colour(k));
+			fprintf(out,
+				"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+				"fill=\"%s\"/>\n",
+				x, y, w > 3 ? w - 0.5 : w, hgt, hist_class_colour(k));
 		}
 		fprintf(out, "</g>\n");
 	}

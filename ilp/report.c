@@ -56,6 +56,29 @@ static int width_of(const struct row *rows, size_t n, size_t field)
 
 int report_text(FILE *out, const struct engine *engine, report_name_fn name, void *ctx)
 {
+	return report_text_extra(out, engine, name, ctx, NULL);
+}
+
+/* "(N calls)" padded to width, then the extra columns, or nothing. */
+static void print_extra(FILE *out, const struct report_extra *extra, const struct row *r,
+			int whole_run, int width)
+{
+	char buf[256], calls[40] = "";
+	if (!whole_run)
+		snprintf(calls, sizeof(calls), "(%" PRIu64 " call%s)", r->calls,
+			 r->calls == 1 ? "" : "s");
+	if (!extra) {
+		fprintf(out, "%s%s\n", whole_run ? "" : " ", calls);
+		return;
+	}
+	buf[0] = 0;
+	extra->columns(extra->ctx, r->entry, whole_run, buf, sizeof(buf));
+	fprintf(out, " %-*s :: %s\n", width, calls, buf);
+}
+
+int report_text_extra(FILE *out, const struct engine *engine, report_name_fn name, void *ctx,
+		      const struct report_extra *extra)
+{
 	const struct engine_function *fns;
 	struct engine_totals t;
 	size_t n = engine_functions(engine, &fns);
@@ -75,12 +98,22 @@ int report_text(FILE *out, const struct engine *engine, report_name_fn name, voi
 
 	int wn = width_of(rows, n + 1, 0), wi = width_of(rows, n + 1, 1);
 	int wc = width_of(rows, n + 1, 2), wl = width_of(rows, n, 3);
-	for (size_t k = 0; k < n; k++)
-		fprintf(out, "%-*s :: %-*s :: %-*s :: %-*s (%" PRIu64 " call%s)\n", wn, rows[k].name,
-			wi, rows[k].i, wc, rows[k].c, wl, rows[k].ilp, rows[k].calls,
-			rows[k].calls == 1 ? "" : "s");
-	fprintf(out, "%-*s :: %-*s :: %-*s :: %s\n", wn, rows[n].name, wi, rows[n].i, wc, rows[n].c,
-		rows[n].ilp);
+	int wk = 0; /* width of "(N calls)", to align the extra columns */
+	for (size_t k = 0; k < n; k++) {
+		int w = snprintf(NULL, 0, "(%" PRIu64 " call%s)", rows[k].calls,
+				 rows[k].calls == 1 ? "" : "s");
+		wk = w > wk ? w : wk;
+	}
+	if (extra && (size_t)wl < strlen(rows[n].ilp))
+		wl = (int)strlen(rows[n].ilp);
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "%-*s :: %-*s :: %-*s :: %-*s", wn, rows[k].name, wi, rows[k].i, wc,
+			rows[k].c, wl, rows[k].ilp);
+		print_extra(out, extra, &rows[k], 0, wk);
+	}
+	fprintf(out, "%-*s :: %-*s :: %-*s :: %-*s", wn, rows[n].name, wi, rows[n].i, wc, rows[n].c,
+		extra ? wl : 0, rows[n].ilp);
+	print_extra(out, extra, &rows[n], 1, wk);
 
 	fprintf(out, "instructions by class:");
 	for (unsigned k = 0; k < CLASS_COUNT; k++)

@@ -20,6 +20,17 @@ typedef const char *(*report_name_fn)(void *ctx, uint64_t addr);
  * set when writing fails. */
 int report_text(FILE *out, const struct engine *engine, report_name_fn name, void *ctx);
 
+/* Extra columns appended to each line (the Palmed resource bound,
+ * palmed/lift_report.h): writes them into buf for the function entered at
+ * entry, or for the whole run when whole_run is set. */
+struct report_extra {
+	void (*columns)(void *ctx, uint64_t entry, int whole_run, char *buf, size_t size);
+	void *ctx;
+};
+/* report_text with extra columns; extra may be NULL. */
+int report_text_extra(FILE *out, const struct engine *engine, report_name_fn name, void *ctx,
+		      const struct report_extra *extra);
+
 /* The class names of the histogram, "load" ... "other", by enum perpi_class. */
 const char *report_class_name(unsigned klass);
 

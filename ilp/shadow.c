@@ -11,7 +11,7 @@
 static size_t page_bytes(const struct shadow *sh)
 {
 	size_t n = (size_t)1 << sh->shift;
-	return n * sizeof(uint32_t) + (sh->with_writer ? n * sizeof(int64_t) : 0);
+	return n * sizeof(uint32_t) + sizeof(int64_t) + (sh->with_writer ? n * sizeof(int64_t) : 0);
 }
 
 static size_t slot_of(uint64_t key, unsigned bits)
@@ -149,6 +149,7 @@ static uint32_t *new_page(struct shadow *sh)
 	struct shadow_pool *pool = sh->pool;
 	uint32_t *page = pool->n ? pool->pages[--pool->n] : xmalloc(page_bytes(sh));
 	memset(page, 0, n * sizeof(uint32_t));
+	*shadow_page_stamp(sh, page) = -1;
 	if (sh->with_writer)
 		memset(shadow_page_writers(sh, page), 0xff, n * sizeof(int64_t));
 	return page;
@@ -197,6 +198,7 @@ void shadow_set_slow(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t r
 		uint64_t off = addr & (psize - 1);
 		uint64_t n = psize - off < size ? psize - off : size;
 		uint32_t *p = shadow_get(sh, addr >> sh->shift);
+		*shadow_page_stamp(sh, p) = writer;
 		for (uint64_t i = 0; i < n; i++)
 			p[off + i] = ready;
 		if (sh->with_writer) {

@@ -19,7 +19,8 @@
 
 struct shadow_slot {
 	uint64_t key;   /* page number + 1; 0 = empty */
-	uint32_t *page; /* ready[1 << shift], then int64_t writer[1 << shift] if any */
+	uint32_t *page; /* ready[1 << shift], the page's stamp (int64_t), then
+			 * int64_t writer[1 << shift] if any */
 };
 
 /* Free pages of one size, shared by shadows that come and go (the engine's
@@ -84,15 +85,39 @@ static inline uint32_t *shadow_get(struct shadow *sh, uint64_t no)
 	return shadow_get_slow(sh, no);
 }
 
+/* The last writer of any byte of a page returned by lookup/get (the
+ * writer given to shadow_set, with or without with_writer), -1 if none. */
+static inline int64_t *shadow_page_stamp(const struct shadow *sh, uint32_t *page)
+{
+	return (int64_t *)(page + ((size_t)1 << sh->shift));
+}
+
 /* The writer array of a page returned by lookup/get (with_writer only). */
 static inline int64_t *shadow_page_writers(const struct shadow *sh, uint32_t *page)
 {
-	return (int64_t *)(page + ((size_t)1 << sh->shift));
+	return (int64_t *)(page + ((size_t)1 << sh->shift) + 2);
 }
 
 uint32_t shadow_max_slow(struct shadow *sh, uint64_t addr, uint64_t size);
 void shadow_set_slow(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t ready,
 		     int64_t writer);
+
+static inline uint32_t shadow_max2(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Max of p[0..n): the common 8-byte access as a tree, without a loop. */
+static inline uint32_t shadow_max_n(const uint32_t *p, uint64_t n)
+{
+	uint32_t m = 0;
+	if (n == 8)
+		return shadow_max2(shadow_max2(shadow_max2(p[0], p[1]), shadow_max2(p[2], p[3])),
+				   shadow_max2(shadow_max2(p[4], p[5]), shadow_max2(p[6], p[7])));
+	for (uint64_t i = 0; i < n; i++)
+		m = shadow_max2(m, p[i]);
+	return m;
+}
 
 /* Max ready time over bytes [addr, addr + size). */
 static inline uint32_t shadow_max(struct shadow *sh, uint64_t addr, uint64_t size)
@@ -101,16 +126,11 @@ static inline uint32_t shadow_max(struct shadow *sh, uint64_t addr, uint64_t siz
 	if (off + size > mask + 1)
 		return shadow_max_slow(sh, addr, size);
 	const uint32_t *p = shadow_lookup(sh, addr >> sh->shift);
-	uint32_t m = 0;
-	if (!p)
-		return 0;
-	for (uint64_t i = 0; i < size; i++)
-		m = p[off + i] > m ? p[off + i] : m;
-	return m;
+	return p ? shadow_max_n(p + off, size) : 0;
 }
 
-/* Bytes [addr, addr + size) become ready at ready, written by writer (the
- * writer is ignored without with_writer). */
+/* Bytes [addr, addr + size) become ready at ready, written by writer (kept
+ * per byte with with_writer, and as the stamp of their pages). */
 static inline void shadow_set(struct shadow *sh, uint64_t addr, uint64_t size, uint32_t ready,
 			      int64_t writer)
 {
@@ -119,9 +139,14 @@ static inline void shadow_set(struct shadow *sh, uint64_t addr, uint64_t size, u
 		shadow_set_slow(sh, addr, size, ready, writer);
 		return;
 	}
-	uint32_t *p = shadow_get(sh, addr >> sh->shift);
+	uint32_t *page = shadow_get(sh, addr >> sh->shift), *p = page + off;
+	*shadow_page_stamp(sh, page) = writer;
+	if (size == 8) {
+		p[0] = p[1] = p[2] = p[3] = p[4] = p[5] = p[6] = p[7] = ready;
+		return;
+	}
 	for (uint64_t i = 0; i < size; i++)
-		p[off + i] = ready;
+		p[i] = ready;
 }
 
 #endif

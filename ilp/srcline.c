@@ -24,8 +24,8 @@ struct srcline {
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
 static int by_name(const void *a, const void *b)
@@ -40,8 +40,10 @@ static void read_functions(struct srcline *s)
 	for (int i = 0; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL, NULL, NULL);
-		if (name && *name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF)
+		const char *name =
+		    dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (name && *name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    sym.st_shndx != SHN_UNDEF)
 			s->fns[s->n_fns++] = (struct fn_addr){name, addr};
 	}
 	qsort(s->fns, s->n_fns, sizeof(*s->fns), by_name);

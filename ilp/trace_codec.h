@@ -19,7 +19,7 @@ enum { TRACE_REC_STRING = 0x80, TRACE_REC_INSN = 0x81 };
 /* Event header bits */
 enum {
 	TRACE_EV_ID_NEXT = 1 << 0,    /* insn id = previous id + 1 */
-	TRACE_EV_SP = 1 << 1,         /* zigzag sp delta follows */
+	TRACE_EV_SP = 1 << 1,	      /* zigzag sp delta follows */
 	TRACE_EV_UNITS_SAME = 1 << 2, /* same units as this insn's last event */
 	TRACE_EV_MEM_SAME = 1 << 3,   /* same access sizes/kinds as last time */
 	TRACE_EV_FLAGS = 1 << 4,      /* varint flags follow */

@@ -23,7 +23,7 @@ enum trace_end_kind {
 };
 
 struct trace_end {
-	unsigned kind;   /* enum trace_end_kind */
+	unsigned kind; /* enum trace_end_kind */
 	int status;
 	uint64_t events; /* filled by the writer / checked by the reader */
 };
@@ -64,7 +64,8 @@ void trace_reader_close(struct trace_reader *reader);
 
 /* Metadata value for key, or NULL. */
 const char *trace_reader_meta(const struct trace_reader *reader, const char *key);
-size_t trace_reader_meta_all(const struct trace_reader *reader, const struct trace_meta_entry **out);
+size_t trace_reader_meta_all(const struct trace_reader *reader,
+			     const struct trace_meta_entry **out);
 
 /* Replays every event into fn. Returns 0 when the whole file was read, 1
  * if fn asked to stop, -1 on a corrupt or truncated file (perpi_error()).

@@ -15,7 +15,7 @@
 struct rinsn {
 	struct perpi_insn insn; /* first: the events point here */
 	uint64_t fn_offset;
-	uint32_t fn, file;      /* string id + 1, 0 = unknown */
+	uint32_t fn, file; /* string id + 1, 0 = unknown */
 	unsigned line;
 	uint8_t has_units, n_src, n_dst;
 	uint8_t *units;
@@ -26,14 +26,14 @@ struct rinsn {
 struct trace_reader {
 	FILE *fp;
 	char *path;
-	uint64_t pos;                    /* file offset, for messages */
-	struct trace_meta_entry *meta;   /* strings owned */
+	uint64_t pos;		       /* file offset, for messages */
+	struct trace_meta_entry *meta; /* strings owned */
 	size_t n_meta;
 	uint8_t *chunk;
 	size_t cap_chunk;
-	struct rinsn **insns;            /* by id */
+	struct rinsn **insns; /* by id */
 	size_t n_insns;
-	struct rinsn **by_addr;          /* open addressing, power of two */
+	struct rinsn **by_addr; /* open addressing, power of two */
 	size_t cap_addr, n_addr;
 	char **strings;
 	size_t n_strings, cap_strings;
@@ -58,9 +58,10 @@ static int read_exact(struct trace_reader *r, void *buf, size_t n, const char *w
 	if (got != n) {
 		if (ferror(r->fp))
 			return perpi_set_error("%s: read error: %s", r->path, strerror(errno));
-		return perpi_set_error("%s: truncated file: ends inside %s at byte %llu "
-				       "(the recording was cut short or the file was copied partly)",
-				       r->path, what, (unsigned long long)(r->pos + got));
+		return perpi_set_error(
+		    "%s: truncated file: ends inside %s at byte %llu "
+		    "(the recording was cut short or the file was copied partly)",
+		    r->path, what, (unsigned long long)(r->pos + got));
 	}
 	r->pos += n;
 	return 0;
@@ -104,7 +105,8 @@ static int check_meta_number(struct trace_reader *r, const char *key, long want,
 				       r->path, key);
 	if (strtol(v, NULL, 10) != want)
 		return perpi_set_error("%s: recorded with %s %s, this perpi has %ld: "
-				       "record it again with this perpi", r->path, v, what, want);
+				       "record it again with this perpi",
+				       r->path, v, what, want);
 	return 0;
 }
 
@@ -114,7 +116,8 @@ static int read_header(struct trace_reader *r)
 	size_t got = fread(magic, 1, sizeof(magic), r->fp);
 	if (got != sizeof(magic) || memcmp(magic, TRACE_MAGIC, TRACE_MAGIC_LEN))
 		return perpi_set_error("%s: not a perpi trace file (no PERPIDAT magic); "
-				       "make one with 'perpi record'", r->path);
+				       "make one with 'perpi record'",
+				       r->path);
 	r->pos = got;
 	if (read_exact(r, fixed, 8, "the header") < 0)
 		return -1;
@@ -233,7 +236,8 @@ const struct perpi_insn *trace_reader_insn_at(const struct trace_reader *r, uint
 {
 	if (!r->cap_addr)
 		return NULL;
-	for (size_t h = addr_hash(addr, r->cap_addr); r->by_addr[h]; h = (h + 1) & (r->cap_addr - 1))
+	for (size_t h = addr_hash(addr, r->cap_addr); r->by_addr[h];
+	     h = (h + 1) & (r->cap_addr - 1))
 		if (r->by_addr[h]->insn.addr == addr)
 			return &r->by_addr[h]->insn;
 	return NULL;
@@ -268,7 +272,8 @@ int trace_reader_source_line(const struct trace_reader *r, const struct perpi_in
 int trace_reader_has_function(const struct trace_reader *r, const char *name)
 {
 	for (size_t i = 0; i < r->n_insns; i++)
-		if (r->insns[i] && r->insns[i]->fn && !strcmp(r->strings[r->insns[i]->fn - 1], name))
+		if (r->insns[i] && r->insns[i]->fn &&
+		    !strcmp(r->strings[r->insns[i]->fn - 1], name))
 			return 1;
 	return 0;
 }
@@ -318,7 +323,7 @@ static int add_insn(struct trace_reader *r, const uint8_t **pp, const uint8_t *e
 	uint64_t id, addr, tlen, fn, off, file, line;
 	struct rinsn *ri = xcalloc(1, sizeof(*ri));
 	struct perpi_insn *in = &ri->insn;
-	if (trace_get_varint(&p, end, &id) < 0 || id >= (1u << 28) ||
+	if (trace_get_varint(&p, end, &id) < 0 || id >= (1u << 24) ||
 	    trace_get_varint(&p, end, &addr) < 0 || p >= end || *p > sizeof(in->bytes) ||
 	    end - p < 4 + *p)
 		goto bad;
@@ -408,7 +413,8 @@ static int decode_mem_shape(struct trace_reader *r, struct rinsn *ri, const uint
 	}
 	ri->n_mem = (uint16_t)n;
 	for (unsigned i = 0; i < n; i++) {
-		if (trace_get_varint(p, end, &size) < 0 || size > UINT32_MAX || *p >= end || **p > 1)
+		if (trace_get_varint(p, end, &size) < 0 || size > UINT32_MAX || *p >= end ||
+		    **p > 1)
 			return corrupt(r, "bad memory access");
 		ri->mem[i].size = (uint32_t)size;
 		ri->mem[i].write = *(*p)++;
@@ -511,7 +517,8 @@ static int read_end(struct trace_reader *r, const uint8_t *p, const uint8_t *end
 		return corrupt(r, "bad end record");
 	if (events != r->events)
 		return perpi_set_error("%s: corrupt trace file: end record counts %llu events, "
-				       "the file holds %llu", r->path, (unsigned long long)events,
+				       "the file holds %llu",
+				       r->path, (unsigned long long)events,
 				       (unsigned long long)r->events);
 	r->end.kind = (unsigned)kind;
 	r->end.status = (int)trace_unzigzag(status);
@@ -532,13 +539,15 @@ int trace_reader_replay(struct trace_reader *r, perpi_event_fn fn, void *ctx)
 		uint64_t at = r->pos;
 		if (read_exact(r, head, 12, "a chunk header") < 0) {
 			if (feof(r->fp) && at == r->pos)
-				perpi_set_error("%s: truncated file: no end record after %llu events "
-						"(the recording was cut short)",
-						r->path, (unsigned long long)r->events);
+				perpi_set_error(
+				    "%s: truncated file: no end record after %llu events "
+				    "(the recording was cut short)",
+				    r->path, (unsigned long long)r->events);
 			return -1;
 		}
 		uint32_t type = trace_get_u32(head), len = trace_get_u32(head + 4);
-		if ((type != TRACE_CHUNK_EVENTS && type != TRACE_CHUNK_END) || len > TRACE_CHUNK_MAX) {
+		if ((type != TRACE_CHUNK_EVENTS && type != TRACE_CHUNK_END) ||
+		    len > TRACE_CHUNK_MAX) {
 			r->pos = at;
 			return corrupt(r, "bad chunk header");
 		}

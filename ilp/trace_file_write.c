@@ -15,7 +15,7 @@
 struct insn_state {
 	uint8_t defined;
 	uint8_t n_src, n_dst;
-	uint8_t *units;         /* n_src + n_dst, owned */
+	uint8_t *units; /* n_src + n_dst, owned */
 	uint16_t n_mem, cap_mem;
 	struct perpi_mem_access *mem; /* last accesses, owned */
 };
@@ -24,16 +24,16 @@ struct trace_writer {
 	FILE *fp;
 	char *path;
 	struct trace_symbolizer sym;
-	uint8_t *buf;          /* current chunk payload */
+	uint8_t *buf; /* current chunk payload */
 	size_t len, cap;
 	struct insn_state *insns; /* by insn id */
 	size_t n_insns;
-	char **strings;        /* interned names; index = string id */
+	char **strings; /* interned names; index = string id */
 	size_t n_strings, cap_strings;
 	uint32_t prev_id;
 	uint64_t prev_sp;
 	uint64_t events;
-	int failed;            /* an I/O error happened: message kept */
+	int failed; /* an I/O error happened: message kept */
 	char error[512];
 };
 
@@ -216,7 +216,8 @@ static uint8_t *encode_event(struct trace_writer *w, uint8_t *p, struct insn_sta
 		}
 		if (ev->n_mem > st->cap_mem) {
 			st->mem = xrealloc(st->mem, ev->n_mem * sizeof(*st->mem));
-			memset(st->mem + st->cap_mem, 0, (ev->n_mem - st->cap_mem) * sizeof(*st->mem));
+			memset(st->mem + st->cap_mem, 0,
+			       (ev->n_mem - st->cap_mem) * sizeof(*st->mem));
 			st->cap_mem = ev->n_mem;
 		}
 		st->n_mem = ev->n_mem;
@@ -269,7 +270,7 @@ static int write_header(struct trace_writer *w, const struct trace_meta_entry *m
 	snprintf(units, sizeof(units), "%d", UNIT_COUNT);
 	snprintf(classes, sizeof(classes), "%d", CLASS_COUNT);
 	const struct trace_meta_entry fixed[] = {
-		{"perpi_version", PACKAGE_VERSION}, {"units", units}, {"classes", classes}};
+	    {"perpi_version", PACKAGE_VERSION}, {"units", units}, {"classes", classes}};
 	struct strbuf sb;
 	uint8_t tmp[10];
 	strbuf_init(&sb);

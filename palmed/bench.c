@@ -12,6 +12,9 @@
 #include "palmed/timing.h"
 
 #define BATCH_MAX 256 /* kernels per shared object */
+/* Bumped whenever the generated code or the measuring method changes, so
+ * that cached measurements of the old code are not taken for new ones. */
+#define BENCH_GENERATOR_VERSION 2
 
 struct bench_ctx {
 	struct bench_options opt;
@@ -22,9 +25,11 @@ struct bench_ctx {
 	size_t n_forms, cap_forms;
 	struct gen_form_info *forms;
 	char **form_errors;
-	unsigned batch; /* shared objects built, for unique names */
-	double best_wide; /* fewest cycles the throughput probe took here, 0 unknown */
-	int best_wide_dirty;
+	unsigned batch;		  /* shared objects built, for unique names */
+	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
+	int best_dirty;
+	char machine[160];	       /* key of the probe reference file */
+	struct harness_worker *worker; /* kept between measurements; NULL until first use */
 };
 
 const char *timing_source_name(enum timing_source s)
@@ -47,8 +52,8 @@ void bench_options_default(struct bench_options *o)
 
 char *bench_options_key(const struct bench_options *o)
 {
-	return xasprintf("unroll=%u total=%u measures=%u warmup=%u", o->unroll_size, o->total_insn,
-			 o->num_measures, o->warmup);
+	return xasprintf("gen=%d unroll=%u total=%u measures=%u warmup=%u", BENCH_GENERATOR_VERSION,
+			 o->unroll_size, o->total_insn, o->num_measures, o->warmup);
 }
 
 void bench_result_init(struct bench_result *r)
@@ -72,8 +77,22 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	__builtin_cpu_init();
 	b->gp.avx = __builtin_cpu_supports("avx");
 	b->gp.avx512 = __builtin_cpu_supports("avx512f");
-	if (db && db_probe_get(db, &b->best_wide) == 0)
-		b->best_wide *= TIMING_WIDE_INSNS; /* stored per probe instruction */
+	/* the probe references: the better of the database's and the cache file's */
+	struct machine_identity m;
+	double from_file[PROBE_COUNT];
+	machine_identity_current(&m);
+	machine_identity_describe(&m, b->machine, sizeof(b->machine));
+	snprintf(b->machine + strlen(b->machine), sizeof(b->machine) - strlen(b->machine),
+		 " microcode %s", m.microcode);
+	timing_reference_load(b->machine, from_file);
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		double from_db = 0;
+		if (db)
+			db_probe_get(db, timing_probe_names[k], &from_db);
+		b->best[k] = from_db > 0 && (from_file[k] <= 0 || from_db < from_file[k])
+				 ? from_db
+				 : from_file[k];
+	}
 	return b;
 }
 
@@ -81,8 +100,13 @@ void bench_delete(struct bench_ctx *b)
 {
 	if (!b)
 		return;
-	if (b->db && b->best_wide_dirty)
-		db_probe_put(b->db, b->best_wide / TIMING_WIDE_INSNS);
+	if (b->best_dirty) {
+		for (int k = 0; k < PROBE_COUNT && b->db; k++)
+			if (b->best[k] > 0)
+				db_probe_put(b->db, timing_probe_names[k], b->best[k]);
+		timing_reference_save(b->machine, b->best);
+	}
+	harness_worker_delete(b->worker);
 	if (b->dir) {
 		harness_remove_dir(b->dir);
 		free(b->dir);
@@ -162,7 +186,8 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 		b->form_errors = xrealloc(b->form_errors, b->cap_forms * sizeof(char *));
 	}
 	int *status = xcalloc(m, sizeof(int));
-	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status, b->form_errors + b->n_forms);
+	gen_probe_forms(names, m, b->dir, b->forms + b->n_forms, status,
+			b->form_errors + b->n_forms);
 	for (size_t i = 0; i < m && b->db; i++)
 		if (status[i] == 0) {
 			char *text = gen_form_info_to_text(&b->forms[b->n_forms + i]);
@@ -227,6 +252,7 @@ struct campaign {
 	bench_progress_fn progress;
 	void *arg;
 	size_t done_before, total;
+	unsigned char *disturbed; /* per kernel: failed because the host never let it run clean */
 };
 
 static void job_done(void *arg, size_t job, size_t done, size_t total)
@@ -235,10 +261,12 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 	size_t i = c->kernel_of_job[job];
 	struct harness_output *o = &c->ho[job];
 	struct bench_result *r = &c->out[i];
-	if (o->best_wide > 0 && (c->b->best_wide == 0 || o->best_wide < c->b->best_wide)) {
-		c->b->best_wide = o->best_wide;
-		c->b->best_wide_dirty = 1;
-	}
+	for (int k = 0; k < PROBE_COUNT; k++)
+		if (isfinite(o->best[k]) && o->best[k] > 0 &&
+		    (c->b->best[k] == 0 || o->best[k] < c->b->best[k])) {
+			c->b->best[k] = o->best[k];
+			c->b->best_dirty = 1;
+		}
 	unsigned n_clean = 0;
 	for (unsigned j = 0; j < o->n; j++)
 		n_clean += o->clean[j] != 0;
@@ -248,9 +276,11 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		c->errors[i] = xasprintf("kernel %s: %s", spec, o->error);
 	} else if (n_clean < 3) {
 		c->status[i] = -1;
-		c->errors[i] = xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
-					 "%.1f s (a busy machine); try again, or give --max-seconds",
-					 spec, c->b->opt.max_seconds);
+		c->disturbed[i] = 1;
+		c->errors[i] =
+		    xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
+			      "%.1f s (a busy machine); try again, or give --max-seconds",
+			      spec, c->b->opt.max_seconds);
 	} else {
 		r->source = o->papi ? TIMING_PAPI : TIMING_TSC;
 		r->n_samples = o->n;
@@ -265,7 +295,8 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		c->status[i] = 0;
 		if (c->b->db) {
 			char *key = bench_options_key(&c->b->opt);
-			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key, r) < 0) {
+			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key,
+				     r) < 0) {
 				c->status[i] = -1;
 				c->errors[i] = xasprintf("storing %s: %s", spec, perpi_error());
 			}
@@ -292,7 +323,7 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 	struct bench_ctx *b = c->b;
 	struct strbuf s;
 	struct harness_job *jobs = xcalloc(n, sizeof(*jobs));
-	char (*symbols)[32] = xcalloc(n, sizeof(*symbols));
+	char(*symbols)[32] = xcalloc(n, sizeof(*symbols));
 	size_t n_jobs = 0;
 
 	c->gi = xcalloc(n, sizeof(*c->gi));
@@ -326,22 +357,24 @@ static void run_batch(struct campaign *c, const size_t *idx, size_t n)
 		n_jobs = 0;
 	}
 	double t0 = perpi_now(), t1 = 0, t2 = 0;
-	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 &&
-	    (t1 = perpi_now()) && harness_link(b->dir, stem) == 0) {
+	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 && (t1 = perpi_now()) &&
+	    harness_link(b->dir, stem) == 0) {
 		t2 = perpi_now();
 		struct harness_config hc = {
-			.measures = b->opt.num_measures ? b->opt.num_measures : 1,
-			.warmup = b->opt.warmup,
-			.max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
-			.max_spread = b->opt.max_spread,
-			.cpu = b->opt.cpu,
-			.force_tsc = b->opt.force_tsc,
-			.max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
-			.best_wide_hint = b->best_wide,
+		    .measures = b->opt.num_measures ? b->opt.num_measures : 1,
+		    .warmup = b->opt.warmup,
+		    .max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
+		    .max_spread = b->opt.max_spread,
+		    .cpu = b->opt.cpu,
+		    .force_tsc = b->opt.force_tsc,
+		    .max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
 		};
+		memcpy(hc.best_hint, b->best, sizeof(hc.best_hint));
 		char *so = xasprintf("%s/%s.so", b->dir, stem);
 		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
-		if (harness_run(so, jobs, n_jobs, &hc, c->ho, job_done, c) < 0)
+		if (!b->worker)
+			b->worker = harness_worker_new();
+		if (harness_worker_run(b->worker, &hc, so, jobs, n_jobs, c->ho, job_done, c) < 0)
 			fail_all(c, idx, n, perpi_error());
 		if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
 			fprintf(stderr, "perpi: %zu kernels: as %.1f ms, ld %.1f ms, run %.1f ms\n",
@@ -364,8 +397,15 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		      struct bench_result *out, int *status, char **errors, int latency,
 		      bench_progress_fn progress, void *arg)
 {
-	struct campaign c = {.b = b, .ks = ks, .out = out, .status = status, .errors = errors,
-			     .latency = latency, .progress = progress, .arg = arg, .total = n};
+	struct campaign c = {.b = b,
+			     .ks = ks,
+			     .out = out,
+			     .status = status,
+			     .errors = errors,
+			     .latency = latency,
+			     .progress = progress,
+			     .arg = arg,
+			     .total = n};
 	size_t *pending = xcalloc(n + 1, sizeof(size_t)), n_pending = 0;
 	char *key = bench_options_key(&b->opt);
 	for (size_t i = 0; i < n; i++) {
@@ -373,9 +413,10 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		status[i] = 0;
 		errors[i] = NULL;
 		char *spec = kernel_to_string(&ks[i]);
-		int hit = b->db && !b->opt.fresh ?
-				  db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i]) :
-				  0;
+		int hit =
+		    b->db && !b->opt.fresh
+			? db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i])
+			: 0;
 		free(spec);
 		if (hit < 0) {
 			status[i] = -1;
@@ -398,11 +439,27 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		if (rc < 0)
 			fail_all(&c, pending, n_pending, perpi_error());
 	}
+	c.disturbed = xcalloc(n + 1, 1);
 	for (size_t j = 0; j < n_pending; j += BATCH_MAX) {
 		size_t m = n_pending - j < BATCH_MAX ? n_pending - j : BATCH_MAX;
 		run_batch(&c, pending + j, m);
 		c.done_before += m;
 	}
+	/* in a campaign, the kernels the host disturbed throughout get a second
+	 * chance at the end: the busy spell may be over */
+	size_t n_retry = 0;
+	for (size_t i = 0; i < n && n > 1; i++)
+		if (c.disturbed[i]) {
+			free(errors[i]);
+			errors[i] = NULL;
+			status[i] = 0;
+			c.disturbed[i] = 0;
+			pending[n_retry++] = i;
+		}
+	c.progress = NULL;
+	for (size_t j = 0; j < n_retry; j += BATCH_MAX)
+		run_batch(&c, pending + j, n_retry - j < BATCH_MAX ? n_retry - j : BATCH_MAX);
+	free(c.disturbed);
 	free(pending);
 	size_t ok = 0;
 	for (size_t i = 0; i < n; i++)
@@ -434,6 +491,16 @@ static int measure_one(struct bench_ctx *b, const struct kernel *k, struct bench
 int bench_measure(struct bench_ctx *b, const struct kernel *k, struct bench_result *out)
 {
 	return measure_one(b, k, out, 0);
+}
+
+int bench_cycles(void *ctx, const struct kernel *k, double *cycles_per_iter)
+{
+	struct bench_result r;
+	if (bench_measure(ctx, k, &r) < 0)
+		return -1;
+	*cycles_per_iter = r.cycles;
+	bench_result_done(&r);
+	return 0;
 }
 
 int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out)

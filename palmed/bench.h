@@ -36,27 +36,27 @@ struct bench_options {
 	double max_spread;     /* re-measure when the relative spread is above (0.02) */
 	unsigned max_attempts; /* stop at max_attempts x NUM_MEASURES clean samples (3) */
 	double max_seconds;    /* time budget per kernel while the host disturbs it (2.0) */
-	int cpu;               /* CPU the worker is pinned to; -1: the last CPU allowed */
-	int force_tsc;         /* do not use PAPI even if its counters work */
-	int fresh;             /* ignore cached results (still store the new ones) */
+	int cpu;	       /* CPU the worker is pinned to; -1: the one perpi runs on */
+	int force_tsc;	       /* do not use PAPI even if its counters work */
+	int fresh;	       /* ignore cached results (still store the new ones) */
 };
 void bench_options_default(struct bench_options *o);
 
 /* The generation parameters as one canonical string, the cache key part
- * "unroll=256 total=100000 measures=15 warmup=3"; caller frees. */
+ * "gen=2 unroll=256 total=100000 measures=15 warmup=3"; caller frees. */
 char *bench_options_key(const struct bench_options *o);
 
 struct bench_result {
-	double cycles;       /* core cycles per iteration (one instance of the multiset) */
-	double ipc;          /* instructions per cycle: kernel_size / cycles */
-	double spread;       /* relative spread of the clean samples: (q75-q25)/median */
+	double cycles; /* core cycles per iteration (one instance of the multiset) */
+	double ipc;    /* instructions per cycle: kernel_size / cycles */
+	double spread; /* relative spread of the clean samples: (q75-q25)/median */
 	enum timing_source source;
-	int flagged;         /* the generated code still carries a dependency */
+	int flagged; /* the generated code still carries a dependency */
 	char flag_reason[96];
-	int from_cache;      /* found in the database, not measured now */
-	unsigned n_samples;  /* every repetition timed, clean or not */
-	double *samples;     /* cycles per iteration of each repetition; owned */
-	unsigned char *clean;/* whether repetition i was undisturbed; owned */
+	int from_cache;		/* found in the database, not measured now */
+	unsigned n_samples;	/* every repetition timed, clean or not */
+	double *samples;	/* cycles per iteration of each repetition; owned */
+	unsigned char *clean;	/* whether repetition i was undisturbed; owned */
 	double ticks_per_cycle; /* TSC calibration (median), 0 with PAPI */
 };
 void bench_result_init(struct bench_result *r);
@@ -86,6 +86,11 @@ size_t bench_measure_many(struct bench_ctx *b, const struct kernel *ks, size_t n
  * depends on the previous one through its written register (or flags).
  * Returns 0, or -1 with perpi_error() set (e.g. no register written). */
 int bench_latency(struct bench_ctx *b, const char *form, struct bench_result *out);
+
+/* The callback of palmed/measure.h's struct measure, so that the Palmed
+ * inference measures through Pipedream: ctx is a struct bench_ctx *, and
+ * *cycles_per_iter is bench_measure's result.cycles. Returns 0 or -1. */
+int bench_cycles(void *ctx, const struct kernel *k, double *cycles_per_iter);
 
 /* The generated assembly of the kernel's loop (latency: the chain of a
  * one-form kernel), for --show-asm; caller frees. NULL with perpi_error()

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -15,8 +16,8 @@ int bench_cli_count(const char *text, long *out, long min, long max)
 	errno = 0;
 	long v = strtol(text, &end, 10);
 	if (errno || end == text || *end || v < min || v > max)
-		return perpi_set_error("bad number '%s': expected an integer in [%ld, %ld]", text, min,
-				       max);
+		return perpi_set_error("bad number '%s': expected an integer in [%ld, %ld]", text,
+				       min, max);
 	*out = v;
 	return 0;
 }
@@ -82,9 +83,22 @@ void bench_cli_free_kernels(struct kernel *ks, size_t n)
 	free(ks);
 }
 
+static void make_parent_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	free(p);
+}
+
 int bench_cli_open_db(const char *path, struct db **out)
 {
 	char *p = path ? xstrdup(path) : db_default_path();
+	if (!path) /* the default's directories are ours to create */
+		make_parent_dirs(p);
 	int rc = db_open(p, out);
 	free(p);
 	return rc;

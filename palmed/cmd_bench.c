@@ -15,25 +15,27 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: perpi bench [OPTIONS] KERNEL...\n"
-		"       perpi bench [OPTIONS] --latency FORM...\n"
-		"  KERNEL is a multiset of forms: 'ADDSD_XMM_XMM^2 IMUL_GPR64_GPR64 MOV_GPR64_M64^3'\n"
-		"  -f, --file FILE     read kernels from FILE, one per line ('-': stdin)\n"
-		"  -l, --latency       measure each FORM's latency (a dependent chain)\n"
-		"      --json          print JSON\n"
-		"      --show-asm      print the generated loop instead of measuring\n"
-		"      --db FILE       measurement database (default: $XDG_DATA_HOME/perpi/measurements.db)\n"
-		"      --no-db         neither read nor store measurements\n"
-		"      --fresh         measure again even if the database has the kernel\n"
-		"      --tsc           time with the TSC even if PAPI counters work\n"
-		"      --cpu N         pin the benchmark worker to CPU N\n"
-		"      --unroll N      UNROLL_SIZE, instructions in the loop body (256)\n"
-		"      --total N       TOTAL_INSN, instructions per timed repetition (100000)\n"
-		"      --measures N    NUM_MEASURES, timed repetitions (15)\n"
-		"      --warmup N      warm-up rounds (3)\n"
-		"      --max-seconds S time budget per kernel while the host disturbs it (2)\n"
-		"  'man perpi-bench' tells more.\n");
+	fprintf(
+	    out,
+	    "usage: perpi bench [OPTIONS] KERNEL...\n"
+	    "       perpi bench [OPTIONS] --latency FORM...\n"
+	    "  KERNEL is a multiset of forms: 'ADDSD_XMM_XMM^2 IMUL_GPR64_GPR64 MOV_GPR64_M64^3'\n"
+	    "  -f, --file FILE     read kernels from FILE, one per line ('-': stdin)\n"
+	    "  -l, --latency       measure each FORM's latency (a dependent chain)\n"
+	    "      --json          print JSON\n"
+	    "      --show-asm      print the generated loop instead of measuring\n"
+	    "      --db FILE       measurement database (default: "
+	    "$XDG_DATA_HOME/perpi/measurements.db)\n"
+	    "      --no-db         neither read nor store measurements\n"
+	    "      --fresh         measure again even if the database has the kernel\n"
+	    "      --tsc           time with the TSC even if PAPI counters work\n"
+	    "      --cpu N         pin the benchmark worker to CPU N\n"
+	    "      --unroll N      UNROLL_SIZE, instructions in the loop body (256)\n"
+	    "      --total N       TOTAL_INSN, instructions per timed repetition (100000)\n"
+	    "      --measures N    NUM_MEASURES, timed repetitions (15)\n"
+	    "      --warmup N      warm-up rounds (3)\n"
+	    "      --max-seconds S time budget per kernel while the host disturbs it (2)\n"
+	    "  'man perpi-bench' tells more.\n");
 }
 
 static void print_text(const char *spec, const struct bench_result *r, int latency)
@@ -52,7 +54,8 @@ static json_object *result_json(const char *spec, const struct bench_result *r, 
 	json_object *o = json_object_new_object(), *s = json_object_new_array(),
 		    *c = json_object_new_array();
 	json_object_object_add(o, "kernel", json_object_new_string(spec));
-	json_object_object_add(o, "kind", json_object_new_string(latency ? "latency" : "throughput"));
+	json_object_object_add(o, "kind",
+			       json_object_new_string(latency ? "latency" : "throughput"));
 	json_object_object_add(o, "cycles", json_object_new_double(r->cycles));
 	json_object_object_add(o, "ipc", json_object_new_double(r->ipc));
 	json_object_object_add(o, "spread", json_object_new_double(r->spread));
@@ -79,51 +82,103 @@ struct bench_args {
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-	enum { O_JSON = 256, O_ASM, O_DB, O_NODB, O_FRESH, O_TSC, O_CPU, O_UNROLL, O_TOTAL,
-	       O_MEASURES, O_WARMUP, O_MAXSEC };
-	static const struct option longopts[] = {
-		{"file", required_argument, NULL, 'f'}, {"latency", no_argument, NULL, 'l'},
-		{"json", no_argument, NULL, O_JSON}, {"show-asm", no_argument, NULL, O_ASM},
-		{"db", required_argument, NULL, O_DB}, {"no-db", no_argument, NULL, O_NODB},
-		{"fresh", no_argument, NULL, O_FRESH}, {"tsc", no_argument, NULL, O_TSC},
-		{"cpu", required_argument, NULL, O_CPU}, {"unroll", required_argument, NULL, O_UNROLL},
-		{"total", required_argument, NULL, O_TOTAL},
-		{"measures", required_argument, NULL, O_MEASURES},
-		{"warmup", required_argument, NULL, O_WARMUP},
-		{"max-seconds", required_argument, NULL, O_MAXSEC}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	enum {
+		O_JSON = 256,
+		O_ASM,
+		O_DB,
+		O_NODB,
+		O_FRESH,
+		O_TSC,
+		O_CPU,
+		O_UNROLL,
+		O_TOTAL,
+		O_MEASURES,
+		O_WARMUP,
+		O_MAXSEC
+	};
+	static const struct option longopts[] = {{"file", required_argument, NULL, 'f'},
+						 {"latency", no_argument, NULL, 'l'},
+						 {"json", no_argument, NULL, O_JSON},
+						 {"show-asm", no_argument, NULL, O_ASM},
+						 {"db", required_argument, NULL, O_DB},
+						 {"no-db", no_argument, NULL, O_NODB},
+						 {"fresh", no_argument, NULL, O_FRESH},
+						 {"tsc", no_argument, NULL, O_TSC},
+						 {"cpu", required_argument, NULL, O_CPU},
+						 {"unroll", required_argument, NULL, O_UNROLL},
+						 {"total", required_argument, NULL, O_TOTAL},
+						 {"measures", required_argument, NULL, O_MEASURES},
+						 {"warmup", required_argument, NULL, O_WARMUP},
+						 {"max-seconds", required_argument, NULL, O_MAXSEC},
+						 {"help", no_argument, NULL, 'h'},
+						 {NULL, 0, NULL, 0}};
 	int c;
 	memset(a, 0, sizeof(*a));
 	bench_options_default(&a->opt);
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:lh", longopts, NULL)) != -1) {
 		long v = 0;
-		if (c >= O_CPU && c <= O_WARMUP && bench_cli_count(optarg, &v, c == O_CPU ? 0 : 1,
-								    c == O_TOTAL ? 100000000 : 100000) < 0)
+		if (c >= O_CPU && c <= O_WARMUP &&
+		    bench_cli_count(optarg, &v, c == O_CPU ? 0 : 1,
+				    c == O_TOTAL ? 100000000 : 100000) < 0)
 			return -1;
 		switch (c) {
-		case 'f': a->file = optarg; break;
-		case 'l': a->latency = 1; break;
-		case O_JSON: a->json = 1; break;
-		case O_ASM: a->show_asm = 1; break;
-		case O_DB: a->db_path = optarg; break;
-		case O_NODB: a->no_db = 1; break;
-		case O_FRESH: a->opt.fresh = 1; break;
-		case O_TSC: a->opt.force_tsc = 1; break;
-		case O_CPU: a->opt.cpu = (int)v; break;
-		case O_UNROLL: a->opt.unroll_size = (unsigned)v; break;
-		case O_TOTAL: a->opt.total_insn = (unsigned)v; break;
-		case O_MEASURES: a->opt.num_measures = (unsigned)v; break;
-		case O_WARMUP: a->opt.warmup = (unsigned)v; break;
+		case 'f':
+			a->file = optarg;
+			break;
+		case 'l':
+			a->latency = 1;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_ASM:
+			a->show_asm = 1;
+			break;
+		case O_DB:
+			a->db_path = optarg;
+			break;
+		case O_NODB:
+			a->no_db = 1;
+			break;
+		case O_FRESH:
+			a->opt.fresh = 1;
+			break;
+		case O_TSC:
+			a->opt.force_tsc = 1;
+			break;
+		case O_CPU:
+			a->opt.cpu = (int)v;
+			break;
+		case O_UNROLL:
+			a->opt.unroll_size = (unsigned)v;
+			break;
+		case O_TOTAL:
+			a->opt.total_insn = (unsigned)v;
+			break;
+		case O_MEASURES:
+			a->opt.num_measures = (unsigned)v;
+			break;
+		case O_WARMUP:
+			a->opt.warmup = (unsigned)v;
+			break;
 		case O_MAXSEC:
 			a->opt.max_seconds = atof(optarg);
 			if (!(a->opt.max_seconds > 0 && a->opt.max_seconds <= 3600)) {
-				perpi_set_error("bad --max-seconds '%s': give seconds in (0, 3600]", optarg);
+				perpi_set_error("bad --max-seconds '%s': give seconds in (0, 3600]",
+						optarg);
 				return -1;
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -2;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			perpi_set_error("unknown option or missing argument '%s' "
+					"('perpi bench --help' lists them)",
+					argv[optind - 1]);
+			return -1;
 		}
 	}
 	return 0;
@@ -150,7 +205,10 @@ static int report(const struct kernel *ks, size_t n, struct bench_result *res, c
 {
 	int failed = 0;
 	json_object *arr = a->json ? json_object_new_array() : NULL;
-	if (!a->json)
+	int any = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= status[i] == 0;
+	if (!a->json && any)
 		printf("%-9s %-7s %6s  %-5s %s\n", a->latency ? "latency" : "cycles",
 		       a->latency ? "1/lat" : "IPC", "spread", "clock", "kernel");
 	for (size_t i = 0; i < n; i++) {
@@ -176,8 +234,10 @@ int cmd_bench(int argc, char **argv)
 {
 	struct bench_args a;
 	int rc = parse_args(argc, argv, &a);
-	if (rc < 0)
-		return rc == -1 ? (fprintf(stderr, "perpi: bench: %s\n", perpi_error()), 2) : 2;
+	if (rc < 0) {
+		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		return 2;
+	}
 	struct kernel *ks = NULL;
 	size_t n = 0;
 	if (bench_cli_read_kernels(argv + optind, argc - optind, a.file, a.latency, &ks, &n) < 0) {

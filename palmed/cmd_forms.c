@@ -11,12 +11,11 @@
 
 static int usage(FILE *out)
 {
-	fprintf(out,
-		"usage: perpi forms check FORM...\n"
-		"         parse forms and say whether they can be benchmarked\n"
-		"       perpi forms discover [--db FILE|--no-db] [--list] [MNEMONIC...]\n"
-		"         find the forms this CPU assembles and runs (all mnemonics Capstone\n"
-		"         knows by default) and store the catalogue in the database\n");
+	fprintf(out, "usage: perpi forms check FORM...\n"
+		     "         parse forms and say whether they can be benchmarked\n"
+		     "       perpi forms discover [--db FILE|--no-db] [--list] [MNEMONIC...]\n"
+		     "         find the forms this CPU assembles and runs (all mnemonics Capstone\n"
+		     "         knows by default) and store the catalogue in the database\n");
 	return out == stdout ? 0 : 2;
 }
 

@@ -14,6 +14,7 @@
 #include "palmed/db.h"
 #include "palmed/form_discover.h"
 #include "palmed/infer.h"
+#include "palmed/lift.h"
 #include "palmed/infer_bench.h"
 #include "palmed/model.h"
 #include "palmed/predict.h"
@@ -22,10 +23,12 @@
 static void build_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: perpi palmed build [--forms FILE | --all | --sim MACHINE] [--db FILE | --no-db]\n"
-		"                          [--budget N] [-o MODEL] [-q]\n"
+		"usage: perpi palmed build [--forms FILE | --from perpi.data | --all | --sim MACHINE]\n"
+		"                          [--db FILE | --no-db] [--budget N] [-o MODEL] [-q]\n"
 		"  (default forms: a built-in list of %zu common forms)\n"
 		"  --forms FILE   the forms to model, one per line ('#' comments, '-': stdin)\n"
+		"  --from FILE    the forms a run recorded by 'perpi record' executed (with\n"
+		"                 --sim: measured on the simulated machine)\n"
 		"  --all          every form this CPU can benchmark (thousands: hours)\n"
 		"  --sim MACHINE  infer the model of a simulated machine:",
 		infer_default_nforms);
@@ -56,7 +59,7 @@ static void make_parent_dirs(const char *path)
 }
 
 struct build_args {
-	const char *sim, *forms_file, *db_path, *out;
+	const char *sim, *forms_file, *from, *db_path, *out;
 	int all, no_db, quiet;
 	long budget;
 };
@@ -68,6 +71,7 @@ struct form_list {
 	size_t nkernels;
 	struct form_catalogue catalogue;
 	int have_catalogue;
+	char **owned; /* --from: the names, owned */
 };
 
 static void form_list_done(struct form_list *l)
@@ -77,13 +81,41 @@ static void form_list_done(struct form_list *l)
 		bench_cli_free_kernels(l->kernels, l->nkernels);
 	if (l->have_catalogue)
 		form_catalogue_done(&l->catalogue);
+	for (size_t i = 0; l->owned && i < l->n; i++)
+		free(l->owned[i]);
+	free(l->owned);
+}
+
+/* --from FILE: the forms of the instructions a recorded run executed. */
+static int forms_from_trace(const struct build_args *a, struct form_list *l)
+{
+	size_t n, undecoded;
+	if (lift_trace_forms(a->from, &l->owned, &n, &undecoded) < 0) {
+		char *why = xstrdup(perpi_error());
+		perpi_set_error("--from %s", why);
+		free(why);
+		return -1;
+	}
+	l->names = xmalloc((n + 1) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		l->names[l->n++] = l->owned[i];
+	if (!a->quiet)
+		fprintf(stderr, "palmed: %zu forms from %s\n", n, a->from);
+	if (undecoded)
+		perpi_warn("palmed build: %zu instructions of %s have no form (neither Capstone "
+			   "nor Zydis decodes them)",
+			   undecoded, a->from);
+	return 0;
 }
 
 static int collect_forms(const struct build_args *a, const struct sim_machine *sim,
 			 struct form_list *l)
 {
 	memset(l, 0, sizeof(*l));
-	if (sim) {
+	if (a->from) {
+		if (forms_from_trace(a, l) < 0)
+			return -1;
+	} else if (sim) {
 		l->names = xmalloc(sim->nforms * sizeof(char *));
 		for (size_t i = 0; i < sim->nforms; i++)
 			l->names[l->n++] = sim->forms[i].name;
@@ -164,7 +196,8 @@ static int palmed_build(int argc, char **argv)
 		{"all", no_argument, NULL, 'a'},         {"db", required_argument, NULL, 'd'},
 		{"no-db", no_argument, NULL, 'n'},       {"budget", required_argument, NULL, 'b'},
 		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},        {0}};
+		{"from", required_argument, NULL, 'F'},  {"help", no_argument, NULL, 'h'},
+		{0}};
 	struct build_args a = {0};
 	int c;
 	a.budget = -1;
@@ -173,6 +206,7 @@ static int palmed_build(int argc, char **argv)
 		switch (c) {
 		case 's': a.sim = optarg; break;
 		case 'f': a.forms_file = optarg; break;
+		case 'F': a.from = optarg; break;
 		case 'a': a.all = 1; break;
 		case 'd': a.db_path = optarg; break;
 		case 'n': a.no_db = 1; break;
@@ -187,9 +221,11 @@ static int palmed_build(int argc, char **argv)
 		default: build_usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
 		}
 	}
-	if (optind < argc || (!!a.sim + !!a.forms_file + a.all) > 1) {
+	if (optind < argc || (!!a.sim + !!a.forms_file + a.all) > 1 ||
+	    (a.from && (a.forms_file || a.all))) {
 		fprintf(stderr, "perpi: palmed build: %s\n",
-			optind < argc ? "unexpected argument" : "give one of --forms, --all, --sim");
+			optind < argc ? "unexpected argument"
+				      : "give one of --forms, --from, --all (--sim goes with --from)");
 		return 2;
 	}
 	char *def = a.out ? NULL : model_default_path();

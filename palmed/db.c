@@ -13,27 +13,30 @@
 
 #include "palmed/db_private.h"
 
+#define QUICK_CHECK_MAX_BYTES (16 << 20)
+
 static const char schema[] =
-	"CREATE TABLE machine(id INTEGER PRIMARY KEY, vendor TEXT NOT NULL, family INTEGER,"
-	" model INTEGER, stepping INTEGER, microcode TEXT, model_name TEXT, kernel TEXT,"
-	" UNIQUE(vendor, family, model, stepping, microcode, model_name, kernel));"
-	"CREATE TABLE kernel(id INTEGER PRIMARY KEY, spec TEXT NOT NULL UNIQUE);"
-	"CREATE TABLE measurement(id INTEGER PRIMARY KEY,"
-	" machine_id INTEGER NOT NULL REFERENCES machine(id),"
-	" kernel_id INTEGER NOT NULL REFERENCES kernel(id),"
-	" kind TEXT NOT NULL, params TEXT NOT NULL, timing TEXT NOT NULL,"
-	" cycles REAL, ipc REAL, spread REAL, flagged INTEGER NOT NULL, flag_reason TEXT,"
-	" ticks_per_cycle REAL, date TEXT NOT NULL,"
-	" samples TEXT NOT NULL, clean TEXT NOT NULL," /* every raw sample, space-separated */
-	" UNIQUE(machine_id, kernel_id, kind, params));"
-	"CREATE TABLE form(machine_id INTEGER NOT NULL REFERENCES machine(id), name TEXT NOT NULL,"
-	" status TEXT NOT NULL, reason TEXT, date TEXT NOT NULL, PRIMARY KEY(machine_id, name));"
-	"CREATE TABLE probe(machine_id INTEGER PRIMARY KEY REFERENCES machine(id),"
-	" wide_cycles REAL NOT NULL);";
+    "CREATE TABLE machine(id INTEGER PRIMARY KEY, vendor TEXT NOT NULL, family INTEGER,"
+    " model INTEGER, stepping INTEGER, microcode TEXT, model_name TEXT, kernel TEXT,"
+    " UNIQUE(vendor, family, model, stepping, microcode, model_name, kernel));"
+    "CREATE TABLE kernel(id INTEGER PRIMARY KEY, spec TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE measurement(id INTEGER PRIMARY KEY,"
+    " machine_id INTEGER NOT NULL REFERENCES machine(id),"
+    " kernel_id INTEGER NOT NULL REFERENCES kernel(id),"
+    " kind TEXT NOT NULL, params TEXT NOT NULL, timing TEXT NOT NULL,"
+    " cycles REAL, ipc REAL, spread REAL, flagged INTEGER NOT NULL, flag_reason TEXT,"
+    " ticks_per_cycle REAL, date TEXT NOT NULL,"
+    " samples TEXT NOT NULL, clean TEXT NOT NULL," /* every raw sample, space-separated */
+    " UNIQUE(machine_id, kernel_id, kind, params));"
+    "CREATE TABLE form(machine_id INTEGER NOT NULL REFERENCES machine(id), name TEXT NOT NULL,"
+    " status TEXT NOT NULL, reason TEXT, date TEXT NOT NULL, PRIMARY KEY(machine_id, name));";
 
 /* Tables added since the first format: created when missing. */
 static const char schema_additions[] =
-	"CREATE TABLE IF NOT EXISTS form_semantics(name TEXT PRIMARY KEY, semantics TEXT NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS form_semantics(name TEXT PRIMARY KEY, semantics TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS probe_reference(machine_id INTEGER NOT NULL"
+    " REFERENCES machine(id), probe TEXT NOT NULL, cycles_per_insn REAL NOT NULL,"
+    " PRIMARY KEY(machine_id, probe));";
 
 char *db_default_path(void)
 {
@@ -41,17 +44,6 @@ char *db_default_path(void)
 	if (xdg && *xdg == '/')
 		return xasprintf("%s/perpi/measurements.db", xdg);
 	return xasprintf("%s/.local/share/perpi/measurements.db", home && *home ? home : ".");
-}
-
-static void make_parent_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	free(p);
 }
 
 static long long query_int(sqlite3 *sql, const char *q, int *rc)
@@ -82,7 +74,8 @@ static int check_or_create(struct db *db)
 				       db->path, sqlite3_errstr(rc));
 	long long tables = query_int(db->sql, "SELECT count(*) FROM sqlite_master", &rc);
 	if (rc != SQLITE_OK)
-		return perpi_set_error("database %s: unreadable (%s)", db->path, sqlite3_errstr(rc));
+		return perpi_set_error("database %s: unreadable (%s)", db->path,
+				       sqlite3_errstr(rc));
 	if (app == 0 && tables == 0) {
 		char *err = NULL;
 		char *q = xasprintf("PRAGMA application_id = %d; PRAGMA user_version = %d; %s",
@@ -98,20 +91,36 @@ static int check_or_create(struct db *db)
 	}
 	if (app != DB_APPLICATION_ID)
 		return perpi_set_error("database %s: an SQLite file, but not a perpi measurement "
-				       "database; refusing to touch it", db->path);
+				       "database; refusing to touch it",
+				       db->path);
 	long long version = query_int(db->sql, "PRAGMA user_version", &rc);
 	if (version != DB_VERSION)
 		return perpi_set_error("database %s: format version %lld, this perpi reads %d",
 				       db->path, version, DB_VERSION);
+	/* quick_check reads every page: worth it on opening up to a few MB; a
+	 * larger file is checked by SQLite as it is read (SQLITE_CORRUPT) */
+	long long pages = query_int(db->sql, "PRAGMA page_count", &rc);
+	long long page_size = query_int(db->sql, "PRAGMA page_size", &rc);
+	if (pages * page_size > QUICK_CHECK_MAX_BYTES)
+		return 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK)
-		return perpi_set_error("database %s: corrupt (%s)", db->path, sqlite3_errmsg(db->sql));
+		return perpi_set_error("database %s: corrupt (%s)", db->path,
+				       sqlite3_errmsg(db->sql));
 	rc = sqlite3_step(st);
 	const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
 	int ok = res && !strcmp(res, "ok");
-	if (!ok)
-		perpi_set_error("database %s: corrupt (%s); restore a backup with 'perpi db import'",
-				db->path, res ? res : sqlite3_errmsg(db->sql));
+	if (!ok) {
+		/* quick_check's first finding, on one line */
+		char first[160];
+		const char *r = res ? res : sqlite3_errmsg(db->sql);
+		if (!strncmp(r, "*** ", 4) && strchr(r, '\n'))
+			r = strchr(r, '\n') + 1;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(r, "\n"), r);
+		perpi_set_error(
+		    "database %s: corrupt (%s); restore a backup with 'perpi db import'", db->path,
+		    first);
+	}
 	sqlite3_finalize(st);
 	return ok ? 0 : -1;
 }
@@ -120,7 +129,6 @@ int db_open(const char *path, struct db **out)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	make_parent_dirs(path);
 	int rc = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		perpi_set_error("database %s: %s", path, sqlite3_errstr(rc));
@@ -155,7 +163,8 @@ static void cpuinfo_field(const char *text, const char *key, char *out, size_t s
 	const char *p = text;
 	size_t klen = strlen(key);
 	while ((p = strstr(p, key))) {
-		if ((p == text || p[-1] == '\n') && (p[klen] == '\t' || p[klen] == ' ' || p[klen] == ':')) {
+		if ((p == text || p[-1] == '\n') &&
+		    (p[klen] == '\t' || p[klen] == ' ' || p[klen] == ':')) {
 			const char *v = strchr(p, ':');
 			if (!v)
 				break;
@@ -197,6 +206,12 @@ void machine_identity_current(struct machine_identity *m)
 		snprintf(m->vendor, sizeof(m->vendor), "unknown");
 }
 
+void machine_identity_describe(const struct machine_identity *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s family %d model %d stepping %d: %s", m->vendor, m->family, m->model,
+		 m->stepping, m->model_name);
+}
+
 int db_sql_error(struct db *db, const char *what)
 {
 	return perpi_set_error("database %s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));
@@ -210,10 +225,12 @@ static long long machine_id(struct db *db)
 	struct machine_identity m;
 	machine_identity_current(&m);
 	sqlite3_stmt *st;
-	const char *ins = "INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode,"
-			  " model_name, kernel) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-	const char *sel = "SELECT id FROM machine WHERE vendor = ?1 AND family = ?2 AND model = ?3"
-			  " AND stepping = ?4 AND microcode = ?5 AND model_name = ?6 AND kernel = ?7";
+	const char *ins =
+	    "INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode,"
+	    " model_name, kernel) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+	const char *sel =
+	    "SELECT id FROM machine WHERE vendor = ?1 AND family = ?2 AND model = ?3"
+	    " AND stepping = ?4 AND microcode = ?5 AND model_name = ?6 AND kernel = ?7";
 	for (int pass = 0; pass < 2; pass++) {
 		if (sqlite3_prepare_v2(db->sql, pass ? sel : ins, -1, &st, NULL) != SQLITE_OK)
 			return db_sql_error(db, "machine");
@@ -258,14 +275,16 @@ static char *join_samples(const struct bench_result *r, int clean)
 
 int db_begin(struct db *db)
 {
-	return sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ?
-		       0 : db_sql_error(db, "begin");
+	return sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK
+		   ? 0
+		   : db_sql_error(db, "begin");
 }
 
 int db_commit(struct db *db)
 {
-	return sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ?
-		       0 : db_sql_error(db, "commit");
+	return sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) == SQLITE_OK
+		   ? 0
+		   : db_sql_error(db, "commit");
 }
 
 static void rollback(struct db *db)
@@ -285,10 +304,11 @@ static int store_rows(struct db *db, long long mid, const char *spec, const char
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_sql_error(db, "kernel");
-	const char *q = "INSERT OR REPLACE INTO measurement(machine_id, kernel_id, kind, params,"
-			" timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date,"
-			" samples, clean) VALUES(?1, (SELECT id FROM kernel WHERE spec = ?2), ?3, ?4,"
-			" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	const char *q =
+	    "INSERT OR REPLACE INTO measurement(machine_id, kernel_id, kind, params,"
+	    " timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date,"
+	    " samples, clean) VALUES(?1, (SELECT id FROM kernel WHERE spec = ?2), ?3, ?4,"
+	    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "measurement");
 	char date[32], *samples = join_samples(r, 0), *clean = join_samples(r, 1);
@@ -353,9 +373,10 @@ int db_lookup(struct db *db, const char *spec, const char *kind, const char *par
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
-	const char *q = "SELECT timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle,"
-			" samples, clean FROM measurement m JOIN kernel k ON k.id = m.kernel_id"
-			" WHERE m.machine_id = ?1 AND k.spec = ?2 AND m.kind = ?3 AND m.params = ?4";
+	const char *q =
+	    "SELECT timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle,"
+	    " samples, clean FROM measurement m JOIN kernel k ON k.id = m.kernel_id"
+	    " WHERE m.machine_id = ?1 AND k.spec = ?2 AND m.kind = ?3 AND m.params = ?4";
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "lookup");
 	sqlite3_bind_int64(st, 1, mid);
@@ -375,7 +396,8 @@ int db_lookup(struct db *db, const char *spec, const char *kind, const char *par
 		snprintf(out->flag_reason, sizeof(out->flag_reason), "%s", reason ? reason : "");
 		out->ticks_per_cycle = sqlite3_column_double(st, 6);
 		double *clean;
-		out->n_samples = parse_numbers((const char *)sqlite3_column_text(st, 7), &out->samples);
+		out->n_samples =
+		    parse_numbers((const char *)sqlite3_column_text(st, 7), &out->samples);
 		unsigned nc = parse_numbers((const char *)sqlite3_column_text(st, 8), &clean);
 		out->clean = xcalloc(out->n_samples + 1, 1);
 		for (unsigned i = 0; i < nc && i < out->n_samples; i++)
@@ -430,34 +452,41 @@ int db_store_form(struct db *db, const char *form, const char *status, const cha
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "form");
 }
 
-int db_probe_get(struct db *db, double *cycles)
+int db_probe_get(struct db *db, const char *probe, double *cycles)
 {
 	long long mid = machine_id(db);
 	*cycles = 0;
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql, "SELECT wide_cycles FROM probe WHERE machine_id = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT cycles_per_insn FROM probe_reference WHERE machine_id = ?1"
+			       " AND probe = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "probe");
 	sqlite3_bind_int64(st, 1, mid);
+	sqlite3_bind_text(st, 2, probe, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*cycles = sqlite3_column_double(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-int db_probe_put(struct db *db, double cycles)
+int db_probe_put(struct db *db, const char *probe, double cycles)
 {
 	long long mid = machine_id(db);
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO probe(machine_id, wide_cycles)"
-			       " VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO probe_reference(machine_id, probe, cycles_per_insn)"
+			       " VALUES(?1, ?2, ?3) ON CONFLICT(machine_id, probe) DO UPDATE SET"
+			       " cycles_per_insn = min(cycles_per_insn, excluded.cycles_per_insn)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "probe");
 	sqlite3_bind_int64(st, 1, mid);
-	sqlite3_bind_double(st, 2, cycles);
+	sqlite3_bind_text(st, 2, probe, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, cycles);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "probe");
@@ -482,8 +511,10 @@ int db_form_semantics_get(struct db *db, const char *form, char **text)
 int db_form_semantics_put(struct db *db, const char *form, const char *text)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO form_semantics(name, semantics)"
-			       " VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT OR REPLACE INTO form_semantics(name, semantics)"
+			       " VALUES(?1, ?2)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "form semantics");
 	sqlite3_bind_text(st, 1, form, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);

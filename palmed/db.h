@@ -5,6 +5,7 @@
 #ifndef PERPI_DB_H
 #define PERPI_DB_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,8 @@ struct machine_identity {
 	int family, model, stepping;
 };
 void machine_identity_current(struct machine_identity *m);
+/* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC" */
+void machine_identity_describe(const struct machine_identity *m, char *buf, size_t size);
 
 /* kind: "throughput" or "latency"; params: bench_options_key(). On this
  * machine. Returns 1 (found, out filled with from_cache = 1), 0, or -1. */
@@ -37,11 +40,11 @@ int db_lookup(struct db *db, const char *spec, const char *kind, const char *par
 int db_store(struct db *db, const char *spec, const char *kind, const char *params,
 	     const struct bench_result *r);
 
-/* The fewest cycles per instruction the throughput probe took on this
- * machine (0 if not known): the reference that tells a disturbed
- * repetition from a clean one. */
-int db_probe_get(struct db *db, double *cycles);
-int db_probe_put(struct db *db, double cycles);
+/* The fewest cycles per instruction a throughput probe ("alu", "load",
+ * "fp": palmed/timing.h) took on this machine (0 if not known): the
+ * references that tell a disturbed repetition from a clean one. */
+int db_probe_get(struct db *db, const char *probe, double *cycles);
+int db_probe_put(struct db *db, const char *probe, double cycles);
 
 /* Cached semantics of a form (palmed/gen.h's text): 1 found (*text
  * malloc'd), 0 not, -1 error. */

@@ -12,16 +12,17 @@
 #define SQL_HEADER "-- perpi measurement database export, format 1"
 
 static const char *const csv_columns[] = {
-	"vendor", "family", "model", "stepping", "microcode", "model_name", "kernel_version",
-	"spec", "kind", "params", "timing", "cycles", "ipc", "spread", "flagged", "flag_reason",
-	"ticks_per_cycle", "date", "samples", "clean"};
+    "vendor",	   "family",	      "model", "stepping", "microcode",
+    "model_name",  "kernel_version",  "spec",  "kind",	   "params",
+    "timing",	   "cycles",	      "ipc",   "spread",   "flagged",
+    "flag_reason", "ticks_per_cycle", "date",  "samples",  "clean"};
 #define N_COLUMNS 20
 
 static const char machine_ref[] =
-	"'(SELECT id FROM machine WHERE vendor = ' || quote(ma.vendor) || ' AND family = ' ||"
-	" quote(ma.family) || ' AND model = ' || quote(ma.model) || ' AND stepping = ' ||"
-	" quote(ma.stepping) || ' AND microcode = ' || quote(ma.microcode) ||"
-	" ' AND model_name = ' || quote(ma.model_name) || ' AND kernel = ' || quote(ma.kernel) || ')'";
+    "'(SELECT id FROM machine WHERE vendor = ' || quote(ma.vendor) || ' AND family = ' ||"
+    " quote(ma.family) || ' AND model = ' || quote(ma.model) || ' AND stepping = ' ||"
+    " quote(ma.stepping) || ' AND microcode = ' || quote(ma.microcode) ||"
+    " ' AND model_name = ' || quote(ma.model_name) || ' AND kernel = ' || quote(ma.kernel) || ')'";
 
 static int export_query(struct db *db, FILE *out, const char *q)
 {
@@ -39,29 +40,29 @@ static int export_sql(struct db *db, FILE *out)
 {
 	fprintf(out, SQL_HEADER "\nBEGIN;\n");
 	char *machines = xasprintf(
-		"SELECT 'INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode,"
-		" model_name, kernel) VALUES(' || quote(vendor) || ', ' || quote(family) || ', ' ||"
-		" quote(model) || ', ' || quote(stepping) || ', ' || quote(microcode) || ', ' ||"
-		" quote(model_name) || ', ' || quote(kernel) || ');' FROM machine ORDER BY id");
+	    "SELECT 'INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode,"
+	    " model_name, kernel) VALUES(' || quote(vendor) || ', ' || quote(family) || ', ' ||"
+	    " quote(model) || ', ' || quote(stepping) || ', ' || quote(microcode) || ', ' ||"
+	    " quote(model_name) || ', ' || quote(kernel) || ');' FROM machine ORDER BY id");
 	char *kernels = xasprintf("SELECT 'INSERT OR IGNORE INTO kernel(spec) VALUES(' ||"
 				  " quote(spec) || ');' FROM kernel ORDER BY id");
 	char *measurements = xasprintf(
-		"SELECT 'INSERT OR IGNORE INTO measurement(machine_id, kernel_id, kind, params,"
-		" timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date, samples,"
-		" clean) VALUES(' || %s || ', (SELECT id FROM kernel WHERE spec = ' || quote(k.spec)"
-		" || '), ' || quote(m.kind) || ', ' || quote(m.params) || ', ' || quote(m.timing) ||"
-		" ', ' || quote(m.cycles) || ', ' || quote(m.ipc) || ', ' || quote(m.spread) || ', '"
-		" || quote(m.flagged) || ', ' || quote(m.flag_reason) || ', ' ||"
-		" quote(m.ticks_per_cycle) || ', ' || quote(m.date) || ', ' || quote(m.samples) ||"
-		" ', ' || quote(m.clean) || ');' FROM measurement m JOIN machine ma ON"
-		" ma.id = m.machine_id JOIN kernel k ON k.id = m.kernel_id ORDER BY m.id",
-		machine_ref);
+	    "SELECT 'INSERT OR IGNORE INTO measurement(machine_id, kernel_id, kind, params,"
+	    " timing, cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date, samples,"
+	    " clean) VALUES(' || %s || ', (SELECT id FROM kernel WHERE spec = ' || quote(k.spec)"
+	    " || '), ' || quote(m.kind) || ', ' || quote(m.params) || ', ' || quote(m.timing) ||"
+	    " ', ' || quote(m.cycles) || ', ' || quote(m.ipc) || ', ' || quote(m.spread) || ', '"
+	    " || quote(m.flagged) || ', ' || quote(m.flag_reason) || ', ' ||"
+	    " quote(m.ticks_per_cycle) || ', ' || quote(m.date) || ', ' || quote(m.samples) ||"
+	    " ', ' || quote(m.clean) || ');' FROM measurement m JOIN machine ma ON"
+	    " ma.id = m.machine_id JOIN kernel k ON k.id = m.kernel_id ORDER BY m.id",
+	    machine_ref);
 	char *forms = xasprintf(
-		"SELECT 'INSERT OR IGNORE INTO form(machine_id, name, status, reason, date) VALUES('"
-		" || %s || ', ' || quote(f.name) || ', ' || quote(f.status) || ', ' ||"
-		" quote(f.reason) || ', ' || quote(f.date) || ');' FROM form f JOIN machine ma ON"
-		" ma.id = f.machine_id ORDER BY f.name",
-		machine_ref);
+	    "SELECT 'INSERT OR IGNORE INTO form(machine_id, name, status, reason, date) VALUES('"
+	    " || %s || ', ' || quote(f.name) || ', ' || quote(f.status) || ', ' ||"
+	    " quote(f.reason) || ', ' || quote(f.date) || ');' FROM form f JOIN machine ma ON"
+	    " ma.id = f.machine_id ORDER BY f.name",
+	    machine_ref);
 	int rc = export_query(db, out, machines) < 0 || export_query(db, out, kernels) < 0 ||
 		 export_query(db, out, measurements) < 0 || export_query(db, out, forms) < 0;
 	free(machines);
@@ -95,11 +96,12 @@ static int export_csv(struct db *db, FILE *out)
 {
 	for (int i = 0; i < N_COLUMNS; i++)
 		csv_field(out, csv_columns[i], i == N_COLUMNS - 1);
-	const char *q = "SELECT ma.vendor, ma.family, ma.model, ma.stepping, ma.microcode,"
-			" ma.model_name, ma.kernel, k.spec, m.kind, m.params, m.timing,"
-			" m.cycles, m.ipc, m.spread, m.flagged, m.flag_reason, m.ticks_per_cycle, m.date,"
-			" m.samples, m.clean FROM measurement m JOIN machine ma ON ma.id = m.machine_id"
-			" JOIN kernel k ON k.id = m.kernel_id ORDER BY m.id";
+	const char *q =
+	    "SELECT ma.vendor, ma.family, ma.model, ma.stepping, ma.microcode,"
+	    " ma.model_name, ma.kernel, k.spec, m.kind, m.params, m.timing,"
+	    " m.cycles, m.ipc, m.spread, m.flagged, m.flag_reason, m.ticks_per_cycle, m.date,"
+	    " m.samples, m.clean FROM measurement m JOIN machine ma ON ma.id = m.machine_id"
+	    " JOIN kernel k ON k.id = m.kernel_id ORDER BY m.id";
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "export");
@@ -144,7 +146,10 @@ static int only_inserts(void *arg, int action, const char *a, const char *b, con
 			const char *d)
 {
 	switch (action) {
-	case SQLITE_INSERT: case SQLITE_SELECT: case SQLITE_READ: case SQLITE_TRANSACTION:
+	case SQLITE_INSERT:
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_TRANSACTION:
 	case SQLITE_FUNCTION:
 		return SQLITE_OK;
 	}
@@ -252,19 +257,21 @@ static int import_csv(struct db *db, FILE *in)
 	int n = csv_record(&p, f, N_COLUMNS + 1), line = 1, rc = 0;
 	if (n != N_COLUMNS || strcmp(f[0], "vendor") || strcmp(f[N_COLUMNS - 1], "clean")) {
 		strbuf_done(&sb);
-		return perpi_set_error("import: not a perpi CSV export (header must list %d columns, "
-				       "vendor ... clean)", N_COLUMNS);
+		return perpi_set_error(
+		    "import: not a perpi CSV export (header must list %d columns, "
+		    "vendor ... clean)",
+		    N_COLUMNS);
 	}
 	const char *q[] = {
-		"INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode, model_name,"
-		" kernel) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-		"INSERT OR IGNORE INTO kernel(spec) VALUES(?8)",
-		"INSERT OR IGNORE INTO measurement(machine_id, kernel_id, kind, params, timing,"
-		" cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date, samples, clean)"
-		" VALUES((SELECT id FROM machine WHERE vendor = ?1 AND family = ?2 AND model = ?3 AND"
-		" stepping = ?4 AND microcode = ?5 AND model_name = ?6 AND kernel = ?7),"
-		" (SELECT id FROM kernel WHERE spec = ?8), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20)"};
+	    "INSERT OR IGNORE INTO machine(vendor, family, model, stepping, microcode, model_name,"
+	    " kernel) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    "INSERT OR IGNORE INTO kernel(spec) VALUES(?8)",
+	    "INSERT OR IGNORE INTO measurement(machine_id, kernel_id, kind, params, timing,"
+	    " cycles, ipc, spread, flagged, flag_reason, ticks_per_cycle, date, samples, clean)"
+	    " VALUES((SELECT id FROM machine WHERE vendor = ?1 AND family = ?2 AND model = ?3 AND"
+	    " stepping = ?4 AND microcode = ?5 AND model_name = ?6 AND kernel = ?7),"
+	    " (SELECT id FROM kernel WHERE spec = ?8), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+	    " ?17, ?18, ?19, ?20)"};
 	if (db_begin(db) < 0) {
 		strbuf_done(&sb);
 		return -1;
@@ -287,7 +294,8 @@ static int import_csv(struct db *db, FILE *in)
 			for (int i = 0; i < sqlite3_bind_parameter_count(st); i++)
 				bind_csv_field(st, i, f[i]);
 			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = perpi_set_error("import: line %d: %s", line, sqlite3_errmsg(db->sql));
+				rc = perpi_set_error("import: line %d: %s", line,
+						     sqlite3_errmsg(db->sql));
 			sqlite3_finalize(st);
 		}
 	}

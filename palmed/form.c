@@ -9,24 +9,21 @@
 #include "common/util.h"
 
 static const char *const kind_names[FORM_KIND_COUNT] = {
-	[FORM_GPR8] = "GPR8",   [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32",
-	[FORM_GPR64] = "GPR64", [FORM_IMM8] = "IMM8",   [FORM_IMM16] = "IMM16",
-	[FORM_IMM32] = "IMM32", [FORM_IMM64] = "IMM64", [FORM_ONE] = "ONE",
-	[FORM_CL] = "CL",       [FORM_M8] = "M8",       [FORM_M16] = "M16",
-	[FORM_M32] = "M32",     [FORM_M64] = "M64",     [FORM_M80] = "M80",
-	[FORM_M128] = "M128",   [FORM_M256] = "M256",   [FORM_M512] = "M512",
-	[FORM_MEM] = "MEM",     [FORM_XMM] = "XMM",     [FORM_YMM] = "YMM",
-	[FORM_ZMM] = "ZMM",     [FORM_K] = "K",         [FORM_MM] = "MM",
-	[FORM_ST] = "ST",       [FORM_SEG] = "SEG",     [FORM_REG] = "REG",
+    [FORM_GPR8] = "GPR8", [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32", [FORM_GPR64] = "GPR64",
+    [FORM_IMM8] = "IMM8", [FORM_IMM16] = "IMM16", [FORM_IMM32] = "IMM32", [FORM_IMM64] = "IMM64",
+    [FORM_ONE] = "ONE",	  [FORM_CL] = "CL",	  [FORM_M8] = "M8",	  [FORM_M16] = "M16",
+    [FORM_M32] = "M32",	  [FORM_M64] = "M64",	  [FORM_M80] = "M80",	  [FORM_M128] = "M128",
+    [FORM_M256] = "M256", [FORM_M512] = "M512",	  [FORM_MEM] = "MEM",	  [FORM_XMM] = "XMM",
+    [FORM_YMM] = "YMM",	  [FORM_ZMM] = "ZMM",	  [FORM_K] = "K",	  [FORM_MM] = "MM",
+    [FORM_ST] = "ST",	  [FORM_SEG] = "SEG",	  [FORM_REG] = "REG",
 };
 
 static const unsigned kind_bytes[FORM_KIND_COUNT] = {
-	[FORM_GPR8] = 1,  [FORM_GPR16] = 2,  [FORM_GPR32] = 4,  [FORM_GPR64] = 8,
-	[FORM_IMM8] = 1,  [FORM_IMM16] = 2,  [FORM_IMM32] = 4,  [FORM_IMM64] = 8,
-	[FORM_CL] = 1,    [FORM_M8] = 1,     [FORM_M16] = 2,    [FORM_M32] = 4,
-	[FORM_M64] = 8,   [FORM_M80] = 10,   [FORM_M128] = 16,  [FORM_M256] = 32,
-	[FORM_M512] = 64, [FORM_XMM] = 16,   [FORM_YMM] = 32,   [FORM_ZMM] = 64,
-	[FORM_K] = 8,     [FORM_MM] = 8,     [FORM_ST] = 10,
+    [FORM_GPR8] = 1,  [FORM_GPR16] = 2, [FORM_GPR32] = 4, [FORM_GPR64] = 8, [FORM_IMM8] = 1,
+    [FORM_IMM16] = 2, [FORM_IMM32] = 4, [FORM_IMM64] = 8, [FORM_CL] = 1,    [FORM_M8] = 1,
+    [FORM_M16] = 2,   [FORM_M32] = 4,	[FORM_M64] = 8,	  [FORM_M80] = 10,  [FORM_M128] = 16,
+    [FORM_M256] = 32, [FORM_M512] = 64, [FORM_XMM] = 16,  [FORM_YMM] = 32,  [FORM_ZMM] = 64,
+    [FORM_K] = 8,     [FORM_MM] = 8,	[FORM_ST] = 10,
 };
 
 const char *form_kind_name(enum form_kind k)
@@ -68,7 +65,8 @@ int form_parse(const char *name, struct form *out)
 	for (size_t i = 0; i < mlen; i++) {
 		int c = (unsigned char)name[i];
 		if (!(isupper(c) || isdigit(c) || c == '.'))
-			return perpi_set_error("bad form '%s': the mnemonic must be upper case", name);
+			return perpi_set_error("bad form '%s': the mnemonic must be upper case",
+					       name);
 		out->mnemonic[i] = (char)c;
 	}
 	while (p) {
@@ -77,9 +75,10 @@ int form_parse(const char *name, struct form *out)
 		size_t len = p ? (size_t)(p - start) : strlen(start);
 		int k = kind_from_name(start, len);
 		if (k < 0)
-			return perpi_set_error("bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
-					       "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, MEM)",
-					       name, (int)len, start);
+			return perpi_set_error(
+			    "bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
+			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, MEM)",
+			    name, (int)len, start);
 		if (out->n == FORM_MAX_OPERANDS)
 			return perpi_set_error("bad form '%s': more than %d operands", name,
 					       FORM_MAX_OPERANDS);
@@ -116,7 +115,8 @@ static enum form_kind register_kind(const char *name, unsigned size, int is_shif
 		return FORM_K;
 	if (is_prefixed(name, "mm", 1))
 		return FORM_MM;
-	if (!strncmp(name, "st", 2) && (name[2] == '(' || name[2] == '\0' || isdigit((unsigned char)name[2])))
+	if (!strncmp(name, "st", 2) &&
+	    (name[2] == '(' || name[2] == '\0' || isdigit((unsigned char)name[2])))
 		return FORM_ST;
 	for (size_t i = 0; i < ARRAY_SIZE(seg); i++)
 		if (!strcmp(name, seg[i]))
@@ -127,10 +127,14 @@ static enum form_kind register_kind(const char *name, unsigned size, int is_shif
 	if (is_shift && !strcmp(name, "cl"))
 		return FORM_CL;
 	switch (size) {
-	case 1: return FORM_GPR8;
-	case 2: return FORM_GPR16;
-	case 4: return FORM_GPR32;
-	case 8: return FORM_GPR64;
+	case 1:
+		return FORM_GPR8;
+	case 2:
+		return FORM_GPR16;
+	case 4:
+		return FORM_GPR32;
+	case 8:
+		return FORM_GPR64;
 	}
 	return FORM_REG;
 }
@@ -138,22 +142,30 @@ static enum form_kind register_kind(const char *name, unsigned size, int is_shif
 static enum form_kind memory_kind(unsigned size)
 {
 	switch (size) {
-	case 1: return FORM_M8;
-	case 2: return FORM_M16;
-	case 4: return FORM_M32;
-	case 8: return FORM_M64;
-	case 10: return FORM_M80;
-	case 16: return FORM_M128;
-	case 32: return FORM_M256;
-	case 64: return FORM_M512;
+	case 1:
+		return FORM_M8;
+	case 2:
+		return FORM_M16;
+	case 4:
+		return FORM_M32;
+	case 8:
+		return FORM_M64;
+	case 10:
+		return FORM_M80;
+	case 16:
+		return FORM_M128;
+	case 32:
+		return FORM_M256;
+	case 64:
+		return FORM_M512;
 	}
 	return FORM_MEM;
 }
 
 static int mnemonic_is_shift(const char *m)
 {
-	static const char *const shifts[] = {"SHL", "SHR", "SAR", "SAL", "ROL", "ROR",
-					     "RCL", "RCR", "SHLD", "SHRD"};
+	static const char *const shifts[] = {"SHL", "SHR", "SAR", "SAL",  "ROL",
+					     "ROR", "RCL", "RCR", "SHLD", "SHRD"};
 	for (size_t i = 0; i < ARRAY_SIZE(shifts); i++)
 		if (!strcmp(m, shifts[i]))
 			return 1;
@@ -164,7 +176,8 @@ static void set_mnemonic(struct form *out, const char *mnemonic)
 {
 	size_t i = 0;
 	for (; mnemonic[i] && i + 1 < sizeof(out->mnemonic); i++)
-		out->mnemonic[i] = mnemonic[i] == ' ' ? '.' : (char)toupper((unsigned char)mnemonic[i]);
+		out->mnemonic[i] =
+		    mnemonic[i] == ' ' ? '.' : (char)toupper((unsigned char)mnemonic[i]);
 	out->mnemonic[i] = '\0';
 }
 
@@ -182,7 +195,8 @@ static const char *register_name(unsigned reg)
 int form_from_insn(const cs_insn *insn, struct form *out)
 {
 	if (!insn->detail)
-		return perpi_set_error("instruction form of '%s': Capstone detail is off", insn->mnemonic);
+		return perpi_set_error("instruction form of '%s': Capstone detail is off",
+				       insn->mnemonic);
 	const cs_x86 *x = &insn->detail->x86;
 	int is_lea = !strcmp(insn->mnemonic, "lea");
 
@@ -199,11 +213,21 @@ int form_from_insn(const cs_insn *insn, struct form *out)
 		}
 		case X86_OP_IMM:
 			switch (x->encoding.imm_size) {
-			case 1: k = FORM_IMM8; break;
-			case 2: k = FORM_IMM16; break;
-			case 4: k = FORM_IMM32; break;
-			case 8: k = FORM_IMM64; break;
-			default: k = op->imm == 1 ? FORM_ONE : FORM_IMM8; break;
+			case 1:
+				k = FORM_IMM8;
+				break;
+			case 2:
+				k = FORM_IMM16;
+				break;
+			case 4:
+				k = FORM_IMM32;
+				break;
+			case 8:
+				k = FORM_IMM64;
+				break;
+			default:
+				k = op->imm == 1 ? FORM_ONE : FORM_IMM8;
+				break;
 			}
 			break;
 		case X86_OP_MEM:
@@ -241,7 +265,8 @@ int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
 		enum form_kind k = FORM_REG;
 		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_IMPLICIT && is_shift) {
 			/* Zydis calls the CL and the 1 of shifts implicit; forms name them */
-			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_CL)
+			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    op->reg.value == ZYDIS_REGISTER_CL)
 				out->op[out->n++] = FORM_CL;
 			else if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.value.u == 1)
 				out->op[out->n++] = FORM_ONE;
@@ -259,12 +284,17 @@ int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
 			break;
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE: {
 			unsigned size = insn->raw.imm[0].size / 8;
-			k = size == 1 ? FORM_IMM8 : size == 2 ? FORM_IMM16 : size == 4 ? FORM_IMM32 :
-			    size == 8 ? FORM_IMM64 : op->imm.value.u == 1 ? FORM_ONE : FORM_IMM8;
+			k = size == 1		   ? FORM_IMM8
+			    : size == 2		   ? FORM_IMM16
+			    : size == 4		   ? FORM_IMM32
+			    : size == 8		   ? FORM_IMM64
+			    : op->imm.value.u == 1 ? FORM_ONE
+						   : FORM_IMM8;
 			break;
 		}
 		case ZYDIS_OPERAND_TYPE_MEMORY:
-			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM : memory_kind(op->size / 8);
+			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM
+								  : memory_kind(op->size / 8);
 			break;
 		default:
 			break;
@@ -286,37 +316,120 @@ struct unsupported {
 #define STACK "stack: every instance updates RSP, a dependency chain"
 
 static const struct unsupported unsupported_table[] = {
-	{"CALL", CONTROL}, {"RET", CONTROL}, {"RETF", CONTROL}, {"IRET", CONTROL},
-	{"IRETD", CONTROL}, {"IRETQ", CONTROL}, {"LOOP", CONTROL}, {"LOOPE", CONTROL},
-	{"LOOPNE", CONTROL}, {"INT", CONTROL}, {"INT1", CONTROL}, {"INT3", CONTROL},
-	{"INTO", CONTROL}, {"SYSCALL", CONTROL}, {"SYSRET", CONTROL}, {"SYSENTER", CONTROL},
-	{"SYSEXIT", CONTROL}, {"LJMP", CONTROL}, {"LCALL", CONTROL}, {"XBEGIN", CONTROL},
-	{"XEND", CONTROL}, {"XABORT", CONTROL},
-	{"DIV", "integer division: faults on a zero divisor and its time depends on the values"},
-	{"IDIV", "integer division: faults on a zero divisor and its time depends on the values"},
-	{"CPUID", SERIAL}, {"LFENCE", SERIAL}, {"MFENCE", SERIAL}, {"SFENCE", SERIAL},
-	{"SERIALIZE", SERIAL}, {"LDMXCSR", SERIAL}, {"VLDMXCSR", SERIAL}, {"WRPKRU", SERIAL},
-	{"RDTSC", SERIAL}, {"RDTSCP", SERIAL}, {"RDPMC", SYSTEM}, {"RDMSR", SYSTEM},
-	{"WRMSR", SYSTEM}, {"HLT", SYSTEM}, {"IN", SYSTEM}, {"OUT", SYSTEM}, {"INSB", SYSTEM},
-	{"INSW", SYSTEM}, {"INSD", SYSTEM}, {"OUTSB", SYSTEM}, {"OUTSW", SYSTEM},
-	{"OUTSD", SYSTEM}, {"CLI", SYSTEM}, {"STI", SYSTEM}, {"LGDT", SYSTEM}, {"SGDT", SYSTEM},
-	{"LIDT", SYSTEM}, {"SIDT", SYSTEM}, {"LLDT", SYSTEM}, {"SLDT", SYSTEM}, {"LTR", SYSTEM},
-	{"STR", SYSTEM}, {"LMSW", SYSTEM}, {"SMSW", SYSTEM}, {"INVLPG", SYSTEM}, {"INVD", SYSTEM},
-	{"WBINVD", SYSTEM}, {"CLTS", SYSTEM}, {"SWAPGS", SYSTEM}, {"XGETBV", SYSTEM},
-	{"XSETBV", SYSTEM}, {"MONITOR", SYSTEM}, {"MWAIT", SYSTEM}, {"UMONITOR", SYSTEM},
-	{"UMWAIT", SYSTEM}, {"TPAUSE", SYSTEM}, {"VMCALL", SYSTEM}, {"VMMCALL", SYSTEM},
-	{"UD0", "undefined instruction: always faults"}, {"UD1", "undefined instruction: always faults"},
-	{"UD2", "undefined instruction: always faults"},
-	{"RDRAND", "hardware random numbers: time depends on the entropy source"},
-	{"RDSEED", "hardware random numbers: time depends on the entropy source"},
-	{"XSAVE", SYSTEM}, {"XRSTOR", SYSTEM}, {"XSAVEOPT", SYSTEM}, {"XSAVEC", SYSTEM},
-	{"FXSAVE", SYSTEM}, {"FXRSTOR", SYSTEM}, {"FXSAVE64", SYSTEM}, {"FXRSTOR64", SYSTEM},
-	{"PUSH", STACK}, {"POP", STACK}, {"PUSHF", STACK}, {"POPF", STACK}, {"PUSHFQ", STACK},
-	{"POPFQ", STACK}, {"ENTER", STACK}, {"LEAVE", STACK},
-	{"MASKMOVDQU", "implicit memory through RDI"}, {"VMASKMOVDQU", "implicit memory through RDI"},
-	{"MASKMOVQ", "implicit memory through RDI"}, {"XLATB", "implicit memory through RBX"},
-	{"EMMS", "MMX/x87 state switch"}, {"FEMMS", "MMX/x87 state switch"},
-	{"WAIT", "x87: stack registers cannot be given independent pools"},
+    {"CALL", CONTROL},
+    {"RET", CONTROL},
+    {"RETF", CONTROL},
+    {"IRET", CONTROL},
+    {"IRETD", CONTROL},
+    {"IRETQ", CONTROL},
+    {"LOOP", CONTROL},
+    {"LOOPE", CONTROL},
+    {"LOOPNE", CONTROL},
+    {"INT", CONTROL},
+    {"INT1", CONTROL},
+    {"INT3", CONTROL},
+    {"INTO", CONTROL},
+    {"SYSCALL", CONTROL},
+    {"SYSRET", CONTROL},
+    {"SYSENTER", CONTROL},
+    {"SYSEXIT", CONTROL},
+    {"LJMP", CONTROL},
+    {"LCALL", CONTROL},
+    {"XBEGIN", CONTROL},
+    {"XEND", CONTROL},
+    {"XABORT", CONTROL},
+    {"DIV", "integer division: faults on a zero divisor and its time depends on the values"},
+    {"IDIV", "integer division: faults on a zero divisor and its time depends on the values"},
+    {"CPUID", SERIAL},
+    {"LFENCE", SERIAL},
+    {"MFENCE", SERIAL},
+    {"SFENCE", SERIAL},
+    {"SERIALIZE", SERIAL},
+    {"LDMXCSR", SERIAL},
+    {"VLDMXCSR", SERIAL},
+    {"WRPKRU", SERIAL},
+    {"RDTSC", SERIAL},
+    {"RDTSCP", SERIAL},
+    {"RDPMC", SYSTEM},
+    {"RDMSR", SYSTEM},
+    {"WRMSR", SYSTEM},
+    {"HLT", SYSTEM},
+    {"IN", SYSTEM},
+    {"OUT", SYSTEM},
+    {"INSB", SYSTEM},
+    {"INSW", SYSTEM},
+    {"INSD", SYSTEM},
+    {"OUTSB", SYSTEM},
+    {"OUTSW", SYSTEM},
+    {"OUTSD", SYSTEM},
+    {"CLI", SYSTEM},
+    {"STI", SYSTEM},
+    {"LGDT", SYSTEM},
+    {"SGDT", SYSTEM},
+    {"LIDT", SYSTEM},
+    {"SIDT", SYSTEM},
+    {"LLDT", SYSTEM},
+    {"SLDT", SYSTEM},
+    {"LTR", SYSTEM},
+    {"STR", SYSTEM},
+    {"LMSW", SYSTEM},
+    {"SMSW", SYSTEM},
+    {"INVLPG", SYSTEM},
+    {"INVD", SYSTEM},
+    {"WBINVD", SYSTEM},
+    {"CLTS", SYSTEM},
+    {"SWAPGS", SYSTEM},
+    {"XGETBV", SYSTEM},
+    {"XSETBV", SYSTEM},
+    {"MONITOR", SYSTEM},
+    {"MWAIT", SYSTEM},
+    {"UMONITOR", SYSTEM},
+    {"UMWAIT", SYSTEM},
+    {"TPAUSE", SYSTEM},
+    {"VMCALL", SYSTEM},
+    {"VMMCALL", SYSTEM},
+    {"UD0", "undefined instruction: always faults"},
+    {"UD1", "undefined instruction: always faults"},
+    {"UD2", "undefined instruction: always faults"},
+    {"RDRAND", "hardware random numbers: time depends on the entropy source"},
+    {"RDSEED", "hardware random numbers: time depends on the entropy source"},
+    {"RETFQ", CONTROL},
+    {"SYSRETQ", CONTROL},
+    {"SYSEXITQ", CONTROL},
+    {"CLGI", SYSTEM},
+    {"STGI", SYSTEM},
+    {"VMRUN", SYSTEM},
+    {"VMLOAD", SYSTEM},
+    {"VMSAVE", SYSTEM},
+    {"SKINIT", SYSTEM},
+    {"INVLPGA", SYSTEM},
+    {"WRFSBASE", "system: changes the thread's segment base"},
+    {"WRGSBASE", "system: changes the thread's segment base"},
+    {"MONITORX", SYSTEM},
+    {"MWAITX", SYSTEM},
+    {"XSAVE", SYSTEM},
+    {"XRSTOR", SYSTEM},
+    {"XSAVEOPT", SYSTEM},
+    {"XSAVEC", SYSTEM},
+    {"FXSAVE", SYSTEM},
+    {"FXRSTOR", SYSTEM},
+    {"FXSAVE64", SYSTEM},
+    {"FXRSTOR64", SYSTEM},
+    {"PUSH", STACK},
+    {"POP", STACK},
+    {"PUSHF", STACK},
+    {"POPF", STACK},
+    {"PUSHFQ", STACK},
+    {"POPFQ", STACK},
+    {"ENTER", STACK},
+    {"LEAVE", STACK},
+    {"MASKMOVDQU", "implicit memory through RDI"},
+    {"VMASKMOVDQU", "implicit memory through RDI"},
+    {"MASKMOVQ", "implicit memory through RDI"},
+    {"XLATB", "implicit memory through RBX"},
+    {"EMMS", "MMX/x87 state switch"},
+    {"FEMMS", "MMX/x87 state switch"},
+    {"WAIT", "x87: stack registers cannot be given independent pools"},
 };
 
 static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
@@ -324,10 +437,12 @@ static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"}
 const char *form_unsupported_reason(const struct form *f)
 {
 	const char *m = f->mnemonic;
+	/* the instruction itself, without prefixes (REPZ.RET, NOTRACK.JMP) */
+	const char *base = strrchr(m, '.') ? strrchr(m, '.') + 1 : m;
 	for (size_t i = 0; i < ARRAY_SIZE(unsupported_table); i++)
-		if (!strcmp(m, unsupported_table[i].mnemonic))
+		if (!strcmp(base, unsupported_table[i].mnemonic))
 			return unsupported_table[i].reason;
-	if (m[0] == 'J')
+	if (base[0] == 'J')
 		return CONTROL;
 	if (!strncmp(m, "LOCK.", 5))
 		return "locked: an atomic read-modify-write serialises memory";
@@ -347,7 +462,10 @@ const char *form_unsupported_reason(const struct form *f)
 		case FORM_SEG:
 		case FORM_REG:
 			return SYSTEM;
-		case FORM_XMM: case FORM_YMM: case FORM_ZMM: case FORM_K:
+		case FORM_XMM:
+		case FORM_YMM:
+		case FORM_ZMM:
+		case FORM_K:
 			has_vector = 1;
 			break;
 		default:

@@ -10,14 +10,33 @@
 #include <capstone/capstone.h>
 
 enum form_kind {
-	FORM_GPR8, FORM_GPR16, FORM_GPR32, FORM_GPR64,
-	FORM_IMM8, FORM_IMM16, FORM_IMM32, FORM_IMM64,
-	FORM_ONE,  /* the implicit constant 1 of shift-by-one encodings */
-	FORM_CL,   /* the fixed CL count of shifts and rotates */
-	FORM_M8, FORM_M16, FORM_M32, FORM_M64, FORM_M80, FORM_M128, FORM_M256, FORM_M512,
-	FORM_MEM,  /* memory of no particular size (LEA-like address operands) */
-	FORM_XMM, FORM_YMM, FORM_ZMM, FORM_K,
-	FORM_MM, FORM_ST, FORM_SEG, FORM_REG, /* MMX, x87, segment, any other register */
+	FORM_GPR8,
+	FORM_GPR16,
+	FORM_GPR32,
+	FORM_GPR64,
+	FORM_IMM8,
+	FORM_IMM16,
+	FORM_IMM32,
+	FORM_IMM64,
+	FORM_ONE, /* the implicit constant 1 of shift-by-one encodings */
+	FORM_CL,  /* the fixed CL count of shifts and rotates */
+	FORM_M8,
+	FORM_M16,
+	FORM_M32,
+	FORM_M64,
+	FORM_M80,
+	FORM_M128,
+	FORM_M256,
+	FORM_M512,
+	FORM_MEM, /* memory of no particular size (LEA-like address operands) */
+	FORM_XMM,
+	FORM_YMM,
+	FORM_ZMM,
+	FORM_K,
+	FORM_MM,
+	FORM_ST,
+	FORM_SEG,
+	FORM_REG, /* MMX, x87, segment, any other register */
 	FORM_KIND_COUNT
 };
 
@@ -25,8 +44,8 @@ enum form_kind {
 #define FORM_NAME_MAX 96
 
 struct form {
-	char mnemonic[32];          /* upper case, e.g. "VFMADD231PD" */
-	unsigned n;                 /* explicit operands */
+	char mnemonic[32]; /* upper case, e.g. "VFMADD231PD" */
+	unsigned n;	   /* explicit operands */
 	enum form_kind op[FORM_MAX_OPERANDS];
 };
 

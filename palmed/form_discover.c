@@ -18,33 +18,71 @@
  * memory. Legacy mnemonics get G and XMM patterns, V* ones get vector and
  * mask patterns. */
 static const char *const gpr_patterns[] = {
-	"", "G", "M", "G_G", "G_I8", "G_I", "G_M", "M_G", "M_I8", "M_I", "G_CL", "G_ONE", "M_CL",
-	"M_ONE", "G_G_I8", "G_G_I", "G_M_I8", "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL",
-	"M_G_CL", "M_G_I8",
+    "",	      "G",     "M",	"G_G",	 "G_I8",  "G_I",    "G_M",    "M_G",
+    "M_I8",   "M_I",   "G_CL",	"G_ONE", "M_CL",  "M_ONE",  "G_G_I8", "G_G_I",
+    "G_M_I8", "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8",
 };
 static const char *const fixed_patterns[] = {
-	"GPR32_GPR8", "GPR32_GPR16", "GPR64_GPR8", "GPR64_GPR16", "GPR64_GPR32", "GPR16_GPR8",
-	"GPR32_M8", "GPR32_M16", "GPR64_M8", "GPR64_M16", "GPR64_M32", "GPR16_M8",
-	"GPR64_IMM64", "XMM_GPR32", "XMM_GPR64", "GPR32_XMM", "GPR64_XMM", "XMM_M32", "XMM_M64",
-	"M32_XMM", "M64_XMM", "XMM_XMM_IMM8", "XMM_M128_IMM8", "XMM_GPR32_IMM8",
-	"XMM_GPR64_IMM8", "GPR32_XMM_IMM8", "GPR64_XMM_IMM8", "M32_XMM_IMM8", "XMM_M32_IMM8",
-	"XMM_M64_IMM8", "XMM_XMM_XMM", "XMM_XMM_M128", "XMM_XMM_XMM_IMM8", "XMM_XMM_M32",
-	"XMM_XMM_M64", "XMM_XMM", "XMM_M128", "M128_XMM", "GPR32_GPR32_XMM", "GPR64_MEM",
-	"GPR32_MEM", "MEM",
+    "GPR32_GPR8",     "GPR32_GPR16",	"GPR64_GPR8",
+    "GPR64_GPR16",    "GPR64_GPR32",	"GPR16_GPR8",
+    "GPR32_M8",	      "GPR32_M16",	"GPR64_M8",
+    "GPR64_M16",      "GPR64_M32",	"GPR16_M8",
+    "GPR64_IMM64",    "XMM_GPR32",	"XMM_GPR64",
+    "GPR32_XMM",      "GPR64_XMM",	"XMM_M32",
+    "XMM_M64",	      "M32_XMM",	"M64_XMM",
+    "XMM_XMM_IMM8",   "XMM_M128_IMM8",	"XMM_GPR32_IMM8",
+    "XMM_GPR64_IMM8", "GPR32_XMM_IMM8", "GPR64_XMM_IMM8",
+    "M32_XMM_IMM8",   "XMM_M32_IMM8",	"XMM_M64_IMM8",
+    "XMM_XMM_XMM",    "XMM_XMM_M128",	"XMM_XMM_XMM_IMM8",
+    "XMM_XMM_M32",    "XMM_XMM_M64",	"XMM_XMM",
+    "XMM_M128",	      "M128_XMM",	"GPR32_GPR32_XMM",
+    "GPR64_MEM",      "GPR32_MEM",	"MEM",
 };
 static const char *const vec_patterns[] = {
-	"V_V", "V_VM", "VM_V", "V_V_V", "V_V_VM", "V_V_I8", "V_VM_I8", "V_V_V_I8", "V_V_VM_I8",
-	"V_V_V_V", "V_XMM", "V_M32", "V_M64", "V_M128", "V_GPR32", "V_GPR64", "K_V_V", "K_V_VM",
-	"K_V_V_I8", "K_V_VM_I8", "V_K", "K_V", "V_V_XMM_I8", "XMM_V_I8", "M128_V_I8", "V_V_M128_I8",
-	"XMM_V", "V_V_M32", "V_V_M64", "V_V_XMM",
+    "V_V",	 "V_VM",	"VM_V",	     "V_V_V",	"V_V_VM",     "V_V_I8",
+    "V_VM_I8",	 "V_V_V_I8",	"V_V_VM_I8", "V_V_V_V", "V_XMM",      "V_M32",
+    "V_M64",	 "V_M128",	"V_GPR32",   "V_GPR64", "K_V_V",      "K_V_VM",
+    "K_V_V_I8",	 "K_V_VM_I8",	"V_K",	     "K_V",	"V_V_XMM_I8", "XMM_V_I8",
+    "M128_V_I8", "V_V_M128_I8", "XMM_V",     "V_V_M32", "V_V_M64",    "V_V_XMM",
 };
 static const char *const vex_fixed_patterns[] = {
-	"XMM_XMM_XMM_M32", "XMM_XMM_XMM_M64", "XMM_XMM_GPR32", "XMM_XMM_GPR64", "XMM_XMM_GPR32_IMM8",
-	"XMM_XMM_GPR64_IMM8", "YMM_YMM_YMM_IMM8", "ZMM_ZMM_YMM_IMM8", "YMM_ZMM_IMM8", "M256_ZMM_IMM8",
-	"YMM_ZMM", "ZMM_YMM", "ZMM_M256", "YMM_M128", "K_K", "K_K_K", "K_GPR32", "GPR32_K", "K_K_IMM8",
-	"K_M16", "M16_K", "K_GPR64", "GPR64_K", "K_M64", "M64_K", "XMM_YMM", "YMM_XMM", "XMM_M256",
-	"GPR32_GPR32_GPR32", "GPR64_GPR64_GPR64", "GPR32_GPR32_M32", "GPR64_GPR64_M64",
-	"GPR32_M32_GPR32", "GPR64_M64_GPR64", "GPR32_GPR32_IMM8", "GPR64_GPR64_IMM8", "",
+    "XMM_XMM_XMM_M32",
+    "XMM_XMM_XMM_M64",
+    "XMM_XMM_GPR32",
+    "XMM_XMM_GPR64",
+    "XMM_XMM_GPR32_IMM8",
+    "XMM_XMM_GPR64_IMM8",
+    "YMM_YMM_YMM_IMM8",
+    "ZMM_ZMM_YMM_IMM8",
+    "YMM_ZMM_IMM8",
+    "M256_ZMM_IMM8",
+    "YMM_ZMM",
+    "ZMM_YMM",
+    "ZMM_M256",
+    "YMM_M128",
+    "K_K",
+    "K_K_K",
+    "K_GPR32",
+    "GPR32_K",
+    "K_K_IMM8",
+    "K_M16",
+    "M16_K",
+    "K_GPR64",
+    "GPR64_K",
+    "K_M64",
+    "M64_K",
+    "XMM_YMM",
+    "YMM_XMM",
+    "XMM_M256",
+    "GPR32_GPR32_GPR32",
+    "GPR64_GPR64_GPR64",
+    "GPR32_GPR32_M32",
+    "GPR64_GPR64_M64",
+    "GPR32_M32_GPR32",
+    "GPR64_M64_GPR64",
+    "GPR32_GPR32_IMM8",
+    "GPR64_GPR64_IMM8",
+    "",
 };
 
 static const char *const gpr_kind[] = {"GPR8", "GPR16", "GPR32", "GPR64"};
@@ -158,7 +196,8 @@ static void candidates_for(struct names *ns, const char *m)
 	}
 }
 
-static void entry(struct form_catalogue *c, const char *name, const char *status, const char *reason)
+static void entry(struct form_catalogue *c, const char *name, const char *status,
+		  const char *reason)
 {
 	if (c->n % 1024 == 0)
 		c->e = xrealloc(c->e, (c->n + 1024) * sizeof(*c->e));
@@ -241,7 +280,8 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 			/* Zydis knows every length; Capstone names the form, if it can */
 			ZydisDecodedInstruction zi;
 			ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
-			if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, bytes + off, len - off, &zi, zops)))
+			if (!ZYAN_SUCCESS(
+				ZydisDecoderDecodeFull(&zd, bytes + off, len - off, &zi, zops)))
 				break;
 			const uint8_t *code = bytes + off;
 			size_t size = zi.length;
@@ -279,7 +319,7 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 	char **errors = xcalloc(ok->n + 1, sizeof(char *));
 	struct harness_job *jobs = xcalloc(ok->n + 1, sizeof(*jobs));
 	size_t *which = xcalloc(ok->n + 1, sizeof(size_t)), n_jobs = 0;
-	char (*symbols)[24] = xcalloc(ok->n + 1, sizeof(*symbols));
+	char(*symbols)[24] = xcalloc(ok->n + 1, sizeof(*symbols));
 	struct gen_params gp = {.unroll_size = 4};
 	__builtin_cpu_init();
 	gp.avx = __builtin_cpu_supports("avx");
@@ -302,8 +342,8 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 		if (gen_kernel(&k, &info, &gp, symbols[n_jobs], &s, &gi) < 0) {
 			entry(c, ok->v[i], "probe", perpi_error());
 		} else {
-			jobs[n_jobs] = (struct harness_job){.symbol = symbols[n_jobs], .turns = 1,
-							    .divisor = 1};
+			jobs[n_jobs] = (struct harness_job){
+			    .symbol = symbols[n_jobs], .turns = 1, .divisor = 1};
 			which[n_jobs++] = i;
 		}
 		kernel_done(&k);
@@ -314,8 +354,8 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 		rc = harness_link(dir, "check");
 	if (rc == 0) {
 		struct harness_output *out = xcalloc(n_jobs + 1, sizeof(*out));
-		struct harness_config hc = {.measures = 1, .max_attempts = 1, .cpu = -1,
-					    .check_only = 1};
+		struct harness_config hc = {
+		    .measures = 1, .max_attempts = 1, .cpu = -1, .check_only = 1};
 		char *so = xasprintf("%s/check.so", dir);
 		rc = harness_run(so, jobs, n_jobs, &hc, out, NULL, NULL);
 		for (size_t j = 0; j < n_jobs && rc == 0; j++) {

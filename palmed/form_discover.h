@@ -8,9 +8,9 @@
 #include <stddef.h>
 
 struct form_entry {
-	char *name;         /* a form, or a bare mnemonic for a whole unsupported one; owned */
+	char *name;	    /* a form, or a bare mnemonic for a whole unsupported one; owned */
 	const char *status; /* "ok", "unsupported", "fault", "probe" (semantics unknown) */
-	char *reason;       /* why not ok; owned, NULL when ok */
+	char *reason;	    /* why not ok; owned, NULL when ok */
 };
 
 struct form_catalogue {

@@ -10,14 +10,14 @@
 #include "palmed/harness.h"
 
 static const char *const gpr_names[4][16] = {
-	{"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil",
-	 "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b"},
-	{"ax", "cx", "dx", "bx", "sp", "bp", "si", "di",
-	 "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w"},
-	{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi",
-	 "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"},
-	{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-	 "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"},
+    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
+     "r13b", "r14b", "r15b"},
+    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
+     "r14w", "r15w"},
+    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+     "r13d", "r14d", "r15d"},
+    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+     "r14", "r15"},
 };
 
 /* GPRs a kernel may use, in the order pools are filled: rsp and r13-r15
@@ -29,9 +29,14 @@ enum reg_class { CLASS_GPR, CLASS_VEC, CLASS_K, CLASS_NONE };
 static enum reg_class kind_class(enum form_kind k)
 {
 	switch (k) {
-	case FORM_GPR8: case FORM_GPR16: case FORM_GPR32: case FORM_GPR64:
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
+	case FORM_GPR64:
 		return CLASS_GPR;
-	case FORM_XMM: case FORM_YMM: case FORM_ZMM:
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
 		return CLASS_VEC;
 	case FORM_K:
 		return CLASS_K;
@@ -43,15 +48,24 @@ static enum reg_class kind_class(enum form_kind k)
 static const char *memory_keyword(enum form_kind k)
 {
 	switch (k) {
-	case FORM_M8: return "byte ptr ";
-	case FORM_M16: return "word ptr ";
-	case FORM_M32: return "dword ptr ";
-	case FORM_M64: return "qword ptr ";
-	case FORM_M80: return "tbyte ptr ";
-	case FORM_M128: return "xmmword ptr ";
-	case FORM_M256: return "ymmword ptr ";
-	case FORM_M512: return "zmmword ptr ";
-	default: return "";
+	case FORM_M8:
+		return "byte ptr ";
+	case FORM_M16:
+		return "word ptr ";
+	case FORM_M32:
+		return "dword ptr ";
+	case FORM_M64:
+		return "qword ptr ";
+	case FORM_M80:
+		return "tbyte ptr ";
+	case FORM_M128:
+		return "xmmword ptr ";
+	case FORM_M256:
+		return "ymmword ptr ";
+	case FORM_M512:
+		return "zmmword ptr ";
+	default:
+		return "";
 	}
 }
 
@@ -59,27 +73,51 @@ static const char *memory_keyword(enum form_kind k)
 static const char *immediate_text(enum form_kind k)
 {
 	switch (k) {
-	case FORM_IMM8: return "3";
-	case FORM_IMM16: return "0x1234";
-	case FORM_IMM32: return "0x12345";
-	case FORM_IMM64: return "0x123456789ab";
-	case FORM_ONE: return "1";
-	default: return "?";
+	case FORM_IMM8:
+		return "3";
+	case FORM_IMM16:
+		return "0x1234";
+	case FORM_IMM32:
+		return "0x12345";
+	case FORM_IMM64:
+		return "0x123456789ab";
+	case FORM_ONE:
+		return "1";
+	default:
+		return "?";
 	}
 }
 
 static void add_register(struct strbuf *out, enum form_kind k, int reg)
 {
 	switch (k) {
-	case FORM_GPR8: strbuf_addf(out, "%s", gpr_names[0][reg]); break;
-	case FORM_GPR16: strbuf_addf(out, "%s", gpr_names[1][reg]); break;
-	case FORM_GPR32: strbuf_addf(out, "%s", gpr_names[2][reg]); break;
-	case FORM_GPR64: strbuf_addf(out, "%s", gpr_names[3][reg]); break;
-	case FORM_XMM: strbuf_addf(out, "xmm%d", reg); break;
-	case FORM_YMM: strbuf_addf(out, "ymm%d", reg); break;
-	case FORM_ZMM: strbuf_addf(out, "zmm%d", reg); break;
-	case FORM_K: strbuf_addf(out, "k%d", reg); break;
-	default: strbuf_addf(out, "?"); break;
+	case FORM_GPR8:
+		strbuf_addf(out, "%s", gpr_names[0][reg]);
+		break;
+	case FORM_GPR16:
+		strbuf_addf(out, "%s", gpr_names[1][reg]);
+		break;
+	case FORM_GPR32:
+		strbuf_addf(out, "%s", gpr_names[2][reg]);
+		break;
+	case FORM_GPR64:
+		strbuf_addf(out, "%s", gpr_names[3][reg]);
+		break;
+	case FORM_XMM:
+		strbuf_addf(out, "xmm%d", reg);
+		break;
+	case FORM_YMM:
+		strbuf_addf(out, "ymm%d", reg);
+		break;
+	case FORM_ZMM:
+		strbuf_addf(out, "zmm%d", reg);
+		break;
+	case FORM_K:
+		strbuf_addf(out, "k%d", reg);
+		break;
+	default:
+		strbuf_addf(out, "?");
+		break;
 	}
 }
 
@@ -113,10 +151,17 @@ void gen_sample_instance(const struct form *f, struct strbuf *out)
 	for (unsigned i = 0; i < f->n; i++) {
 		int reg = 0;
 		switch (kind_class(f->op[i])) {
-		case CLASS_GPR: reg = gpr_order[next_gpr++]; break;
-		case CLASS_VEC: reg = next_vec++; break;
-		case CLASS_K: reg = next_k++; break;
-		default: break;
+		case CLASS_GPR:
+			reg = gpr_order[next_gpr++];
+			break;
+		case CLASS_VEC:
+			reg = next_vec++;
+			break;
+		case CLASS_K:
+			reg = next_k++;
+			break;
+		default:
+			break;
 		}
 		strbuf_addf(out, "%s", i ? ", " : " ");
 		add_operand(out, f->op[i], reg, 0, 64);
@@ -156,8 +201,8 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 		if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
 		    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
 			continue;
-		ZydisRegister full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
-								      op->reg.value);
+		ZydisRegister full =
+		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
 		int id = ZydisRegisterGetId(full);
 		if (id < 0 || id > 15 || id == 4) /* rsp: stack forms are unsupported anyway */
 			continue;
@@ -221,7 +266,8 @@ static void blame_lines(const char *diag, const size_t *line_form, size_t n_line
 			size_t fi = line_form[ln - 1];
 			if (fi != (size_t)-1 && status[fi] == 0) {
 				status[fi] = -1;
-				errors[fi] = xasprintf("form %s does not assemble: %s", names[fi], msg + 7);
+				errors[fi] =
+				    xasprintf("form %s does not assemble: %s", names[fi], msg + 7);
 			}
 		}
 		p = end ? end + 1 : NULL;
@@ -245,9 +291,11 @@ static int decode_all(const char *dir, const char *const *names, size_t n,
 			continue;
 		ZydisDecodedInstruction insn;
 		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes + off, len - off, &insn, ops))) {
+		if (!ZYAN_SUCCESS(
+			ZydisDecoderDecodeFull(&dec, bytes + off, len - off, &insn, ops))) {
 			free(bytes);
-			return perpi_set_error("probing forms: Zydis cannot decode what as produced");
+			return perpi_set_error(
+			    "probing forms: Zydis cannot decode what as produced");
 		}
 		off += insn.length;
 		if (fill_semantics(&infos[i], &insn, ops) < 0) {

@@ -24,9 +24,9 @@ struct gen_form_info {
 	char name[FORM_NAME_MAX];
 	struct form form;
 	unsigned char access[FORM_MAX_OPERANDS]; /* GEN_READ | GEN_WRITE */
-	uint32_t implicit_read, implicit_write;   /* GPRs by number, rax = bit 0 */
+	uint32_t implicit_read, implicit_write;	 /* GPRs by number, rax = bit 0 */
 	int flags_read, flags_written;
-	int evex;                                  /* only encodable with EVEX */
+	int evex; /* only encodable with EVEX */
 };
 
 /* Assemble one instance of each form, decode it and fill infos[i]. A form
@@ -47,14 +47,14 @@ void gen_sample_instance(const struct form *f, struct strbuf *out);
 
 struct gen_params {
 	unsigned unroll_size; /* at least this many instructions in the body */
-	int latency;          /* one chain through the written register instead */
+	int latency;	      /* one chain through the written register instead */
 	int avx, avx512;      /* what the CPU can run (register init, 32 vector regs) */
 };
 
 struct gen_info {
 	unsigned body_insns; /* instructions in the loop body */
 	unsigned copies;     /* copies of the multiset in the body */
-	int flagged;         /* a dependency remains (see reason) */
+	int flagged;	     /* a dependency remains (see reason) */
 	char reason[96];
 };
 

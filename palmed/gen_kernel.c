@@ -10,14 +10,14 @@
 enum { C_GPR, C_VEC, C_K, C_COUNT };
 
 static const char *const gpr64[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-				       "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"};
+				      "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 static const char *const gpr_by_width[3][16] = {
-	{"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil",
-	 "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b"},
-	{"ax", "cx", "dx", "bx", "sp", "bp", "si", "di",
-	 "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w"},
-	{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi",
-	 "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"},
+    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
+     "r13b", "r14b", "r15b"},
+    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
+     "r14w", "r15w"},
+    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+     "r13d", "r14d", "r15d"},
 };
 /* The loop owns rsp, r13 (turns), r14 (read half), r15 (write half). */
 static const int gpr_usable[] = {3, 5, 8, 9, 10, 11, 12, 0, 1, 2, 6, 7};
@@ -27,7 +27,7 @@ struct pools {
 	int read[C_COUNT][32], write[C_COUNT][32];
 	unsigned n_read[C_COUNT], n_write[C_COUNT], next_write[C_COUNT];
 	unsigned cursor[2]; /* next displacement in the read and write halves */
-	int chain[C_COUNT];  /* latency mode: the one register of the chain, or -1 */
+	int chain[C_COUNT]; /* latency mode: the one register of the chain, or -1 */
 	unsigned max_vec;
 	int use_zmm, used_k;
 };
@@ -35,28 +35,42 @@ struct pools {
 static int class_of(enum form_kind k)
 {
 	switch (k) {
-	case FORM_GPR8: case FORM_GPR16: case FORM_GPR32: case FORM_GPR64: return C_GPR;
-	case FORM_XMM: case FORM_YMM: case FORM_ZMM: return C_VEC;
-	case FORM_K: return C_K;
-	default: return -1;
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
+	case FORM_GPR64:
+		return C_GPR;
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
+		return C_VEC;
+	case FORM_K:
+		return C_K;
+	default:
+		return -1;
 	}
 }
 
 static const char *memory_keyword(enum form_kind k)
 {
-	static const char *const kw[] = {"byte", "word", "dword", "qword", "tbyte",
-					 "xmmword", "ymmword", "zmmword"};
+	static const char *const kw[] = {"byte",  "word",    "dword",	"qword",
+					 "tbyte", "xmmword", "ymmword", "zmmword"};
 	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
 }
 
 static const char *immediate_text(enum form_kind k)
 {
 	switch (k) {
-	case FORM_IMM8: return "3";
-	case FORM_IMM16: return "0x1234";
-	case FORM_IMM32: return "0x12345";
-	case FORM_IMM64: return "0x123456789ab";
-	default: return "1";
+	case FORM_IMM8:
+		return "3";
+	case FORM_IMM16:
+		return "0x1234";
+	case FORM_IMM32:
+		return "0x12345";
+	case FORM_IMM64:
+		return "0x123456789ab";
+	default:
+		return "1";
 	}
 }
 
@@ -103,7 +117,8 @@ static int make_pools(const struct kernel *k, const struct gen_form_info *const 
 	for (int c = 0; c < C_COUNT; c++) {
 		if (need_read[c] >= n_usable[c])
 			return perpi_set_error("kernel reads %u %s registers per instruction: none "
-					       "left to write", need_read[c], class_names[c]);
+					       "left to write",
+					       need_read[c], class_names[c]);
 		pl->n_read[c] = need_read[c];
 		memcpy(pl->read[c], usable[c], need_read[c] * sizeof(int));
 		pl->n_write[c] = n_usable[c] - need_read[c];
@@ -116,11 +131,17 @@ static int make_pools(const struct kernel *k, const struct gen_form_info *const 
 static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k, int reg)
 {
 	switch (k) {
-	case FORM_GPR8: case FORM_GPR16: case FORM_GPR32:
+	case FORM_GPR8:
+	case FORM_GPR16:
+	case FORM_GPR32:
 		strbuf_addf(out, "%s", gpr_by_width[k - FORM_GPR8][reg]);
 		break;
-	case FORM_GPR64: strbuf_addf(out, "%s", gpr64[reg]); break;
-	case FORM_XMM: case FORM_YMM: case FORM_ZMM:
+	case FORM_GPR64:
+		strbuf_addf(out, "%s", gpr64[reg]);
+		break;
+	case FORM_XMM:
+	case FORM_YMM:
+	case FORM_ZMM:
 		strbuf_addf(out, "%cmm%d", "xyz"[k - FORM_XMM], reg);
 		if ((unsigned)reg > pl->max_vec)
 			pl->max_vec = (unsigned)reg;
@@ -134,16 +155,20 @@ static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k,
 }
 
 /* Displacements rotate through each half by the access size, so that
- * stores do not share a line more than real code would. */
+ * stores do not share a line more than real code would. Loads use the low
+ * 2 KiB of each 4 KiB page of their half, stores the high 2 KiB of theirs:
+ * no load then matches an earlier store in the low 12 address bits, which
+ * the core would take for a possible store-to-load dependency (4K
+ * aliasing) and wait on. */
 static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
 {
 	unsigned size = form_kind_bytes(k);
 	size = size == 0 ? 64 : size == 10 ? 16 : size;
-	unsigned d = (pl->cursor[half] + size - 1) / size * size;
-	if (d + size > GEN_HALF_BYTES)
-		d = 0;
-	pl->cursor[half] = d + size;
-	return d;
+	unsigned v = (pl->cursor[half] + size - 1) / size * size; /* in the used bytes */
+	if (v + size > GEN_HALF_BYTES / 2)
+		v = 0;
+	pl->cursor[half] = v + size;
+	return v / 2048 * 4096 + v % 2048 + (half ? 2048 : 0);
 }
 
 static void add_instance(struct strbuf *out, const struct gen_form_info *info, struct pools *pl)
@@ -202,7 +227,8 @@ static int choose_chain(const struct gen_form_info *info, struct pools *pl)
 	if (info->flags_read && info->flags_written)
 		return 0;
 	return perpi_set_error("latency of %s: it reads no register of the class it writes, so "
-			       "its instances cannot form a chain", info->name);
+			       "its instances cannot form a chain",
+			       info->name);
 }
 
 __attribute__((format(printf, 2, 3))) static void flag(struct gen_info *gi, const char *fmt, ...)
@@ -248,9 +274,10 @@ static void find_dependencies(const struct kernel *k, const struct gen_form_info
 
 static void add_prologue(struct strbuf *out, const char *symbol)
 {
-	strbuf_addf(out, "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
-			 "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
-			 "\tmov r13, rdi\n\tmov r14, rsi\n\tmov r15, rdx\n",
+	strbuf_addf(out,
+		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
+		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
+		    "\tmov r13, rdi\n\tmov r14, rsi\n\tmov r15, rdx\n",
 		    symbol, symbol, symbol);
 	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
 		strbuf_addf(out, "\tmov %s, 1\n", gpr_by_width[2][gpr_usable[i]]);
@@ -317,12 +344,13 @@ int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 			any_vec |= class_of(infos[t]->form.op[i]) == C_VEC;
 	add_prologue(out, symbol);
 	add_vector_init(out, &pl, p, any_vec);
-	strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r13\n\tjnz .L%s_loop\n", symbol, body.buf,
-		    symbol);
+	strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r13\n\tjnz .L%s_loop\n", symbol,
+		    body.buf, symbol);
 	if (p->avx)
 		strbuf_addf(out, "\tvzeroupper\n");
-	strbuf_addf(out, "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n\tret\n"
-			 "\t.size %s, .-%s\n",
+	strbuf_addf(out,
+		    "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n\tret\n"
+		    "\t.size %s, .-%s\n",
 		    symbol, symbol);
 	strbuf_done(&body);
 	return 0;

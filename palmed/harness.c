@@ -112,7 +112,8 @@ int harness_assemble(const char *dir, const char *stem, const char *text, char *
 		if (rc > 0) {
 			const char *first = msg ? strstr(msg, "Error: ") : NULL;
 			perpi_set_error("GNU as rejected the generated code: %.*s",
-					first ? (int)strcspn(first + 7, "\n") : 0, first ? first + 7 : "");
+					first ? (int)strcspn(first + 7, "\n") : 0,
+					first ? first + 7 : "");
 			rc = -1;
 		}
 		if (diag)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "palmed/timing.h"
+
 /* A fresh scratch directory under $TMPDIR; caller removes it with
  * harness_remove_dir and frees the string. NULL with perpi_error() set. */
 char *harness_make_dir(void);
@@ -22,37 +24,48 @@ int harness_text_bytes(const char *path, uint8_t **bytes, size_t *len);
 
 struct harness_job {
 	const char *symbol; /* void symbol(uint64_t turns, void *read, void *write) */
-	uint64_t turns;     /* loop turns per timed call */
-	double divisor;     /* cycles of a call / divisor = cycles per kernel iteration */
+	uint64_t turns;	    /* loop turns per timed call */
+	double divisor;	    /* cycles of a call / divisor = cycles per kernel iteration */
 };
 
 struct harness_config {
 	unsigned measures, warmup, max_attempts;
 	double max_spread;
-	int cpu;        /* -1: the last CPU allowed */
+	int cpu; /* -1: the one perpi runs on */
 	int force_tsc;
-	int check_only; /* run each job once, untimed: does it fault? */
-	double max_seconds;    /* time budget of one kernel while the host disturbs it */
-	double best_wide_hint; /* fewest cycles the throughput probe ever took here, or 0 */
+	int check_only;		       /* run each job once, untimed: does it fault? */
+	double max_seconds;	       /* time budget of one kernel while the host disturbs it */
+	double best_hint[PROBE_COUNT]; /* the probes' best cycles per insn here, or 0 */
 };
 
 struct harness_output {
-	int status;          /* 0 ok, -1 failed (message in error) */
+	int status; /* 0 ok, -1 failed (message in error) */
 	char error[128];
-	int papi;            /* timed with PAPI cycles */
-	unsigned n;          /* samples */
-	double *samples;     /* cycles per kernel iteration; owned */
+	int papi;	 /* timed with PAPI cycles */
+	unsigned n;	 /* samples */
+	double *samples; /* cycles per kernel iteration; owned */
 	unsigned char *clean;
 	double ticks_per_cycle;
-	double best_wide;    /* the worker's best throughput probe (cycles) */
+	double best[PROBE_COUNT]; /* the worker's best probes (cycles per insn) */
 };
 
 /* Called in the parent as each job's output arrives (index: the job). */
 typedef void (*harness_progress_fn)(void *arg, size_t index, size_t done, size_t total);
 
-/* Run every job of the shared object so_path in worker processes (a new
- * one after a worker dies). out[i] is filled for each job. Returns 0, or
- * -1 with perpi_error() set when no worker could run at all. */
+/* A worker process kept between runs: started on first use (pinned to
+ * cfg->cpu, warmed up once), restarted after a kernel kills it, stopped by
+ * harness_worker_delete. */
+struct harness_worker;
+struct harness_worker *harness_worker_new(void);
+void harness_worker_delete(struct harness_worker *w);
+/* Run every job of the shared object so_path in w; out[i] is filled for
+ * each job. Returns 0, or -1 with perpi_error() set when no worker could
+ * start (out[] then says so too). */
+int harness_worker_run(struct harness_worker *w, const struct harness_config *cfg,
+		       const char *so_path, const struct harness_job *jobs, size_t n,
+		       struct harness_output *out, harness_progress_fn progress, void *arg);
+
+/* The same with a worker for this run only. */
 int harness_run(const char *so_path, const struct harness_job *jobs, size_t n,
 		const struct harness_config *cfg, struct harness_output *out,
 		harness_progress_fn progress, void *arg);

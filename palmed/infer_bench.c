@@ -36,7 +36,7 @@ int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct b
 	return rc;
 }
 
-static int bench_cycles(void *ctx, const struct kernel *k, double *cycles)
+static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycles)
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result r;
@@ -63,7 +63,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
 	out->ctx = ib;
-	out->cycles = bench_cycles;
+	out->cycles = infer_measure_cycles;
 	out->cpu = ib->cpu;
 }
 

@@ -1,6 +1,7 @@
 /* Clocks for Pipedream: the TSC, converted to core cycles by timing a chain
- * of dependent 1-cycle adds (the calibration probe), a throughput-bound
- * probe that shows when the host takes the core away (steal, a busy SMT
+ * of dependent 1-cycle adds (the calibration probe), throughput-bound
+ * probes of the integer ALUs, the load ports and the FP pipes that show
+ * when the host takes the core or part of it away (steal, a busy SMT
  * sibling), and PAPI's cycle counter where it works. */
 #ifndef PERPI_TIMING_H
 #define PERPI_TIMING_H
@@ -9,8 +10,17 @@
 
 /* Dependent adds timed by one calibration probe (its length in cycles). */
 #define TIMING_CHAIN_CYCLES 16384
-/* Independent adds in one throughput probe (4 per cycle on 4 ALUs). */
-#define TIMING_WIDE_INSNS 32768
+/* Throughput probes: each saturates one kind of unit with independent
+ * instructions, so that a sibling thread using the same units slows it. */
+enum timing_probe {
+	PROBE_ALU,  /* 64 adds per loop turn over 8 registers */
+	PROBE_LOAD, /* 64 loads per turn from one 512-byte buffer */
+	PROBE_FP,   /* 60 addpd per turn over 12 XMM registers */
+	PROBE_COUNT
+};
+extern const char *const timing_probe_names[PROBE_COUNT]; /* "alu", "load", "fp" */
+extern const unsigned timing_probe_insns[PROBE_COUNT];	  /* instructions per probe */
+#define TIMING_WIDE_INSNS 16384				  /* the ALU probe's length */
 
 /* TSC read fenced so that it neither starts before earlier instructions
  * finish nor lets later ones start early. */
@@ -23,12 +33,20 @@ static inline uint64_t timing_tsc(void)
 
 /* The probes; each returns TSC ticks, with the timer's own cost removed. */
 uint64_t timing_chain_ticks(void);
-uint64_t timing_wide_ticks(void);
+uint64_t timing_probe_ticks(enum timing_probe p);
 /* Ticks a timed empty region costs (the minimum of many reads). */
 uint64_t timing_overhead(void);
 
 /* TSC ticks per core cycle, from the fastest of n calibration probes. */
 double timing_calibrate(unsigned n);
+
+/* The throughput probes' best speed on this machine, in cycles per probe
+ * instruction, kept in a small file ($XDG_CACHE_HOME/perpi/probe-reference,
+ * else ~/.cache/perpi/...) under a key naming the machine, so that even a
+ * run without database starts from a reference taken on a quiet moment.
+ * load: 0 and out[] (0 where unknown); save: keeps the smaller values. */
+int timing_reference_load(const char *machine, double out[PROBE_COUNT]);
+int timing_reference_save(const char *machine, const double value[PROBE_COUNT]);
 
 /* PAPI_TOT_CYC and PAPI_TOT_INS usable in this process? Probed once at
  * run time (a VM usually has no counters). 0 when built without PAPI. */

@@ -112,6 +112,18 @@ static size_t image_add_name(struct elf_image *img, const char *name)
 	return img->names_len - n;
 }
 
+static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name, uint64_t value,
+			     uint64_t size, int ifunc)
+{
+	if (img->n_syms == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		img->syms = xrealloc(img->syms, *cap * sizeof(*img->syms));
+	}
+	/* name holds an offset until the names block stops moving */
+	img->syms[img->n_syms++] = (struct elf_symbol){
+	    (const char *)(uintptr_t)image_add_name(img, name), value, size, ifunc};
+}
+
 /* Function symbols of one symbol table section; 1 if it had any. */
 static int image_read_symtab(struct elf_image *img, Elf *elf, Elf_Scn *scn, size_t *cap)
 {
@@ -130,16 +142,99 @@ static int image_read_symtab(struct elf_image *img, Elf *elf, Elf_Scn *scn, size
 		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		if (img->n_syms == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			img->syms = xrealloc(img->syms, *cap * sizeof(*img->syms));
-		}
-		/* name holds an offset until the names block stops moving */
-		img->syms[img->n_syms++] = (struct elf_symbol){
-			(const char *)(uintptr_t)image_add_name(img, name), s.st_value, s.st_size};
+		image_add_symbol(img, cap, name, s.st_value, s.st_size, type == STT_GNU_IFUNC);
 		added++;
 	}
 	return added > 0;
+}
+
+/* The GOT slots that .rela.plt / .rela.dyn bind to a named symbol. */
+struct plt_slot {
+	uint64_t slot;
+	const char *name; /* in the ELF's string table */
+};
+
+static size_t plt_slots(Elf *elf, struct plt_slot **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !data || !sh.sh_entsize)
+			continue;
+		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+		Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (!syms || !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			int type;
+			if (!gelf_getrela(data, (int)i, &r))
+				continue;
+			type = (int)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				*out = xrealloc(*out, cap * sizeof(**out));
+			}
+			(*out)[n++] = (struct plt_slot){r.r_offset, name};
+		}
+	}
+	return n;
+}
+
+/* "NAME@plt" for the stubs of .plt, .plt.sec and .plt.got: each is an
+ * indirect jmp through a GOT slot (ff 25 disp32, maybe after endbr64 and
+ * a bnd prefix) that a relocation binds to NAME. */
+static void image_read_plt(struct elf_image *img, Elf *elf, size_t *cap)
+{
+	struct plt_slot *slots;
+	size_t n_slots = plt_slots(elf, &slots), shstrndx;
+	Elf_Scn *scn = NULL;
+	if (!n_slots || elf_getshdrstrndx(elf, &shstrndx) < 0) {
+		free(slots);
+		return;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !data ||
+		    !data->d_buf || !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strncmp(sname, ".plt", 4))
+			continue;
+		const uint8_t *b = data->d_buf;
+		for (size_t p = 0; p + 6 <= data->d_size; p++) {
+			if (b[p] != 0xff || b[p + 1] != 0x25)
+				continue;
+			int32_t disp;
+			memcpy(&disp, b + p + 2, 4);
+			uint64_t slot = sh.sh_addr + p + 6 + (int64_t)disp;
+			for (size_t k = 0; k < n_slots; k++) {
+				if (slots[k].slot != slot)
+					continue;
+				size_t start = p;
+				if (start >= 1 && b[start - 1] == 0xf2)
+					start--;
+				if (start >= 4 && !memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4))
+					start -= 4;
+				char *name = xasprintf("%s@plt", slots[k].name);
+				image_add_symbol(img, cap, name, sh.sh_addr + start, p + 6 - start,
+						 0);
+				free(name);
+				break;
+			}
+		}
+	}
+	free(slots);
 }
 
 static int symbol_cmp(const void *a, const void *b)
@@ -170,9 +265,11 @@ static void image_read_symbols(struct elf_image *img, Elf *elf)
 	/* .dynsym repeats the global part of .symtab; read it when .symtab is gone */
 	if (!have_symtab && dynsym)
 		image_read_symtab(img, elf, dynsym, &cap);
+	image_read_plt(img, elf, &cap);
 	for (size_t i = 0; i < img->n_syms; i++)
 		img->syms[i].name = img->names + (uintptr_t)img->syms[i].name;
-	qsort(img->syms, img->n_syms, sizeof(*img->syms), symbol_cmp);
+	if (img->n_syms)
+		qsort(img->syms, img->n_syms, sizeof(*img->syms), symbol_cmp);
 }
 
 static void image_read_loads(struct elf_image *img, Elf *elf)

@@ -9,8 +9,9 @@
 
 struct elf_symbol {
 	const char *name; /* owned by the image */
-	uint64_t value;   /* link-time address */
+	uint64_t value;	  /* link-time address */
 	uint64_t size;
+	int ifunc; /* STT_GNU_IFUNC: value is the resolver, not the function */
 };
 
 /* A parsed ELF file; opaque, owned by whoever called elf_image_open. */

@@ -72,7 +72,8 @@ static uint8_t pushf_size(const uint8_t *b, size_t len)
 		if (x == 0x66)
 			opsize16 = 1;
 		else if (x == 0xf0 || x == 0xf2 || x == 0xf3 || x == 0x2e || x == 0x36 ||
-			 x == 0x3e || x == 0x26 || x == 0x64 || x == 0x65 || (x >= 0x40 && x <= 0x4f))
+			 x == 0x3e || x == 0x26 || x == 0x64 || x == 0x65 ||
+			 (x >= 0x40 && x <= 0x4f))
 			continue;
 		else
 			return x == 0x9c ? (opsize16 ? 2 : 8) : 0;

@@ -58,8 +58,8 @@ int trace_options_parse(struct trace_options *opt, int argc, char **argv, int *i
 	int missing = 0;
 	long n;
 	if ((v = option_value(argc, argv, i, "--function", &missing))) {
-		opt->functions = xrealloc(opt->functions,
-					  (opt->n_functions + 1) * sizeof(*opt->functions));
+		opt->functions =
+		    xrealloc(opt->functions, (opt->n_functions + 1) * sizeof(*opt->functions));
 		opt->functions[opt->n_functions++] = (char *)v;
 		return 1;
 	}
@@ -106,8 +106,7 @@ int trace_options_parse(struct trace_options *opt, int argc, char **argv, int *i
 int trace_options_check(const struct trace_options *opt, int have_program)
 {
 	if (opt->pid && have_program)
-		return perpi_set_error("-p %d: give either a PID or a program, not both",
-				       opt->pid);
+		return perpi_set_error("-p %d: give either a PID or a program, not both", opt->pid);
 	if (!opt->pid && !have_program)
 		return perpi_set_error("no program given (perpi --help tells how to run one)");
 	if (opt->n_functions && (opt->start || opt->stop || opt->all))

@@ -7,13 +7,13 @@
 #include <sys/types.h>
 
 struct trace_options {
-	char **functions;  /* --function SYM, repeatable */
+	char **functions; /* --function SYM, repeatable */
 	size_t n_functions;
 	const char *start; /* --start SYM|ADDR */
 	const char *stop;  /* --stop SYM|ADDR */
-	int all;           /* --all: from the first instruction, the loader included */
-	int cpu;           /* --cpu N; -1: the CPU perpi runs on */
-	pid_t pid;         /* -p PID; 0: start the program */
+	int all;	   /* --all: from the first instruction, the loader included */
+	int cpu;	   /* --cpu N; -1: the CPU perpi runs on */
+	pid_t pid;	   /* -p PID; 0: start the program */
 	double duration;   /* --duration SECONDS; 0: none */
 };
 

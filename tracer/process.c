@@ -63,8 +63,7 @@ int process_spawn(const char *path, char *const argv[], pid_t *pid)
 		return perpi_set_error("%s: cannot run: %s", path, strerror(e));
 	}
 	int status;
-	if (waitpid(child, &status, 0) < 0 || !WIFSTOPPED(status) ||
-	    WSTOPSIG(status) != SIGTRAP) {
+	if (waitpid(child, &status, 0) < 0 || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
 		kill(child, SIGKILL);
 		return perpi_set_error("%s: did not stop at exec", path);
 	}
@@ -177,6 +176,12 @@ int process_signal_caught(pid_t pid, int sig)
 	return sig > 0 && sig <= 64 && (status_field(pid, "SigCgt", 0) >> (sig - 1) & 1);
 }
 
+int process_signal_pending(pid_t tid, int sig)
+{
+	unsigned long long mask = status_field(tid, "SigPnd", 0) | status_field(tid, "ShdPnd", 0);
+	return sig > 0 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
 pid_t process_tgid(pid_t tid)
 {
 	pid_t t = (pid_t)status_field(tid, "Tgid", 1);
@@ -200,6 +205,13 @@ struct breakpoint *breakpoints_find(struct breakpoints *bps, uint64_t addr)
 		if (bps->bp[i].addr == addr)
 			return &bps->bp[i];
 	return NULL;
+}
+
+void breakpoints_remove(struct breakpoints *bps, uint64_t addr)
+{
+	struct breakpoint *b = breakpoints_find(bps, addr);
+	if (b)
+		*b = bps->bp[--bps->n];
 }
 
 void breakpoints_add(struct breakpoints *bps, uint64_t addr)

@@ -10,8 +10,8 @@
 
 /* ptrace options perpi sets on every tracee: it dies with perpi, and
  * exec, new threads and children are reported. */
-#define PROCESS_PTRACE_OPTIONS                                                                    \
-	(PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |      \
+#define PROCESS_PTRACE_OPTIONS                                                                     \
+	(PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |       \
 	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
 
 /* Pin the calling thread (and so the children it starts) to cpu, or to
@@ -40,6 +40,9 @@ uint64_t process_auxv(pid_t pid, unsigned long type);
 /* Whether signal sig has a handler in pid (SigCgt in /proc/PID/status). */
 int process_signal_caught(pid_t pid, int sig);
 
+/* Whether signal sig is pending for thread tid (SigPnd or ShdPnd). */
+int process_signal_pending(pid_t tid, int sig);
+
 /* The thread group of a thread (Tgid in /proc/PID/status), or -1. */
 pid_t process_tgid(pid_t tid);
 
@@ -59,8 +62,9 @@ void breakpoints_init(struct breakpoints *bps);
 void breakpoints_done(struct breakpoints *bps);
 void breakpoints_add(struct breakpoints *bps, uint64_t addr);
 struct breakpoint *breakpoints_find(struct breakpoints *bps, uint64_t addr);
-int breakpoints_arm(struct breakpoints *bps, pid_t pid);    /* all, 0 or -1 */
-int breakpoints_disarm(struct breakpoints *bps, pid_t pid); /* all, 0 or -1 */
+void breakpoints_remove(struct breakpoints *bps, uint64_t addr); /* a disarmed one */
+int breakpoints_arm(struct breakpoints *bps, pid_t pid);	 /* all, 0 or -1 */
+int breakpoints_disarm(struct breakpoints *bps, pid_t pid);	 /* all, 0 or -1 */
 /* Restore the original bytes of every breakpoint in another process's copy
  * of the memory (a forked child), whatever their state. */
 void breakpoints_scrub(const struct breakpoints *bps, pid_t pid);

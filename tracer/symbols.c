@@ -10,7 +10,7 @@
 #include "tracer/process.h"
 
 struct sym_object {
-	char *path;              /* file path, or "[vdso]" */
+	char *path;		 /* file path, or "[vdso]" */
 	struct elf_image *image; /* loaded on first use; NULL if unreadable */
 	int loaded;
 	int is_program;
@@ -33,7 +33,7 @@ struct symbolizer {
 	size_t n_objects;
 	struct sym_mapping *maps; /* newest last: later mappings win */
 	size_t n_maps, cap_maps;
-	struct sym_name *names;   /* every name handed out, kept for its owner */
+	struct sym_name *names; /* every name handed out, kept for its owner */
 	size_t n_names, cap_names;
 	size_t last_hit;
 };
@@ -87,7 +87,8 @@ static void symbolizer_read_maps(struct symbolizer *sym)
 		char perms[8];
 		int name_at = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
-			   &name_at) < 4 || !name_at || !strchr(perms, 'x'))
+			   &name_at) < 4 ||
+		    !name_at || !strchr(perms, 'x'))
 			continue;
 		char *name = line + name_at;
 		name[strcspn(name, "\n")] = 0;
@@ -157,6 +158,38 @@ void symbolizer_note(struct symbolizer *sym, uint64_t addr)
 		symbolizer_read_maps(sym);
 }
 
+void symbolizer_refresh(struct symbolizer *sym)
+{
+	if (sym->pid)
+		symbolizer_read_maps(sym);
+}
+
+static void object_load(struct sym_object *o)
+{
+	if (!o->loaded) {
+		o->image = elf_image_open(o->path);
+		o->loaded = 1;
+	}
+}
+
+int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr)
+{
+	for (size_t i = 0; i < sym->n_maps; i++) {
+		const struct sym_mapping *m = &sym->maps[i];
+		if (m->object->is_program)
+			continue;
+		object_load(m->object);
+		const struct elf_symbol *s;
+		uint64_t bias;
+		if (m->object->image && (s = elf_image_lookup(m->object->image, name)) &&
+		    elf_image_bias(m->object->image, m->start, m->offset, &bias) == 0) {
+			*addr = s->value + bias;
+			return s->ifunc ? -2 : 0;
+		}
+	}
+	return -1;
+}
+
 void symbolizer_forget_process(struct symbolizer *sym)
 {
 	sym->pid = 0;
@@ -178,10 +211,7 @@ static char *name_of(struct symbolizer *sym, uint64_t addr)
 	if (!m)
 		return NULL;
 	struct sym_object *o = m->object;
-	if (!o->loaded) {
-		o->image = elf_image_open(o->path);
-		o->loaded = 1;
-	}
+	object_load(o);
 	uint64_t bias;
 	if (!o->image || elf_image_bias(o->image, m->start, m->offset, &bias) < 0)
 		return NULL;

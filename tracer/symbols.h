@@ -19,6 +19,14 @@ void symbolizer_delete(struct symbolizer *sym);
  * /proc/PID/maps when it is not. Cheap when it is. */
 void symbolizer_note(struct symbolizer *sym, uint64_t addr);
 
+/* Re-read /proc/PID/maps now (libraries loaded since). */
+void symbolizer_refresh(struct symbolizer *sym);
+
+/* The run-time address of the function named name in a shared object
+ * mapped in the process (not the program itself). 0; -1 if none has it;
+ * -2 if it is an IFUNC (*addr is then its resolver). */
+int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr);
+
 /* The process is gone (or detached): use the snapshot only. */
 void symbolizer_forget_process(struct symbolizer *sym);
 

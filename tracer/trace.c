@@ -64,6 +64,7 @@ void tracer_delete(struct tracer *t)
 	breakpoints_done(&t->bps);
 	free(t->threads);
 	free(t->starts);
+	free(t->lib_functions);
 	free(t->path);
 	free(t->xsave);
 	free(t);
@@ -107,10 +108,17 @@ static int region_choose(struct tracer *t)
 	const struct elf_symbol *main_sym = elf_image_lookup(t->prog, "main");
 	uint64_t a;
 	for (size_t i = 0; i < o->n_functions; i++) {
-		if (location_resolve(t, "--function", o->functions[i], &a) < 0)
+		t->end_kind = END_RETURN;
+		const char *f = o->functions[i];
+		if (f[0] != '0' && !elf_image_lookup(t->prog, f)) { /* a library's, maybe */
+			t->lib_functions = xrealloc(
+			    t->lib_functions, (t->n_lib_functions + 1) * sizeof(*t->lib_functions));
+			t->lib_functions[t->n_lib_functions++] = (char *)f;
+			continue;
+		}
+		if (location_resolve(t, "--function", f, &a) < 0)
 			return -1;
 		starts_add(t, a);
-		t->end_kind = END_RETURN;
 	}
 	if (o->n_functions)
 		return 0;
@@ -154,10 +162,45 @@ static int region_plan(struct tracer *t)
 		return -1;
 	/* regions that start at a function's first instruction open its call */
 	t->starts_are_functions = t->n_starts && !t->start_at_entry;
-	for (size_t i = 0; i < t->n_starts; i++) {
+	for (size_t i = 0; i < t->n_starts && t->end_kind != END_RETURN; i++) {
 		const struct elf_symbol *s = elf_image_find(t->prog, t->starts[i]);
 		t->starts_are_functions &= s && s->value == t->starts[i];
 	}
+	return 0;
+}
+
+/* --function names of the libraries, now mapped: breakpoints at them. */
+static int region_resolve_libs(struct tracer *t, int final)
+{
+	size_t left = 0;
+	symbolizer_refresh(t->syms);
+	for (size_t i = 0; i < t->n_lib_functions; i++) {
+		uint64_t addr;
+		int r = symbolizer_lookup(t->syms, t->lib_functions[i], &addr);
+		if (r == -2)
+			return perpi_set_error("--function %s: an IFUNC (its implementation is "
+					       "chosen at run time, under another name): trace "
+					       "its caller instead",
+					       t->lib_functions[i]);
+		if (r < 0 && final)
+			return perpi_set_error("--function %s: no function of that name in %s or "
+					       "the libraries it has loaded",
+					       t->lib_functions[i], t->path);
+		if (r < 0) {
+			t->lib_functions[left++] = t->lib_functions[i];
+			continue;
+		}
+		starts_add(t, addr);
+		breakpoints_add(&t->bps, addr);
+	}
+	t->n_lib_functions = left;
+	/* the rest may come with dlopen: the loader calls _dl_debug_state
+	 * (r_debug.r_brk) whenever its list of objects changes */
+	if (left && !t->debug_state &&
+	    symbolizer_lookup(t->syms, "_dl_debug_state", &t->debug_state) == 0)
+		breakpoints_add(&t->bps, t->debug_state);
+	if (left && !t->debug_state)
+		return region_resolve_libs(t, 1);
 	return 0;
 }
 
@@ -179,6 +222,15 @@ static int region_place(struct tracer *t)
 	}
 	if (t->have_stop)
 		t->stop_addr += bias;
+	if (t->n_lib_functions && t->opt.pid)
+		return region_resolve_libs(t, 0); /* attached: the libraries are there */
+	if (t->n_lib_functions) {		  /* started: they are there when main is reached */
+		const struct elf_symbol *m = elf_image_lookup(t->prog, "main");
+		t->resolve_addr = m ? m->value + bias : entry;
+		t->have_resolve = 1;
+		breakpoints_add(&t->bps, t->resolve_addr);
+	}
+	t->starts_are_functions |= t->end_kind == END_RETURN;
 	return 0;
 }
 
@@ -258,6 +310,8 @@ int trace_step(struct tracer *t)
 		sig = 0;
 		int status;
 		int r = tracee_wait_main(t, &status);
+		if (r == WAIT_INTERRUPTED)
+			t->step_in_flight = 1;
 		if (r != WAIT_STOPPED)
 			return r == WAIT_EXITED ? STEP_EXITED : STEP_INTERRUPTED;
 		int s = WSTOPSIG(status), event = status >> 16;
@@ -287,8 +341,8 @@ static struct perpi_event *resolve(struct tracer *t, struct insn_entry *e, struc
 	struct x86_state st = {&t->regs, fetch_xstate, t};
 	if (x86_resolve(&e->insn, &st, ev) < 0) {
 		if (!e->warned)
-			perpi_warn("%#llx: %s: %s", (unsigned long long)e->insn.addr,
-				   e->insn.text, perpi_error());
+			perpi_warn("%#llx: %s: %s", (unsigned long long)e->insn.addr, e->insn.text,
+				   perpi_error());
 		e->warned = 1;
 		memset(ev, 0, sizeof(*ev));
 		ev->insn = &e->insn;
@@ -394,6 +448,10 @@ static int native_run(struct tracer *t)
 	if (!t->done_tracing && breakpoints_arm(&t->bps, t->pid) < 0)
 		return STEP_ERROR;
 	for (;;) {
+		if (trace_stop_signal) { /* the main thread is stopped here */
+			t->pending_signal = sig;
+			return STEP_INTERRUPTED;
+		}
 		ptrace(PTRACE_CONT, t->pid, 0, sig);
 		sig = 0;
 		int status, r = tracee_wait_main(t, &status);
@@ -405,6 +463,10 @@ static int native_run(struct tracer *t)
 				return STEP_EXECED;
 			continue;
 		}
+		if (s == SIGTRAP && t->step_in_flight) {
+			t->step_in_flight = 0; /* the end of a step perpi was interrupted in */
+			continue;
+		}
 		if (s == SIGTRAP) {
 			if (trace_get_regs(t) < 0)
 				return STEP_ERROR;
@@ -413,9 +475,28 @@ static int native_run(struct tracer *t)
 				t->regs.rip--;
 				ptrace(PTRACE_SETREGS, t->pid, 0, &t->regs);
 				breakpoints_disarm(&t->bps, t->pid);
+				if (t->have_resolve && t->regs.rip == t->resolve_addr) {
+					t->have_resolve = 0;
+					if (!is_start(t, t->resolve_addr))
+						breakpoints_remove(&t->bps, t->resolve_addr);
+					if (region_resolve_libs(t, 0) < 0)
+						return STEP_ERROR;
+				} else if (t->debug_state && t->regs.rip == t->debug_state &&
+					   t->n_lib_functions) {
+					if (region_resolve_libs(t, 0) < 0) /* after a dlopen */
+						return STEP_ERROR;
+				}
 				if (is_start(t, t->regs.rip) && !t->done_tracing)
 					return STEP_DONE;
-				continue; /* tracing is over: run on without breakpoints */
+				if (t->done_tracing)
+					continue; /* on without breakpoints */
+				/* step over the instruction under it, then re-arm */
+				int r = trace_step(t);
+				if (r != STEP_DONE && r != STEP_HANDLER)
+					return r;
+				if (breakpoints_arm(&t->bps, t->pid) < 0)
+					return STEP_ERROR;
+				continue;
 			}
 		}
 		if (tracee_is_group_stop(t, s))
@@ -439,7 +520,8 @@ static void install_signals(struct tracer *t)
 	if (t->opt.duration > 0) {
 		struct itimerval it = {{0, 0}, {0, 0}};
 		it.it_value.tv_sec = (time_t)t->opt.duration;
-		it.it_value.tv_usec = (suseconds_t)((t->opt.duration - (double)it.it_value.tv_sec) * 1e6);
+		it.it_value.tv_usec =
+		    (suseconds_t)((t->opt.duration - (double)it.it_value.tv_sec) * 1e6);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 }
@@ -471,6 +553,10 @@ int tracer_run(struct tracer *t, struct trace_result *res)
 	}
 	if (r == STEP_ERROR)
 		return -1;
+	for (size_t i = 0; i < t->n_lib_functions; i++)
+		perpi_warn("--function %s: no function of that name in %s or the libraries it "
+			   "loaded: nothing traced for it",
+			   t->lib_functions[i], t->path);
 	tracee_finish(t, r);
 	symbolizer_forget_process(t->syms);
 	*res = t->res;

@@ -14,14 +14,14 @@ struct symbolizer;
 
 /* How the traced program ended, as perpi reports it. */
 struct trace_result {
-	int status;          /* exit status to return: the program's, or 128+signal */
-	int exit_code;       /* when exited */
-	int term_signal;     /* when killed by a signal (0 otherwise) */
-	int exited;          /* the program ended while perpi watched it */
-	int execed;          /* tracing stopped at an execve */
-	int interrupted;     /* Ctrl-C / SIGTERM / --duration stopped perpi */
-	uint64_t steps;      /* instructions single-stepped and traced */
-	uint64_t regions;    /* regions of interest entered */
+	int status;	  /* exit status to return: the program's, or 128+signal */
+	int exit_code;	  /* when exited */
+	int term_signal;  /* when killed by a signal (0 otherwise) */
+	int exited;	  /* the program ended while perpi watched it */
+	int execed;	  /* tracing stopped at an execve */
+	int interrupted;  /* Ctrl-C / SIGTERM / --duration stopped perpi */
+	uint64_t steps;	  /* instructions single-stepped and traced */
+	uint64_t regions; /* regions of interest entered */
 };
 
 struct tracer;

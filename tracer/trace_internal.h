@@ -31,10 +31,10 @@ enum region_end { END_EXIT, END_RETURN };
 
 /* Results of a step, a native phase or a region. */
 enum {
-	STEP_DONE,        /* stepped (or reached a region): main stopped */
-	STEP_HANDLER,     /* stopped at a signal handler's entry, nothing ran */
-	STEP_EXITED,      /* the program ended */
-	STEP_EXECED,      /* the main thread called execve */
+	STEP_DONE,	  /* stepped (or reached a region): main stopped */
+	STEP_HANDLER,	  /* stopped at a signal handler's entry, nothing ran */
+	STEP_EXITED,	  /* the program ended */
+	STEP_EXECED,	  /* the main thread called execve */
 	STEP_INTERRUPTED, /* perpi got SIGINT/SIGTERM/SIGALRM */
 	STEP_ERROR
 };
@@ -47,7 +47,8 @@ struct tracer {
 	void *ctx;
 	pid_t pid, tgid;
 	int spawned;
-	int main_running;  /* interrupted while the main thread ran */
+	int main_running;   /* interrupted while the main thread ran */
+	int step_in_flight; /* ... in a single step: its SIGTRAP is still to come */
 	int pending_signal; /* to deliver to the main thread on its next resume */
 	char *path;
 	struct elf_image *prog;
@@ -60,12 +61,17 @@ struct tracer {
 	size_t n_starts;
 	int start_now, start_at_entry, skip_start_call;
 	int starts_are_functions; /* every start is a function's entry */
+	char **lib_functions;	  /* --function names not in the program: looked up */
+	size_t n_lib_functions;	  /* in its libraries once they are loaded */
+	int have_resolve;	  /* a breakpoint at resolve_addr (main or the entry) */
+	uint64_t resolve_addr;	  /* is where they are looked up */
+	uint64_t debug_state;	  /* the loader's _dl_debug_state: dlopen, dlclose */
 	int end_kind;
 	int have_stop;
 	uint64_t stop_addr;
-	int done_tracing;  /* the sink or --duration ended tracing */
+	int done_tracing; /* the sink or --duration ended tracing */
 	int vfork_rearm;
-	pid_t *threads;    /* other threads, attached, never stepped */
+	pid_t *threads; /* other threads, attached, never stepped */
 	size_t n_threads;
 	unsigned long saved_affinity[16]; /* -p: the thread's own CPU mask, restored */
 	int have_saved_affinity;

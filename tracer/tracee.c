@@ -84,20 +84,24 @@ static void thread_event(struct tracer *t, pid_t tid, int status)
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		return;
 	}
-	if (sig == SIGTRAP) {
-		struct user_regs_struct regs;
-		if (ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0) {
-			struct breakpoint *b = breakpoints_find(&t->bps, regs.rip - 1);
-			if (b && b->armed) {
-				thread_step_over(t, tid, b, &regs);
-				ptrace(PTRACE_CONT, tid, 0, 0);
-				return;
-			}
-		}
-	}
 	siginfo_t si;
-	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0)
-		sig = 0; /* group-stop: resume */
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0) {
+		ptrace(PTRACE_CONT, tid, 0, 0); /* group-stop: resume */
+		return;
+	}
+	struct user_regs_struct regs;
+	struct breakpoint *b;
+	if (sig == SIGTRAP && si.si_code == SI_KERNEL &&
+	    ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0 &&
+	    (b = breakpoints_find(&t->bps, regs.rip - 1))) {
+		if (b->armed) {
+			thread_step_over(t, tid, b, &regs);
+		} else { /* removed since it was hit: run the original instruction */
+			regs.rip = b->addr;
+			ptrace(PTRACE_SETREGS, tid, 0, &regs);
+		}
+		sig = 0;
+	}
 	ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
@@ -174,9 +178,9 @@ int tracee_attach(struct tracer *t, int cpu)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(t->pid, sizeof(set), &set) == 0) {
-		memcpy(t->saved_affinity, &set, sizeof(t->saved_affinity) < sizeof(set)
-							? sizeof(t->saved_affinity)
-							: sizeof(set));
+		memcpy(t->saved_affinity, &set,
+		       sizeof(t->saved_affinity) < sizeof(set) ? sizeof(t->saved_affinity)
+							       : sizeof(set));
 		t->have_saved_affinity = 1;
 	}
 	if (process_attach(t->pid) < 0)
@@ -216,6 +220,18 @@ static int tracee_interrupt(struct tracer *t, pid_t tid, int *sig)
 			if (tid == t->pid && w > 0)
 				main_ended(t, status);
 			return -1;
+		}
+		if (tid == t->pid && t->step_in_flight && WSTOPSIG(status) == SIGTRAP &&
+		    !(status >> 16)) {
+			t->step_in_flight = 0; /* the step ended: stopped, nothing to deliver */
+			return 0;
+		}
+		if (tid == t->pid && t->step_in_flight && (status >> 16) == PTRACE_EVENT_STOP &&
+		    process_signal_pending(tid, SIGTRAP)) {
+			/* the step's SIGTRAP is queued behind the interrupt: let the
+			 * thread dequeue it (no instruction runs) and drop it */
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			continue;
 		}
 		if (status >> 16 == PTRACE_EVENT_STOP)
 			return 0;

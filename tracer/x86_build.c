@@ -116,6 +116,7 @@ static void mem_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 	m->seg = op->seg;
 	m->access = op->access;
 	m->addr32 = ir->addr32;
+	m->index_low8 = op->index.cls == RC_GPR && op->index.size == 1;
 	m->disp = op->disp;
 	m->size = op->size;
 	if (ir->bcast && ir->elem_size && !op->implicit) {
@@ -175,11 +176,7 @@ static void gather_setup(const struct x86_ir *ir, struct x86_sem *sem)
 	int n_data = data_bytes / (ir->elem_size ? ir->elem_size : 4);
 	sem->gather_count = (uint8_t)(n_index < n_data ? n_index : n_data);
 	sem->gather_index_q = ir->gather_index_q;
-	sem->gather_dst = (uint8_t)(first_vec < 0 ? 0 : first_vec);
 	sem->gather_mask_vec = (uint8_t)(ir->enc == ENC_VEX && last_vec >= 0 ? last_vec + 1 : 0);
-	for (int i = 0; i < sem->n_mem; i++)
-		if (sem->mem[i].vsib_index)
-			sem->gather_store = sem->mem[i].access & AC_W ? 1 : 0;
 }
 
 void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
@@ -193,7 +190,6 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	struct unit_list src = {src_units, &sem->n_src, {0}}, dst = {dst_units, &sem->n_dst, {0}};
 	sem->special = ir->special;
 	sem->event_flags = ir->event_flags;
-	sem->rep = ir->rep;
 	sem->mask_k = ir->mask_k;
 	sem->elem_size = ir->elem_size;
 	for (int i = 0; i < ir->nops; i++) {
@@ -219,6 +215,9 @@ void x86_sem_build(const struct x86_ir *ir, struct x86_sem *sem)
 	if (sem->special == SP_GATHER)
 		gather_setup(ir, sem);
 	sem->xsave_kind = ir->xsave_kind;
+	sem->compress = ir->compress;
+	sem->bit_reg = ir->bit_reg;
+	sem->bit_size = ir->bit_size;
 	memcpy(sem->units, src_units, sem->n_src);
 	memcpy(sem->units + sem->n_src, dst_units, sem->n_dst);
 	sem->needs_xstate =

@@ -79,7 +79,7 @@ static const struct fix fixes[] = {
     {"adcx adox", S_CS, C_ANY, A_DEST_READ, 0},
     {"lahf", S_CS, C_ANY, A_FLAGS_R, FL_STATUS & ~FL(UNIT_OF)},
     {"rol ror rcl rcr", S_CS, C_MEM, A_MEM_RW, 0},
-    {"extractps vextract* pextr* vpextr*", S_CS, C_STORE, A_MEM_W, 0},
+    {"extractps vextract* pextr* vpextr* vpcompress* vcompress*", S_CS, C_STORE, A_MEM_W, 0},
     {"fcmove fcmovne", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_ZF)},
     {"fcmovbe fcmovnbe", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF) | FL(UNIT_ZF)},
     {"fcmovu fcmovnu", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_PF)},
@@ -119,6 +119,11 @@ static const struct fix fixes[] = {
     {"movs* cmps*", S_ALL, C_NOVEC, A_SPECIAL, SP_STRING},
     {"stos* lods* scas*", S_ALL, C_ANY, A_SPECIAL, SP_STRING},
     {"vgather* vpgather* vscatter* vpscatter*", S_ALL, C_ANY, A_GATHER, 0},
+    /* bt m, r: the bit offset in the register moves the address; xlat: [rbx + al]. */
+    {"bt bts btr btc", S_ALL, C_MEM, A_BIT_OFFSET, 0},
+    {"xlatb xlat", S_ALL, C_ANY, A_XLAT, 0},
+    /* Compress stores and expand loads touch popcount(k) contiguous elements. */
+    {"vpcompress* vcompress* vpexpand* vexpand*", S_ALL, C_MEM, A_COMPRESS, 0},
     /* Masked broadcasts read their one source if any element is selected. */
     {"vbroadcast* vpbroadcast*", S_ALL, C_MEM, A_STATIC_BCAST, 0},
     {"xsave xsave64 xsavec xsavec64 xsaveopt xsaveopt64 fxsave "

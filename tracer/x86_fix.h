@@ -43,6 +43,9 @@ enum action {
 	A_X87_CMOV,	/* fcmovcc st(0), st(i): st(0) merges, st(i) read */
 	A_INT80,	/* int 0x80: the 32-bit system call */
 	A_STATIC_BCAST, /* the memory operand is broadcast to every element */
+	A_BIT_OFFSET,	/* bt m, r: the address depends on the register */
+	A_XLAT,		/* xlat: reads [rbx + al] into al */
+	A_COMPRESS,	/* vpcompress/vpexpand: the memory elements are contiguous */
 };
 enum lane { L_EXTRACT, L_INSERT, L_PERM2, L_PERMQ, L_SHUF4 };
 

@@ -397,6 +397,26 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 	case A_INT80:
 		fix_int80(ir);
 		break;
+	case A_BIT_OFFSET: {
+		const struct x86_irop *e[2];
+		const struct x86_irop *m = explicit_op(ir, OP_MEM);
+		if (m && explicit_regs(ir, e, 2) == 1 && e[0]->reg.cls == RC_GPR) {
+			ir->special = SP_BITOFFSET;
+			ir->bit_reg = (uint8_t)(e[0]->reg.num + 1);
+			ir->bit_size = (uint8_t)m->size;
+		}
+		break;
+	}
+	case A_XLAT:
+		ir->nops = 0;
+		ensure_reg(ir, reg_of(RC_GPR, UNIT_RBX, 8), AC_R);
+		ensure_reg(ir, reg_of(RC_GPR, UNIT_RAX, 1), AC_R | AC_W);
+		add_stack_mem(ir, UNIT_RBX, 0, 1, AC_R);
+		ir->ops[ir->nops - 1].index = reg_of(RC_GPR, UNIT_RAX, 1);
+		break;
+	case A_COMPRESS:
+		ir->compress = 1;
+		break;
 	case A_STATIC_BCAST:
 		ir->bcast = 2;
 		break;

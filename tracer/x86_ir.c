@@ -430,8 +430,6 @@ static void zy_add_op(struct x86_ir *ir, const ZydisDecodedInstruction *zi,
 		op->disp = o->mem.disp.value;
 		struct x86_ireg seg = zy_reg(o->mem.segment);
 		op->seg = (seg.cls == RC_FS || seg.cls == RC_GS) ? seg.cls : 0;
-		if (o->element_size && !ir->elem_size)
-			ir->elem_size = (uint8_t)(o->element_size / 8);
 		/* Zydis gives push/call's slot at the old RSP; the bytes written
 		 * are below it. */
 		if (implicit && op->base.cls == RC_GPR && op->base.num == 4 && op->access == AC_W &&
@@ -465,11 +463,15 @@ int x86_ir_zydis(const void *zydis_decoder, const void *zydis_formatter, uint64_
 		ir->mask_k = 0;
 	if (zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID && !zi.avx.broadcast.is_static)
 		ir->bcast = 1;
-	for (int i = 0; i < zi.operand_count; i++)
-		if (zo[i].element_size && zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-		    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && !ir->elem_size &&
-		    zo[i].size >= 128)
-			ir->elem_size = (uint8_t)(zo[i].element_size / 8);
+	/* The element a mask bit selects: the memory operand's, when there is one
+	 * (vcvtps2pd zmm{k}, [m]: 4-byte elements in memory), else the vector's. */
+	for (int pass = 0; pass < 2 && !ir->elem_size; pass++)
+		for (int i = 0; i < zi.operand_count && !ir->elem_size; i++)
+			if (zo[i].element_size &&
+			    zo[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+			    (pass ? zo[i].type == ZYDIS_OPERAND_TYPE_REGISTER && zo[i].size >= 128
+				  : zo[i].type == ZYDIS_OPERAND_TYPE_MEMORY))
+				ir->elem_size = (uint8_t)(zo[i].element_size / 8);
 	for (int i = 0; i < zi.operand_count; i++)
 		zy_add_op(ir, &zi, &zo[i]);
 	if (zi.cpu_flags) {

@@ -34,7 +34,7 @@ static inline uint64_t mem_address(const struct x86_memt *m, const struct perpi_
 	else if (m->base == -2)
 		a += insn->addr + insn->len;
 	if (m->index >= 0)
-		a += gpr(r, m->index) * m->scale;
+		a += (m->index_low8 ? gpr(r, m->index) & 0xff : gpr(r, m->index)) * m->scale;
 	if (m->addr32)
 		a = (uint32_t)a;
 	if (m->seg == RC_FS)
@@ -116,6 +116,12 @@ static void resolve_masked(const struct x86_sem *s, const struct perpi_insn *ins
 			continue;
 		}
 		unsigned n = m->size / s->elem_size;
+		if (s->compress) {
+			uint64_t sel = n >= 64 ? k : k & ((1ull << n) - 1);
+			mem_add_access(ev, base, (uint32_t)__builtin_popcountll(sel) * s->elem_size,
+				       m->access);
+			continue;
+		}
 		for (unsigned e = 0; e < n;) {
 			if (!(k >> e & 1)) {
 				e++;
@@ -166,6 +172,26 @@ static void resolve_gather(const struct x86_sem *s, const struct perpi_insn *ins
 	}
 }
 
+/* bt/bts/btr/btc m, r: the signed bit offset selects the operand-sized word
+ * at EA + size * floor(offset / (8 * size)) (Intel SDM, BT). */
+static void resolve_bit_offset(const struct x86_sem *s, const struct perpi_insn *insn,
+			       const struct user_regs_struct *r, struct perpi_event *ev)
+{
+	int shift;
+	int64_t off = (int64_t)gpr(r, s->bit_reg - 1);
+	if (s->bit_size == 2)
+		off = (int16_t)off, shift = 4;
+	else if (s->bit_size == 4)
+		off = (int32_t)off, shift = 5;
+	else
+		shift = 6;
+	for (int i = 0; i < s->n_mem; i++) {
+		uint64_t a = mem_address(&s->mem[i], insn, r, 0);
+		a += (uint64_t)((off >> shift) * s->bit_size);
+		mem_add_access(ev, a, s->mem[i].size, s->mem[i].access);
+	}
+}
+
 int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st, struct perpi_event *ev)
 {
 	const struct x86_sem *s = insn->sem;
@@ -213,6 +239,9 @@ int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st, struc
 		if (fetch(st, &xs) < 0)
 			return -1;
 		resolve_gather(s, insn, r, &xs, ev);
+		return 0;
+	case SP_BITOFFSET:
+		resolve_bit_offset(s, insn, r, ev);
 		return 0;
 	case SP_XSAVE:
 	case SP_XRSTOR:

@@ -83,10 +83,12 @@ struct x86_ir {
 	uint8_t special; /* enum x86_special */
 	uint8_t event_flags;
 	uint8_t zero_idiom;
-	uint8_t no_fixes;	/* second opinion: raw decoder + design rules only */
-	uint8_t xsave_kind;	/* 0 xsave/xrstor, 1 compacted (xsavec), 2 fxsave/fxrstor */
-	uint8_t shift_mask;	/* SP_SHIFT_CL: count mask */
-	uint8_t gather_index_q; /* SP_GATHER: 64-bit indices */
+	uint8_t no_fixes;	   /* second opinion: raw decoder + design rules only */
+	uint8_t xsave_kind;	   /* 0 xsave/xrstor, 1 compacted (xsavec), 2 fxsave/fxrstor */
+	uint8_t shift_mask;	   /* SP_SHIFT_CL: count mask */
+	uint8_t gather_index_q;	   /* SP_GATHER: 64-bit indices */
+	uint8_t compress;	   /* vpcompress/vpexpand: selected elements are contiguous */
+	uint8_t bit_reg, bit_size; /* SP_BITOFFSET: GPR + 1 holding the offset, operand bytes */
 };
 
 void x86_ir_add_reg(struct x86_ir *ir, struct x86_ireg r, int access, int implicit);
@@ -104,13 +106,15 @@ enum x86_special {
 	SP_GATHER,   /* VSIB: addresses from the index vector, mask-selected */
 	SP_XSAVE,    /* xsave family: components from EDX:EAX & XCR0 */
 	SP_XRSTOR,
-	SP_UNKNOWN, /* reads and writes everything */
+	SP_BITOFFSET, /* bt/bts/btr/btc m, r: the register's offset moves the address */
+	SP_UNKNOWN,   /* reads and writes everything */
 };
 
 struct x86_memt {
 	int8_t base, index;			/* GPR numbers, -1 none, -2 RIP (base only) */
 	uint8_t scale, seg, access, vsib_index; /* vsib_index: vector number + 1 */
 	uint8_t addr32;
+	uint8_t index_low8;  /* xlat: the index is AL */
 	uint8_t bcast_elems; /* embedded broadcast: elements of the vector, else 0 */
 	uint32_t size;
 	int64_t disp;
@@ -127,13 +131,14 @@ struct x86_sem {
 	uint8_t flags_dyn;  /* SP_SHIFT_CL: flag units to drop when count is 0 */
 	uint8_t mask_k;	    /* masking register (0: none) */
 	uint8_t elem_size;
-	uint8_t rep;
-	uint8_t xsave_kind; /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
+	uint8_t xsave_kind;	   /* SP_XSAVE/SP_XRSTOR: 0 standard, 1 compacted, 2 fxsave */
+	uint8_t compress;	   /* SP_MASKED: popcount(k) contiguous elements */
+	uint8_t bit_reg, bit_size; /* SP_BITOFFSET */
 	/* x87: ST(i) as offsets from TOP before execution (-1: the pushed slot) */
 	uint8_t n_st_src, n_st_dst;
 	int8_t st_src[8], st_dst[8];
 	/* SP_GATHER */
-	uint8_t gather_dst, gather_mask_vec, gather_index_q, gather_count, gather_store;
+	uint8_t gather_mask_vec, gather_index_q, gather_count;
 	struct x86_memt mem[SEM_MAX_MEM];
 	uint8_t units[]; /* n_src sources, then n_dst destinations */
 };

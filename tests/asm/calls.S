@@ -1,6 +1,7 @@
 /* Hand-derived I and C of small functions: push/pop/call/ret, nested
- * isolated call instances, a tail call, a raw syscall, a counted loop
- * (DESIGN.md). Each instance is analysed in isolation: RSP and the return
+ * isolated call instances, a tail call, longjmp-style unwinding, a raw
+ * syscall, a counted loop (DESIGN.md). No libc call: every function of the
+ * run has a name (tests/tui uses this program too). Each instance is analysed in isolation: RSP and the return
  * address were written before it, so they are ready at 0 inside it.
  * run-asm.sh checks every EXPECT line against `perpi --function NAME`. */
 	.intel_syntax noprefix
@@ -8,6 +9,10 @@
 
 /* push and pop read and write RSP and the stack bytes.
  * EXPECT stack_ops I=6 C=5
+ * EXPECT[--stack-engine] stack_ops I=6 C=2
+ *   with a stack engine the pushes and pops neither read nor write RSP:
+ *   push rbx 1, push rbp 1, mov 1, pop rbp 2 and pop rbx 2 (their stack
+ *   bytes, written at 1), ret 1 (the return address, from before)
  *   push rbx       1  (rsp, rbx (0))
  *   push rbp       2  (rsp (1))
  *   mov ebx,5      1
@@ -37,6 +42,9 @@ leaf:
 
 /* A call and its callee's instructions count in the caller's instance.
  * EXPECT stack_call I=5 C=3
+ * EXPECT[--stack-engine] stack_call I=5 C=2
+ *   call 1 (no source), mov 1, leaf's ret 2 (the return address the call
+ *   wrote), add 2, ret 1
  *   call leaf      1  (rsp (0); writes rsp and the return address)
  *     mov eax,1    1
  *     ret          2  (rsp (1), return address (1))
@@ -125,6 +133,12 @@ sys_getpid:
 
 /* A loop of 10 iterations summing 10..1.
  * EXPECT loop_sum I=33 C=12
+ * EXPECT[--window 1] loop_sum I=33 C=33
+ *   each instruction after the one before it: ILP exactly 1
+ * EXPECT[--only int] loop_sum I=21 C=11
+ *   counted: xor (1), then per iteration add and dec; mov ecx,10 (move),
+ *   jnz and ret (branch) are free: mov makes rcx ready at 0, so iteration
+ *   k has add k+1 (rax k, rcx k-1) and dec k: I = 1 + 2 * 10, C = 11
  *   xor eax,eax    1
  *   mov ecx,10     1
  *   iteration k = 1..10:
@@ -144,6 +158,38 @@ loop_sum:
 	ret
 	.size loop_sum, .-loop_sum
 
+/* longjmp by hand: lj_inner puts back the RSP lj_outer had at its entry
+ * (K) and jumps into it; the next event, above lj_inner's entry RSP (K-8),
+ * unwinds lj_inner's instance, and lj_outer's ret at K closes its own.
+ * EXPECT lj_outer I=7 C=3
+ * EXPECT lj_inner I=2 C=1
+ *                          outer  inner
+ *   mov rdx,rsp            1             (rsp from before)
+ *   call lj_inner          1
+ *     push rbx             2      1      (rsp (the call, before inner))
+ *     mov rsp,rdx          2      1      (rdx (mov: 1; from before inner))
+ *     jmp 1f               1             (at K: inner unwound first)
+ *   add rax,1              1
+ *   ret                    3             (rsp (mov rsp,rdx: 2), [K] before)
+ *   outer: 7 instructions; inner: push and mov. */
+	.globl lj_outer
+	.type lj_outer, @function
+lj_outer:
+	mov rdx, rsp
+	call lj_inner
+lj_land:
+	add rax, 1
+	ret
+	.size lj_outer, .-lj_outer
+
+	.globl lj_inner
+	.type lj_inner, @function
+lj_inner:
+	push rbx
+	mov rsp, rdx
+	jmp lj_land
+	.size lj_inner, .-lj_inner
+
 	.globl main
 	.type main, @function
 main:
@@ -154,6 +200,7 @@ main:
 	call tail_caller
 	call sys_getpid
 	call loop_sum
+	call lj_outer
 	add rsp, 8
 	xor eax, eax
 	ret

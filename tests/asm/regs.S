@@ -44,6 +44,16 @@ partial_zext:
 
 /* Zero idioms on 32- and 64-bit registers have no source.
  * EXPECT zero_gpr I=11 C=3
+ * Constrained machines, instruction #k at its step (ready step first):
+ * EXPECT[--width 1] zero_gpr I=11 C=11
+ * EXPECT[--width 2] zero_gpr I=11 C=6
+ *   at most 2 per step, each at the first step >= its ready step with room:
+ *   #0 1, #1 2, #2 3, #3 1 (step 1 full), #4 2 (full), #5 ready 1 -> 3
+ *   (full), #6 4, #7 5, #8 ready 1 -> 4 (full), #9 5 (full), #10 ready 1 -> 6
+ * EXPECT[--window 2] zero_gpr I=11 C=7
+ *   c(k) >= c(k-2) + 1: #0 1, #1 2, #2 3, #3 max(1, 2+1) = 3, #4 max(4, 4) 4,
+ *   #5 max(1, 4) 4, #6 max(5, 5) 5, #7 max(6, 5) 6, #8 max(1, 6) 6,
+ *   #9 max(7, 7) 7, #10 (ret) max(1, 7) 7
  *   add rax,rax x3     1 2 3
  *   xor eax,eax        1  (not an idiom: 4)
  *   add rax,1          2

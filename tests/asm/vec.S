@@ -26,6 +26,8 @@ vec_lane:
 
 /* A legacy-SSE write leaves the upper parts alone.
  * EXPECT vec_sse_upper I=6 C=4
+ * EXPECT[--only fp] vec_sse_upper I=4 C=4
+ *   (--only fp: vextractf128 is a shuffle (vec) and ret a branch: free)
  *   vaddps ymm1,ymm2,ymm3       1  (writes all parts of ymm1)
  *   addps xmm1,xmm4 x3          2 3 4  (bits 0-127 only)
  *   vextractf128 xmm5,ymm1,1    2  (bits 128-255 still from the vaddps;
@@ -110,6 +112,30 @@ zero_vec:
 	ret
 	.size zero_vec, .-zero_vec
 
+/* A floating-point chain carried through integer registers: with --only fp
+ * the moves and the integer add are free (ready when their inputs are).
+ * EXPECT fp_through_int I=7 C=6
+ * EXPECT[--only fp] fp_through_int I=3 C=3
+ *                         all   --only fp
+ *   addsd xmm0,xmm0       1     1
+ *   addsd xmm0,xmm0       2     2
+ *   movq rax,xmm0         3     free, ready 2
+ *   add rax,1             4     free (int), ready 2
+ *   movq xmm1,rax         5     free, ready 2
+ *   addsd xmm1,xmm1       6     3
+ *   ret                   1     free (branch) */
+	.globl fp_through_int
+	.type fp_through_int, @function
+fp_through_int:
+	addsd xmm0, xmm0
+	addsd xmm0, xmm0
+	movq rax, xmm0
+	add rax, 1
+	movq xmm1, rax
+	addsd xmm1, xmm1
+	ret
+	.size fp_through_int, .-fp_through_int
+
 	.globl main
 	.type main, @function
 main:
@@ -119,6 +145,7 @@ main:
 	call vec_vex_upper
 	call vec_scalar_merge
 	call zero_vec
+	call fp_through_int
 	vzeroupper
 	add rsp, 8
 	xor eax, eax

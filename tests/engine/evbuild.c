@@ -61,9 +61,17 @@ static uint16_t parse_mem(const char *list, struct perpi_mem_access *out)
 
 int ev_feed(struct engine *e, struct evspec s)
 {
-	/* Events keep a pointer to their instruction: never freed in a test. */
-	struct perpi_insn *insn = xcalloc(1, sizeof(*insn));
+	/* Engines keep no pointer to an instruction past its event, but an
+	 * instruction must outlive the event: take a fresh one from a pool. */
+	static struct perpi_insn pool[1 << 15];
+	static size_t used;
 	static struct perpi_event ev;
+	if (used == ARRAY_SIZE(pool)) {
+		fprintf(stderr, "evbuild: more than %zu events in one test program\n", used);
+		abort();
+	}
+	struct perpi_insn *insn = &pool[used++];
+	memset(insn, 0, sizeof(*insn));
 	insn->addr = s.addr ? s.addr : next_addr++;
 	insn->klass = s.klass ? (uint8_t)s.klass : CLASS_INT;
 	insn->control = (uint8_t)s.ctrl;

@@ -1,7 +1,9 @@
-/* The engine on hand-built events. Every expected figure is derived by hand
- * in the comment above its check, from DESIGN.md's rules: c = 1 + max ready
- * of the sources (0 if never written), destinations get c; I counts, C is
- * the max c; a call instance sees everything from before it as ready at 0. */
+/* The engine on hand-built events: the whole run, memory, syscalls,
+ * observers, constrained machines (call instances: test_frames.c). Every
+ * expected figure is derived by hand in the comment above its check, from
+ * DESIGN.md's rules: c = 1 + max ready of the sources (0 if never written),
+ * destinations get c; I counts, C is the max c; a call instance sees
+ * everything from before it as ready at 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,224 +117,6 @@ static void test_syscall(void)
 	engine_delete(e);
 }
 
-/* main -> f -> g, with the steps of every open instance worked out. */
-static void test_nested(void)
-{
-	struct engine *e = fresh(NULL);
-	/*                                whole/main   f    g
-	 * m1 mov rax,1 (main's entry)        1
-	 * m2 add rax,1                       2
-	 * m3 call f: rsp, [S-8]              1
-	 * f1 add rax,rax                     3        1   (rax from before f: 0)
-	 * f2 call g: rsp (m3: 1)             2        1   (rsp from before f: 0)
-	 * g1 add rax,rax                     4        2    1
-	 * g2 ret: rsp 2, [S-16] 2            3        2    1  (both from before g)
-	 *    g closes: I=2, C=1
-	 * f3 add rax,rax                     5        3
-	 * f4 ret: rsp (g2) 3, [S-8] (m3) 1   4        3  ([S-8] from before f: 0; rsp 2)
-	 *    f closes: f1 f2 g1 g2 f3 f4
-	 * m4 mov rcx,rax                     6
-	 * m5 ret: rsp 4, [S] never           5
-	 * f's instance holds f1 f2 g1 g2 f3 f4: I=6, C=3. main: all 11, C=6. */
-	EV(e, .addr = 0x100, .dst = "rax", .flags = EVENT_CALL_ENTRY);
-	EV(e, .src = "rax", .dst = "rax");
-	ev_call(e);
-	EV(e, .addr = 0x200, .src = "rax", .dst = "rax");
-	ev_call(e);
-	EV(e, .addr = 0x300, .src = "rax", .dst = "rax");
-	ev_ret(e);
-	EV(e, .src = "rax", .dst = "rax");
-	ev_ret(e);
-	EV(e, .src = "rax", .dst = "rcx");
-	ev_ret(e);
-	ev_check_totals("nested", e, 11, 6);
-	ev_check_function("nested", e, 0x100, 11, 6, 1);
-	ev_check_function("nested", e, 0x200, 6, 3, 1);
-	ev_check_function("nested", e, 0x300, 2, 1, 1);
-	engine_delete(e);
-}
-
-/* Two calls of the same function add up; main opens after an event, so its
- * instance does not share the whole run's state. */
-static void test_two_calls(void)
-{
-	struct engine *e = fresh(NULL);
-	/* p1 mov rax,1 before main: whole 1.
-	 * m1 add rax,1 (main entry): whole 2, main 1 (rax from before main).
-	 * m2 call f: whole 1, main 1.
-	 * f1 add rax,rax: whole 3, main 2, f 1.   f2 add rax,rax: 4, 3, 2.
-	 * f3 ret: rsp (m2) 1, [S-8] 1: whole 2, main 2, f 1. f#1: I=3, C=2.
-	 * m3 call f (at S): rsp (f3) 2: whole 3, main 3.
-	 * f1' add rax,rax: 5, 4, 1.  f2': 6, 5, 2.
-	 * f3' ret: rsp 3, [S-8] 3: whole 4, main 4, f 1. f#2: I=3, C=2.
-	 * m4 ret at S+0: rsp 4, [S] never: whole 5, main 5.
-	 * f: I=6 (3 + 3), C=4 (2 + 2), 2 calls. main: every event but p1,
-	 * I=10, C=5. Whole: I=11, C=6 (f2'). */
-	EV(e, .dst = "rax");
-	EV(e, .addr = 0x100, .src = "rax", .dst = "rax", .flags = EVENT_CALL_ENTRY);
-	for (int i = 0; i < 2; i++) {
-		ev_call(e);
-		EV(e, .addr = 0x200, .src = "rax", .dst = "rax");
-		EV(e, .src = "rax", .dst = "rax");
-		ev_ret(e);
-	}
-	ev_ret(e);
-	ev_check_totals("two calls", e, 11, 6);
-	ev_check_function("two calls", e, 0x100, 10, 5, 1);
-	ev_check_function("two calls", e, 0x200, 6, 4, 2);
-	engine_delete(e);
-}
-
-/* Memory written inside an instance is tracked for it; memory from before
- * it is ready at 0 there, even at a deeper level. */
-static void test_frame_memory(void)
-{
-	struct engine *e = fresh(NULL);
-	/*                                        whole/main  f
-	 * m1 mov rax,1 (entry)                        1
-	 * m2 mov [0x5000],rax                         2
-	 * m3 call f                                   1
-	 * f1 mov rbx,[0x5000]                          3      1  (stored before f)
-	 * f2 mov [0x5008],rbx                          4      2
-	 * f3 mov rcx,[0x5004] (8 bytes: both stores)   5      3
-	 * f4 ret: rsp 1, [S-8] 1                       2      1
-	 * f: I=4, C=3. main (closed by engine_finish): I=7, C=5. */
-	EV(e, .addr = 0x100, .dst = "rax", .flags = EVENT_CALL_ENTRY);
-	EV(e, .src = "rax", .mem = "w:5000:8");
-	ev_call(e);
-	EV(e, .addr = 0x200, .dst = "rbx", .mem = "r:5000:8");
-	EV(e, .src = "rbx", .mem = "w:5008:8");
-	EV(e, .dst = "rcx", .mem = "r:5004:8");
-	ev_ret(e);
-	engine_finish(e);
-	ev_check_totals("frame memory", e, 7, 5);
-	ev_check_function("frame memory", e, 0x100, 7, 5, 1);
-	ev_check_function("frame memory", e, 0x200, 4, 3, 1);
-	engine_delete(e);
-}
-
-/* longjmp out of g and f back to main: both close, main goes on. */
-static void test_longjmp(void)
-{
-	struct engine *e = fresh(NULL);
-	/*                              whole/main  f  g
-	 * m1 call f (main entry, S)        1
-	 * f1 call g                        2       1
-	 * g1 add rdx,1                     1       1  1
-	 * g2 mov rsp,rdx (longjmp)         2       2  2
-	 * m2 add rax,rsp at sp=S: closes g (I=2, C=2) then f (I=3, C=2);
-	 *    rsp 2 -> whole/main 3
-	 * m3 ret at S: rsp 2 -> 3. main: I=6, C=3. */
-	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
-	   .ctrl = CTRL_CALL, .flags = EVENT_CALL_ENTRY);
-	ev_sp = S - 8;
-	EV(e, .addr = 0x200, .text = "call g", .src = "rsp", .dst = "rsp", .mem = "w:7fefff0:8",
-	   .ctrl = CTRL_CALL);
-	ev_sp = S - 16;
-	EV(e, .addr = 0x300, .src = "rdx", .dst = "rdx");
-	EV(e, .src = "rdx", .dst = "rsp", .ctrl = CTRL_JUMP);
-	ev_sp = S;
-	EV(e, .src = "rsp rax", .dst = "rax");
-	ev_check_function("longjmp", e, 0x200, 3, 2, 1);
-	ev_check_function("longjmp", e, 0x300, 2, 2, 1);
-	ev_ret(e);
-	ev_check_totals("longjmp", e, 6, 3);
-	ev_check_function("longjmp", e, 0x100, 6, 3, 1);
-	engine_delete(e);
-}
-
-/* Unwinding only the innermost of three frames: A -> B -> C, C longjmps into
- * B's body; B then returns normally, A too. */
-static void test_partial_unwind(void)
-{
-	struct engine *e = fresh(NULL);
-	/*                                    whole/A  B  C
-	 * a1 call B (A's entry at S)             1
-	 * b1 sub rsp,32 (sp S-8)                 2    1
-	 * b2 call C (sp S-40)                    3    2
-	 * c1 mov rsp,rdx (sp S-48)               1    1  1
-	 * b3 add rsp,32 at sp S-40 > S-48: C unwound (c1 only: I=1, C=1);
-	 *    rsp (c1) 1 -> 2 in A and in B (c1 ran inside B)
-	 * b4 ret at S-8 (B's key): rsp 2, [S-8] (a1: A 1, B none) -> A 3, B 3;
-	 *    B closes: b1 b2 c1 b3 b4: I=5, C=3
-	 * a2 ret at S: rsp 3 -> 4. A: I=7, C=4. */
-	EV(e, .addr = 0x100, .text = "call B", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
-	   .ctrl = CTRL_CALL, .flags = EVENT_CALL_ENTRY);
-	ev_sp = S - 8;
-	EV(e, .addr = 0x200, .src = "rsp", .dst = "rsp");
-	ev_sp = S - 40;
-	EV(e, .text = "call C", .src = "rsp", .dst = "rsp", .mem = "w:7feffd0:8", .ctrl = CTRL_CALL);
-	ev_sp = S - 48;
-	EV(e, .addr = 0x300, .src = "rdx", .dst = "rsp", .ctrl = CTRL_JUMP);
-	ev_sp = S - 40;
-	EV(e, .src = "rsp", .dst = "rsp");
-	ev_check_function("partial unwind", e, 0x300, 1, 1, 1);
-	ev_sp = S - 8;
-	ev_ret(e);
-	ev_check_function("partial unwind", e, 0x200, 5, 3, 1);
-	ev_ret(e);
-	ev_check_totals("partial unwind", e, 7, 4);
-	ev_check_function("partial unwind", e, 0x100, 7, 4, 1);
-	engine_delete(e);
-}
-
-/* f tail-calls h with a jmp: h runs in f's instance, its ret closes f. */
-static void test_tail_call(void)
-{
-	struct engine *e = fresh(NULL);
-	const struct engine_function *fns;
-	/*                            whole/main  f
-	 * m1 call f (main entry)         1
-	 * f1 add rax,1                   1       1
-	 * f2 jmp h                       1       1
-	 * h1 add rax,1                   2       2
-	 * h2 ret at S-8: rsp 1, [S-8] 1  2       1   -> f: I=4, C=2
-	 * m2 ret at S: rsp 2             3           -> main: I=6, C=3 */
-	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
-	   .ctrl = CTRL_CALL, .flags = EVENT_CALL_ENTRY);
-	ev_sp = S - 8;
-	EV(e, .addr = 0x200, .src = "rax", .dst = "rax");
-	EV(e, .text = "jmp h", .ctrl = CTRL_JUMP, .klass = CLASS_BRANCH);
-	EV(e, .addr = 0x300, .src = "rax", .dst = "rax");
-	ev_ret(e);
-	ev_ret(e);
-	ev_check_totals("tail call", e, 6, 3);
-	ev_check_function("tail call", e, 0x100, 6, 3, 1);
-	ev_check_function("tail call", e, 0x200, 4, 2, 1);
-	ev_check_function("tail call", e, 0x300, 0, 0, 0);
-	ev_check("tail call: functions", engine_functions(e, &fns), 2);
-	engine_delete(e);
-}
-
-/* A signal handler opens an instance; the program exits inside main. */
-static void test_signal(void)
-{
-	struct engine *e = fresh(NULL);
-	struct engine_totals t;
-	/*                                   whole/main  handler
-	 * m1 mov rax,1 (main entry, S)          1
-	 * h1 add rax,rax (handler, S-0x300)     2         1
-	 * h2 ret at S-0x300: rsp, mem never     1         1  -> I=2, C=1
-	 * r1 sigreturn syscall at S-0x2f8: reads rax (2), writes rsp: ready 2
-	 * m2 add rbx,rsp at S: 3. finish closes main: I=4, C=3. */
-	EV(e, .addr = 0x100, .dst = "rax", .flags = EVENT_CALL_ENTRY);
-	ev_sp = S - 0x300;
-	EV(e, .addr = 0x900, .src = "rax", .dst = "rax", .flags = EVENT_SIGNAL_ENTRY);
-	ev_ret(e);
-	EV(e, .text = "syscall", .src = "rax", .dst = "rsp rax", .flags = EVENT_NOT_COUNTED,
-	   .ctrl = CTRL_SYSCALL, .klass = CLASS_OTHER);
-	ev_sp = S;
-	EV(e, .src = "rsp rbx", .dst = "rbx");
-	ev_check_function("signal", e, 0x900, 2, 1, 1);
-	ev_check_function("signal", e, 0x100, 0, 0, 0); /* still open */
-	engine_finish(e);
-	ev_check_function("signal", e, 0x100, 4, 3, 1);
-	ev_check_totals("signal", e, 4, 3);
-	engine_totals(e, &t);
-	ev_check("signal: syscalls", t.syscalls, 1);
-	engine_delete(e);
-}
-
 /* The observer's view: steps and producers. */
 struct seen {
 	uint64_t step[16];
@@ -348,7 +132,8 @@ static void observe(void *ctx, const struct engine_step_info *info)
 		return;
 	s->step[s->n] = info->step;
 	s->n_deps[s->n] = info->n_deps < 8 ? info->n_deps : 8;
-	memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
+	if (s->n_deps[s->n])
+		memcpy(s->deps[s->n], info->deps, s->n_deps[s->n] * sizeof(*info->deps));
 	s->n++;
 }
 
@@ -537,25 +322,95 @@ static void test_stack_engine(void)
 	}
 }
 
+/* Latencies by class for the tests: fp 4 steps, int 2, the rest 1. */
+static unsigned class_latency(void *ctx, const struct perpi_insn *insn)
+{
+	(void)ctx;
+	return insn->klass == CLASS_FP ? 4 : insn->klass == CLASS_INT ? 2 : 1;
+}
+
+static void test_latency(void)
+{
+	struct engine_options opt = {.latency = class_latency};
+	struct engine *e = fresh(&opt);
+	/* Results ready latency steps after the sources: e1 fp v0 ready 4;
+	 * e2 int v0 -> rax: 4 + 2 = 6; e3 fp rax -> v1: 6 + 4 = 10; e4 move
+	 * (latency 1), independent: 1. I=4, C=10. */
+	EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	EV(e, .src = "v0.0", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .src = "rax", .dst = "v1.0", .klass = CLASS_FP);
+	EV(e, .dst = "rbx", .klass = CLASS_MOVE);
+	ev_check_totals("latency", e, 4, 10);
+	engine_delete(e);
+
+	/* With width 1, three independent fp instructions issue at 1, 2, 3 and
+	 * are done at 4, 5, 6: C=6. */
+	opt.width = 1;
+	e = fresh(&opt);
+	for (int i = 0; i < 3; i++)
+		EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	ev_check_totals("latency width 1", e, 3, 6);
+	engine_delete(e);
+
+	/* With window 1, each issues after the one before is done: fp issues
+	 * at 1, done 4; the next at 5, done 8; an int at 9, done 10: C=10. */
+	opt.width = 0;
+	opt.window = 1;
+	e = fresh(&opt);
+	EV(e, .dst = "v0.0", .klass = CLASS_FP);
+	EV(e, .dst = "v1.0", .klass = CLASS_FP);
+	EV(e, .dst = "rax", .klass = CLASS_INT);
+	ev_check_totals("latency window 1", e, 3, 10);
+	engine_delete(e);
+
+	/* In a call instance too: m1 call f (branch, 1); f1 int rax: whole 2,
+	 * f 2; f2 int rax: 4, 4; f3 ret: rsp 1, [S-8] 1 -> 2, f 1. f: I=3, C=4.
+	 * Then a syscall stays free (not counted, its outputs ready with its
+	 * input rax, 4) and add rbx,rax (int) is done at 4 + 2 = 6.
+	 * main (closed by engine_finish): I=5, C=6. */
+	opt.window = 0;
+	e = fresh(&opt);
+	EV(e, .addr = 0x100, .text = "call f", .src = "rsp", .dst = "rsp", .mem = "w:7fefff8:8",
+	   .ctrl = CTRL_CALL, .klass = CLASS_BRANCH, .flags = EVENT_CALL_ENTRY);
+	ev_sp = S - 8;
+	EV(e, .addr = 0x200, .src = "rax", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .src = "rax", .dst = "rax", .klass = CLASS_INT);
+	EV(e, .text = "ret", .src = "rsp", .dst = "rsp", .mem = "r:7fefff8:8", .ctrl = CTRL_RET,
+	   .klass = CLASS_BRANCH);
+	ev_sp = S;
+	EV(e, .text = "syscall", .src = "rax", .dst = "rax", .flags = EVENT_NOT_COUNTED,
+	   .ctrl = CTRL_SYSCALL, .klass = CLASS_FP);
+	EV(e, .src = "rax rbx", .dst = "rbx", .klass = CLASS_INT);
+	engine_finish(e);
+	ev_check_totals("latency frames", e, 5, 6);
+	{
+		const struct engine_function *f;
+		size_t n = engine_functions(e, &f);
+		for (size_t i = 0; i < n; i++) {
+			if (f[i].entry == 0x200) {
+				ev_check("latency frames: I of f", f[i].insns, 3);
+				ev_check("latency frames: C of f", f[i].steps, 4);
+			}
+			if (f[i].entry == 0x100)
+				ev_check("latency frames: C of main", f[i].steps, 6);
+		}
+	}
+	engine_delete(e);
+}
+
 int main(void)
 {
 	test_chain();
 	test_independent();
 	test_memory_bytes();
 	test_syscall();
-	test_nested();
-	test_two_calls();
-	test_frame_memory();
-	test_longjmp();
-	test_partial_unwind();
-	test_tail_call();
-	test_signal();
 	test_observer();
 	test_window();
 	test_width();
 	test_limits_in_frames();
 	test_class_mask();
 	test_stack_engine();
+	test_latency();
 	if (ev_failures) {
 		printf("%d failures\n", ev_failures);
 		return 1;

@@ -39,33 +39,92 @@ struct step {
 
 #define X(n) UNIT_VEC_PART(n, 0)
 static const struct step calls[] = {
-	{0x401000, "mov eax, 1", CLASS_MOVE, CTRL_NONE, {0}, 0, {UNIT_RAX}, 1, 0, S},
-	{0x401005, "mov ecx, 2", CLASS_MOVE, CTRL_NONE, {0}, 0, {UNIT_RCX}, 1, 0, S},
-	{0x40100a, "call f", CLASS_BRANCH, CTRL_CALL, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 1, S},
-	{F + 0, "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE, {X(0), X(1)}, 2, {X(0)}, 1, 0, S - 8},
-	{F + 4, "addsd xmm0, xmm2", CLASS_FP, CTRL_NONE, {X(0), X(2)}, 2, {X(0)}, 1, 0, S - 8},
-	{F + 8, "mulsd xmm3, xmm1", CLASS_FP, CTRL_NONE, {X(3), X(1)}, 2, {X(3)}, 1, 0, S - 8},
-	{F + 12, "add rax, rcx", CLASS_INT, CTRL_NONE, {UNIT_RAX, UNIT_RCX}, 2,
-	 {UNIT_RAX, UNIT_CF, UNIT_PF, UNIT_AF, UNIT_ZF, UNIT_SF, UNIT_OF}, 7, 0, S - 8},
-	{F + 15, "ret", CLASS_BRANCH, CTRL_RET, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 2, S - 8},
-	{0x40100f, "call f", CLASS_BRANCH, CTRL_CALL, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 1, S},
-	{F + 0, "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE, {X(0), X(1)}, 2, {X(0)}, 1, 0, S - 8},
-	{F + 4, "addsd xmm0, xmm2", CLASS_FP, CTRL_NONE, {X(0), X(2)}, 2, {X(0)}, 1, 0, S - 8},
-	{F + 8, "mulsd xmm3, xmm1", CLASS_FP, CTRL_NONE, {X(3), X(1)}, 2, {X(3)}, 1, 0, S - 8},
-	{F + 12, "add rax, rcx", CLASS_INT, CTRL_NONE, {UNIT_RAX, UNIT_RCX}, 2,
-	 {UNIT_RAX, UNIT_CF, UNIT_PF, UNIT_AF, UNIT_ZF, UNIT_SF, UNIT_OF}, 7, 0, S - 8},
-	{F + 15, "ret", CLASS_BRANCH, CTRL_RET, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 2, S - 8},
-	{0x401014, "mov qword ptr [rdi], rax", CLASS_STORE, CTRL_NONE, {UNIT_RDI, UNIT_RAX}, 2,
-	 {0}, 0, 3, S},
-	{0x401017, "mov rdx, qword ptr [rdi]", CLASS_LOAD, CTRL_NONE, {UNIT_RDI}, 1, {UNIT_RDX}, 1,
-	 4, S},
+    {0x401000, "mov eax, 1", CLASS_MOVE, CTRL_NONE, {0}, 0, {UNIT_RAX}, 1, 0, S},
+    {0x401005, "mov ecx, 2", CLASS_MOVE, CTRL_NONE, {0}, 0, {UNIT_RCX}, 1, 0, S},
+    {0x40100a, "call f", CLASS_BRANCH, CTRL_CALL, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 1, S},
+    {F + 0, "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE, {X(0), X(1)}, 2, {X(0)}, 1, 0, S - 8},
+    {F + 4, "addsd xmm0, xmm2", CLASS_FP, CTRL_NONE, {X(0), X(2)}, 2, {X(0)}, 1, 0, S - 8},
+    {F + 8, "mulsd xmm3, xmm1", CLASS_FP, CTRL_NONE, {X(3), X(1)}, 2, {X(3)}, 1, 0, S - 8},
+    {F + 12,
+     "add rax, rcx",
+     CLASS_INT,
+     CTRL_NONE,
+     {UNIT_RAX, UNIT_RCX},
+     2,
+     {UNIT_RAX, UNIT_CF, UNIT_PF, UNIT_AF, UNIT_ZF, UNIT_SF, UNIT_OF},
+     7,
+     0,
+     S - 8},
+    {F + 15, "ret", CLASS_BRANCH, CTRL_RET, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 2, S - 8},
+    {0x40100f, "call f", CLASS_BRANCH, CTRL_CALL, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 1, S},
+    {F + 0, "addsd xmm0, xmm1", CLASS_FP, CTRL_NONE, {X(0), X(1)}, 2, {X(0)}, 1, 0, S - 8},
+    {F + 4, "addsd xmm0, xmm2", CLASS_FP, CTRL_NONE, {X(0), X(2)}, 2, {X(0)}, 1, 0, S - 8},
+    {F + 8, "mulsd xmm3, xmm1", CLASS_FP, CTRL_NONE, {X(3), X(1)}, 2, {X(3)}, 1, 0, S - 8},
+    {F + 12,
+     "add rax, rcx",
+     CLASS_INT,
+     CTRL_NONE,
+     {UNIT_RAX, UNIT_RCX},
+     2,
+     {UNIT_RAX, UNIT_CF, UNIT_PF, UNIT_AF, UNIT_ZF, UNIT_SF, UNIT_OF},
+     7,
+     0,
+     S - 8},
+    {F + 15, "ret", CLASS_BRANCH, CTRL_RET, {UNIT_RSP}, 1, {UNIT_RSP}, 1, 2, S - 8},
+    {0x401014,
+     "mov qword ptr [rdi], rax",
+     CLASS_STORE,
+     CTRL_NONE,
+     {UNIT_RDI, UNIT_RAX},
+     2,
+     {0},
+     0,
+     3,
+     S},
+    {0x401017,
+     "mov rdx, qword ptr [rdi]",
+     CLASS_LOAD,
+     CTRL_NONE,
+     {UNIT_RDI},
+     1,
+     {UNIT_RDX},
+     1,
+     4,
+     S},
 };
 
 static const struct step pushes[] = {
-	{0x401000, "push rax", CLASS_STORE, CTRL_NONE, {UNIT_RSP, UNIT_RAX}, 2, {UNIT_RSP}, 1, 1, S},
-	{0x401001, "push rax", CLASS_STORE, CTRL_NONE, {UNIT_RSP, UNIT_RAX}, 2, {UNIT_RSP}, 1, 1, S - 8},
-	{0x401002, "push rax", CLASS_STORE, CTRL_NONE, {UNIT_RSP, UNIT_RAX}, 2, {UNIT_RSP}, 1, 1, S - 16},
-	{0x401003, "push rax", CLASS_STORE, CTRL_NONE, {UNIT_RSP, UNIT_RAX}, 2, {UNIT_RSP}, 1, 1, S - 24},
+    {0x401000, "push rax", CLASS_STORE, CTRL_NONE, {UNIT_RSP, UNIT_RAX}, 2, {UNIT_RSP}, 1, 1, S},
+    {0x401001,
+     "push rax",
+     CLASS_STORE,
+     CTRL_NONE,
+     {UNIT_RSP, UNIT_RAX},
+     2,
+     {UNIT_RSP},
+     1,
+     1,
+     S - 8},
+    {0x401002,
+     "push rax",
+     CLASS_STORE,
+     CTRL_NONE,
+     {UNIT_RSP, UNIT_RAX},
+     2,
+     {UNIT_RSP},
+     1,
+     1,
+     S - 16},
+    {0x401003,
+     "push rax",
+     CLASS_STORE,
+     CTRL_NONE,
+     {UNIT_RSP, UNIT_RAX},
+     2,
+     {UNIT_RSP},
+     1,
+     1,
+     S - 24},
 };
 
 static const char *function(void *ctx, uint64_t addr, uint64_t *offset)
@@ -76,8 +135,8 @@ static const char *function(void *ctx, uint64_t addr, uint64_t *offset)
 
 static int source_line(void *ctx, uint64_t addr, const char **file, unsigned *line)
 {
-	static const uint64_t main_addrs[] = {0x401000, 0x401005, 0x40100a, 0x40100f, 0x401014,
-					      0x401017};
+	static const uint64_t main_addrs[] = {0x401000, 0x401005, 0x40100a,
+					      0x40100f, 0x401014, 0x401017};
 	*file = "/src/scenario.c";
 	if (addr >= F) {
 		*line = addr - F < 8 ? 20 : 21;
@@ -102,7 +161,17 @@ static const struct perpi_insn *insn_of(const struct step *s)
 	memset(in, 0, sizeof(*in));
 	in->addr = s->addr;
 	in->id = n_insns++;
+	/* Real encodings where --latency needs the form (ADDSD_XMM_XMM...). */
+	static const struct {
+		const char *text;
+		uint8_t bytes[4];
+	} enc[] = {{"addsd xmm0, xmm1", {0xf2, 0x0f, 0x58, 0xc1}},
+		   {"addsd xmm0, xmm2", {0xf2, 0x0f, 0x58, 0xc2}},
+		   {"mulsd xmm3, xmm1", {0xf2, 0x0f, 0x59, 0xd9}}};
 	in->len = 4;
+	for (unsigned k = 0; k < ARRAY_SIZE(enc); k++)
+		if (!strcmp(enc[k].text, s->text))
+			memcpy(in->bytes, enc[k].bytes, 4);
 	in->klass = s->klass;
 	in->control = s->control;
 	in->decoder = DECODER_CAPSTONE;
@@ -112,8 +181,8 @@ static const struct perpi_insn *insn_of(const struct step *s)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "pushes") &&
-			  strcmp(argv[1], "empty"))) {
+	if (argc != 3 ||
+	    (strcmp(argv[1], "calls") && strcmp(argv[1], "pushes") && strcmp(argv[1], "empty"))) {
 		fprintf(stderr, "usage: make_trace calls|pushes|empty FILE\n");
 		return 2;
 	}
@@ -123,8 +192,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "empty"))
 		n = 0;
 	const struct trace_meta_entry meta[] = {
-		{"program", "scenario"}, {"argv", is_calls ? "scenario calls" : "scenario pushes"},
-		{"cpu", "hand-made"}, {"date", "2026-01-01T00:00:00Z"}};
+	    {"program", "scenario"},
+	    {"argv", is_calls ? "scenario calls" : "scenario pushes"},
+	    {"cpu", "hand-made"},
+	    {"date", "2026-01-01T00:00:00Z"}};
 	const struct trace_symbolizer sym = {function, source_line, NULL};
 	struct trace_writer *w = trace_writer_open(argv[2], meta, ARRAY_SIZE(meta), &sym);
 	if (!w) {

@@ -74,6 +74,19 @@ check width2 'whole run :: I [16] :: C [9] :: ILP [1.78]' "$PERPI" report --widt
 "$PERPI" hist --width 2 --csv w2.csv >/dev/null
 awk -F, 'NR > 1 && $12 > 2 { bad = 1 } END { exit bad }' w2.csv ||
 	{ echo "FAIL: --width 2 put more than 2 instructions in a step"; fail=1; }
+# --latency: addsd takes 4 steps (its result is ready 3 steps after it
+# issues, and that is its step); every other form 1. #3 issues at 1, step 4;
+# #4 at 5, step 8; #9 reads xmm0 (8): 12; #10: 16. The rest as before, at
+# most step 5: C = 16. In f alone: #3 4, #4 8: C = 8 per call, 16 for two.
+printf '# hand-made\nADDSD_XMM_XMM 4\n' > lat.txt
+check latency 'whole run :: I [16] :: C [16] :: ILP [1.00]' "$PERPI" report --latency lat.txt
+check latency-f 'f :: I [10] :: C [16] :: ILP [0.62] (2 calls)' \
+	"$PERPI" report --latency lat.txt --function f
+# 11 static instructions, of which the 2 addsd are listed: 9 are not.
+check latency-header '# --latency lat.txt: 9 static instructions of forms not listed took 1 step' \
+	"$PERPI" report --latency lat.txt
+printf 'ADDSD_XMM_XMM four\n' > badlat.txt
+refused bad-latency 1 'badlat.txt:1' "$PERPI" report --latency badlat.txt
 # Scenario pushes: 4 x push rax, chained through rsp: C = 4; with the stack
 # engine the rsp updates are free and each push waits only for rax: C = 1.
 check pushes 'whole run :: I [4] :: C [4] :: ILP [1.00]' "$PERPI" report -i pushes.data

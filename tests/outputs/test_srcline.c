@@ -40,15 +40,16 @@ static void check_function(struct srcline *s, const char *binary, const char *fn
 		const char *file;
 		unsigned line;
 		if (srcline_lookup(s, fn, off, &file, &line) < 0) {
-			printf("FAIL: %s+%#llx: no line, addr2line says %s:%u\n", fn, off, want, want_line);
+			printf("FAIL: %s+%#llx: no line, addr2line says %s:%u\n", fn, off, want,
+			       want_line);
 			failures++;
 			continue;
 		}
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		const char *want_base = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
 		if (line != want_line || strcmp(base, want_base)) {
-			printf("FAIL: %s+%#llx: %s:%u, addr2line says %s:%u\n", fn, off, file, line, want,
-			       want_line);
+			printf("FAIL: %s+%#llx: %s:%u, addr2line says %s:%u\n", fn, off, file, line,
+			       want, want_line);
 			failures++;
 		}
 		compared++;

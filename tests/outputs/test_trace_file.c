@@ -19,7 +19,7 @@ static int failures;
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                               \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
 			printf(__VA_ARGS__);                                                       \
 			printf("\n");                                                              \
 			failures++;                                                                \
@@ -82,7 +82,8 @@ static void make_event(struct perpi_event *ev, uint32_t *pc, uint64_t *sp)
 		ev->dst[k] = (in->id * 5 + 11 * k) % UNIT_COUNT;
 	ev->n_mem = in->id % 11 == 0 ? (r >> 20) % (EVENT_MAX_MEM + 1) : in->id % 3;
 	for (unsigned k = 0; k < ev->n_mem; k++) {
-		ev->mem[k].addr = (r >> 8) % 50 == 0 ? rnd() : 0x7ffc0000 + 8 * (uint64_t)k + (*sp & 0xfff0);
+		ev->mem[k].addr =
+		    (r >> 8) % 50 == 0 ? rnd() : 0x7ffc0000 + 8 * (uint64_t)k + (*sp & 0xfff0);
 		ev->mem[k].size = (r >> 30) % 17 == 0 ? 512 + k : 1u << (k % 4);
 		ev->mem[k].write = (k + in->id) & 1;
 	}
@@ -141,7 +142,8 @@ static int compare_event(void *ctx, const struct perpi_event *got)
 	flatten(&want, &a);
 	flatten(got, &b);
 	if (memcmp(&a, &b, sizeof(a)) && c->mismatches++ < 5)
-		printf("FAIL: event %llu differs (insn %u)\n", (unsigned long long)c->n, want.insn->id);
+		printf("FAIL: event %llu differs (insn %u)\n", (unsigned long long)c->n,
+		       want.insn->id);
 	c->n++;
 	return 0;
 }
@@ -151,7 +153,7 @@ static const char *path;
 static void write_trace(uint64_t n_events)
 {
 	const struct trace_meta_entry meta[] = {
-		{"program", "./summation"}, {"argv", "./summation 100"}, {"cpu", "Test CPU"}};
+	    {"program", "./summation"}, {"argv", "./summation 100"}, {"cpu", "Test CPU"}};
 	const struct trace_symbolizer sym = {sym_function, sym_line, NULL};
 	struct trace_writer *w = trace_writer_open(path, meta, 3, &sym);
 	CHECK(w, "open for writing: %s", perpi_error());
@@ -192,7 +194,8 @@ static void test_round_trip(void)
 	CHECK(c.n == N_EVENTS, "replayed %llu events, want %d", (unsigned long long)c.n, N_EVENTS);
 	CHECK(c.mismatches == 0, "%llu events differ", (unsigned long long)c.mismatches);
 	const struct trace_end *end = trace_reader_end(r);
-	CHECK(end && end->kind == TRACE_END_SIGNALED && end->status == 11 && end->events == N_EVENTS,
+	CHECK(end && end->kind == TRACE_END_SIGNALED && end->status == 11 &&
+		  end->events == N_EVENTS,
 	      "end record");
 	CHECK(end && !strcmp(trace_end_describe(end), "killed by signal 11 (SIGSEGV)"), "%s",
 	      end ? trace_end_describe(end) : "no end");
@@ -204,7 +207,8 @@ static void test_round_trip(void)
 	CHECK(in && in->id == 150, "insn_at");
 	CHECK(in && !strcmp(trace_reader_function(r, in, &off), "sum2") && off == 0, "function");
 	CHECK(in && trace_reader_source_line(r, in, &file, &line) == 0 && line == 151 &&
-		      !strcmp(file, "examples/summation.c"), "source line");
+		  !strcmp(file, "examples/summation.c"),
+	      "source line");
 	in = trace_reader_insn_at(r, 0x7f0000000000ull + 0x401000 + 7 * 250);
 	CHECK(in && !trace_reader_function(r, in, NULL), "no function for unknown addr");
 	CHECK(trace_reader_has_function(r, "sum2") && !trace_reader_has_function(r, "nosuch"),
@@ -300,6 +304,33 @@ static void test_bad_files(void)
 	free(good);
 }
 
+/* Bytes changed inside the first events chunk, with its CRC made right
+ * again (perpi.data(5): header = magic, version, length M, M bytes of
+ * metadata, CRC; then type, length, CRC, payload): the decoder's own
+ * checks must refuse or accept each file, never crash or hang. */
+static void test_crafted_payloads(void)
+{
+	size_t len;
+	write_trace(3000);
+	uint8_t *good = slurp(&len), *bad = xmalloc(len);
+	size_t chunk = 8 + 8 + trace_get_u32(good + 12) + 4;
+	uint32_t payload = trace_get_u32(good + chunk + 4);
+	int refused = 0;
+	rng_state = 99;
+	for (int k = 0; k < 3000; k++) {
+		memcpy(bad, good, len);
+		for (int n = 1 + rnd() % 3; n > 0; n--)
+			bad[chunk + 12 + rnd() % payload] = (uint8_t)rnd();
+		trace_put_u32(bad + chunk + 8, trace_crc32(0, bad + chunk + 12, payload));
+		spit(bad, len);
+		refused += try_read() < 0;
+	}
+	/* Most changes break some structure: refused with a reason. */
+	CHECK(refused > 1500, "only %d of 3000 crafted files refused", refused);
+	free(bad);
+	free(good);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/perpi-test-trace-XXXXXX";
@@ -310,6 +341,7 @@ int main(void)
 	CHECK(trace_crc32(0, "123456789", 9) == 0xcbf43926u, "crc32 check value");
 	test_round_trip();
 	test_bad_files();
+	test_crafted_payloads();
 	unlink(path);
 	if (!failures)
 		printf("PASS: trace file round trip and bad files\n");

@@ -68,10 +68,10 @@ static void expect_decoded(const unsigned char *code, size_t len, const char *wa
 	}
 }
 
-#define DECODED(want, ...)                                                   \
-	do {                                                                 \
-		static const unsigned char c[] = {__VA_ARGS__};              \
-		expect_decoded(c, sizeof(c), want);                          \
+#define DECODED(want, ...)                                                                         \
+	do {                                                                                       \
+		static const unsigned char c[] = {__VA_ARGS__};                                    \
+		expect_decoded(c, sizeof(c), want);                                                \
 	} while (0)
 
 static void expect_unsupported(const char *name, int unsupported)
@@ -142,6 +142,9 @@ int main(void)
 	expect_unsupported("CPUID", 1);
 	expect_unsupported("LFENCE", 1);
 	expect_unsupported("MOVSB", 1);
+	expect_unsupported("REP.STOSB", 1);
+	expect_unsupported("REPZ.RET", 1);
+	expect_unsupported("LOCK.ADD_M64_GPR64", 1);
 	expect_unsupported("MOVSD_XMM_XMM", 0); /* the SSE move, not the string one */
 	expect_unsupported("CMPSD_XMM_XMM_IMM8", 0);
 	expect_unsupported("XCHG_M64_GPR64", 1);

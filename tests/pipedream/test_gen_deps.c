@@ -28,9 +28,9 @@ static int family(unsigned reg)
 {
 	const char *n = cs_reg_name(cs, reg);
 	static const char *const g[16][4] = {
-		{"al", "ax", "eax", "rax"}, {"cl", "cx", "ecx", "rcx"}, {"dl", "dx", "edx", "rdx"},
-		{"bl", "bx", "ebx", "rbx"}, {"spl", "sp", "esp", "rsp"}, {"bpl", "bp", "ebp", "rbp"},
-		{"sil", "si", "esi", "rsi"}, {"dil", "di", "edi", "rdi"}};
+	    {"al", "ax", "eax", "rax"},	 {"cl", "cx", "ecx", "rcx"},  {"dl", "dx", "edx", "rdx"},
+	    {"bl", "bx", "ebx", "rbx"},	 {"spl", "sp", "esp", "rsp"}, {"bpl", "bp", "ebp", "rbp"},
+	    {"sil", "si", "esi", "rsi"}, {"dil", "di", "edi", "rdi"}};
 	if (!n)
 		return -1;
 	for (int i = 0; i < 8; i++)
@@ -84,7 +84,8 @@ static long min_dependency_distance(const unsigned char *code, size_t len, long 
 			int base = family(op->mem.base) == 14 ? 0 : 1;
 			for (long b = op->mem.disp; b < op->mem.disp + op->size && b < 32768; b++) {
 				long wr = w.mem[base][b];
-				if ((op->access & CS_AC_READ) && wr >= 0 && (dist == 0 || i - wr < dist))
+				if ((op->access & CS_AC_READ) && wr >= 0 &&
+				    (dist == 0 || i - wr < dist))
 					dist = i - wr;
 			}
 		}
@@ -92,7 +93,8 @@ static long min_dependency_distance(const unsigned char *code, size_t len, long 
 			const cs_x86_op *op = &x->operands[k];
 			if (op->type == X86_OP_MEM && (op->access & CS_AC_WRITE)) {
 				int base = family(op->mem.base) == 14 ? 0 : 1;
-				for (long b = op->mem.disp; b < op->mem.disp + op->size && b < 32768; b++)
+				for (long b = op->mem.disp;
+				     b < op->mem.disp + op->size && b < 32768; b++)
 					w.mem[base][b] = i;
 			}
 		}

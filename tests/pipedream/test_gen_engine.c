@@ -65,8 +65,9 @@ static int run_engine(const unsigned char *code, size_t len, struct seen *s)
 		struct perpi_insn insn;
 		struct perpi_event ev;
 		memset(&ev, 0, sizeof(ev));
-		if (x86_decode(dec, 0x400000 + off, code + off, len - off, &insn) < 0 || !insn.len ||
-		    insn.decoder == DECODER_UNKNOWN || x86_resolve(&insn, &st, &ev) < 0) {
+		if (x86_decode(dec, 0x400000 + off, code + off, len - off, &insn) < 0 ||
+		    !insn.len || insn.decoder == DECODER_UNKNOWN ||
+		    x86_resolve(&insn, &st, &ev) < 0) {
 			rc = -1;
 			break;
 		}
@@ -92,8 +93,8 @@ static void check(struct bench_ctx *b, const char *spec, int rmw, int flagged)
 	int is_flagged = text && !strncmp(text, "# flagged", 9);
 	free(text);
 	if (!code || run_engine(code, len, &s) < 0) {
-		printf("FAIL: %s: %s\n", spec, code ? "the x86 semantics cannot resolve the body" :
-							  "no code");
+		printf("FAIL: %s: %s\n", spec,
+		       code ? "the x86 semantics cannot resolve the body" : "no code");
 		failures++;
 		free(code);
 		return;

@@ -42,7 +42,8 @@ chmod +x "$tmp/b32"
 expect_error "$tmp/b32: 32-bit programs are not supported" "$tmp/b32"
 
 # Options
-expect_error "--function no_such_fn: no function of that name" --function no_such_fn "$B/loop_pie"
+expect_error "--start no_such_fn: no function of that name" --start no_such_fn "$B/loop_pie"
+expect_error ".*--function strlen: an IFUNC" --function strlen "$B/loop_pie"
 expect_error "--start 0xzz: not an address" --start 0xzz "$B/loop_pie"
 expect_error "--cpu x: not a CPU number" --cpu x "$B/loop_pie"
 expect_error "--bogus: unknown option" --bogus "$B/loop_pie"

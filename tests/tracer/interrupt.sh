@@ -5,15 +5,26 @@
 
 "$PERPI" -o "$report" "$B/spin" >"$tmp/out" 2>"$tmp/err" &
 perpi_pid=$!
-# wait until the spinning program exists (perpi started it)
+# perpi's child, the spinning program, from /proc
+child_of()
+{
+	grep -l "^PPid:[[:space:]]*$1\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3
+}
 i=0
-while ! pgrep -P "$perpi_pid" >/dev/null 2>&1 && [ $i -lt 50 ]; do
+child=
+while [ -z "$child" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	child=$(child_of "$perpi_pid")
+	i=$((i + 1))
+done
+[ -n "$child" ] || { echo "SKIP: cannot see perpi's child in /proc"; kill -9 "$perpi_pid"; exit 77; }
+# let it exec and reach main, where stepping starts
+i=0
+while [ "$(readlink "/proc/$child/exe" 2>/dev/null)" != "$(readlink -f "$B/spin")" ] && [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-child=$(pgrep -P "$perpi_pid")
-[ -n "$child" ] || { echo "SKIP: cannot see perpi's child (pgrep)"; kill -9 "$perpi_pid"; exit 77; }
-sleep 0.5
+sleep 1
 kill -INT "$perpi_pid"
 wait "$perpi_pid"
 status=$?

@@ -33,6 +33,10 @@ got=$(whole_i)
 [ "${got:-0}" -gt 2003 ] || fail "--all loop_pie: I = '$got', want more than 2003"
 grep -q '@ld-linux-x86-64.so.2 ' "$report" || fail "--all: no function of the loader named"
 
+# --duration on a program perpi started: tracing stops, the program runs
+# on untraced to its end and its exit status is perpi's.
+run 0 --all --duration 0.3 "$B/loop_pie"
+
 # Markers (markers.S): 103 by default, 102 from work to perpi_stop.
 run 0 "$B/markers"
 expect_i 103 "markers"
@@ -41,6 +45,15 @@ expect_i 102 "--start work --stop perpi_stop"
 run 0 --function work "$B/markers"
 expect_i 102 "--function work"
 grep -q '^work  *:: I \[102\]' "$report" || fail "--function work: no line 'work :: I [102]'"
+if command -v objdump >/dev/null 2>&1; then
+	# --stop alone starts at main (markers.S): push, call perpi_start,
+	# perpi_start's own instructions (counted by objdump, they are the
+	# compiler's), call work, work's 102; the call of perpi_stop is not.
+	n_start=$(objdump -d --no-show-raw-insn --disassemble=perpi_start "$B/markers" |
+		sed -n '/<perpi_start>:/,$p' | grep -cE '^ +[0-9a-f]+:')
+	run 0 --stop perpi_stop "$B/markers"
+	expect_i $((1 + 1 + n_start + 1 + 102)) "--stop perpi_stop (from main)"
+fi
 if command -v nm >/dev/null 2>&1; then
 	# an address as nm shows it (link-time: perpi adds the PIE load bias)
 	addr=0x$(nm "$B/markers" | awk '$3 == "work" { print $1 }')

@@ -222,6 +222,25 @@ static const struct tcase cases[] = {
      "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0 v0.1 v1.1 v2.1 v3.1 v4.1 "
      "v5.1 v6.1 v7.1 v8.1 v9.1 v10.1 v11.1 v12.1 v13.1 v14.1 v15.1",
      "", "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6240:256 w:6200:16", "rax=7 rdx=0"},
+    /* vcvtps2pd zmm0{k1}, m256 with k1 = 0b1100: floats 2 and 3, bytes 8-15;
+     * merge masking reads zmm0 */
+    {"masked conversion: memory elements are the source's", "62 f1 7c 49 5a 07", "rdi k1" V3(0),
+     V3(0), "r:6008:8", NULL, "k1=0xc"},
+    /* xlatb: al = 0x34 from rax = 0x1234, byte at rbx + 0x34 = 0x334; writing al merges */
+    {"xlatb reads [rbx+al]", "d7", "rbx rax", "rax", "r:334:1", "rax=0x1234"},
+    /* bt m64, rax with rax = -1: floor(-1 / 64) = -1 qword: 0x6000 - 8;
+     * bt writes CF, leaves OF SF AF PF undefined, ZF unaffected */
+    {"bt m, r: negative bit offset", "48 0f a3 07", "rdi rax", "cf pf af sf of", "r:5ff8:8",
+     "rax=0xffffffffffffffff"},
+    /* bts m32, ecx with rcx = 100: dword 100 / 32 = 3 at 0x600c, read and written */
+    {"bts m, r: bit offset 100", "0f ab 0f", "rdi rcx", "cf pf af sf of", "r:600c:4 w:600c:4",
+     "rcx=100"},
+    {"bt m, imm: no address change", "0f ba 27 05", "rdi", "cf pf af sf of", "r:6000:4"},
+    /* k1 = 0b1010: two dwords, stored / loaded contiguously at the address */
+    {"vpcompressd stores popcount(k) elements", "62 f2 7d 49 8b 07", "rdi k1" V3(0), "", "w:6000:8",
+     NULL, "k1=0xa"},
+    {"vpexpandd loads popcount(k) elements", "62 f2 7d c9 89 06", "rsi k1", V3(0), "r:5000:8", NULL,
+     "k1=0xa"},
     /* fxsave: x87 (bytes 0-23, 32-159) and SSE (24-31, 160-415) */
     {"fxsave", "0f ae 07",
      "rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 v5.0 "

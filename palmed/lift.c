@@ -1,0 +1,251 @@
+/* Lifting a Palmed model to a traced run: see lift.h. */
+#include "palmed/lift.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "common/util.h"
+#include "ilp/trace_file.h"
+#include "palmed/form.h"
+
+struct lift {
+	const struct model *m;
+	const struct blocks *b;
+	struct lift_block *blocks; /* per block of b */
+	size_t nblocks;
+};
+
+int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, size_t size)
+{
+	static csh cs;
+	static cs_insn *insn;
+	static int opened;
+	if (!opened) {
+		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK ? 1 : -1;
+		if (opened > 0) {
+			cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+			insn = cs_malloc(cs);
+		}
+	}
+	struct form f;
+	const uint8_t *code = bytes;
+	size_t n = len;
+	uint64_t a = addr;
+	int ok =
+	    opened > 0 && cs_disasm_iter(cs, &code, &n, &a, insn) && form_from_insn(insn, &f) == 0;
+	if (!ok) {
+		/* Capstone 4 cannot decode many EVEX forms; Zydis 4 can. */
+		ZydisDecoder zd;
+		ZydisDecodedInstruction zi;
+		ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
+		ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		ok = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, bytes, len, &zi, zops)) &&
+		     form_from_zydis(&zi, zops, &f) == 0;
+	}
+	if (!ok)
+		return perpi_set_error(
+		    "instruction at 0x%llx: neither Capstone nor Zydis decodes it",
+		    (unsigned long long)addr);
+	form_print(&f, buf, size);
+	return 0;
+}
+
+/* The block's kernel (each static instruction's form once per occurrence,
+ * no dependency: Palmed's throughput) and its prediction. */
+static void predict_block(const struct model *m, const struct block *blk, struct lift_block *out)
+{
+	struct kernel k;
+	struct prediction p;
+	char name[FORM_NAME_MAX];
+	kernel_init(&k);
+	out->forms = xcalloc(blk->n, sizeof(*out->forms));
+	out->mapped = xcalloc(blk->n, 1);
+	for (size_t i = 0; i < blk->n; i++) {
+		const struct perpi_insn *insn = blk->insns[i];
+		if (lift_insn_form(insn->bytes, insn->len, insn->addr, name, sizeof(name)) < 0)
+			continue;
+		out->forms[i] = xstrdup(name);
+		out->mapped[i] = model_form_index(m, name) >= 0;
+		kernel_add(&k, name, 1);
+	}
+	if (k.n && model_predict(m, &k, &p) == 0) {
+		out->cycles = p.cycles;
+		out->nbottlenecks = p.nbottlenecks;
+		out->bottlenecks = p.bottlenecks;
+		p.bottlenecks = NULL;
+		prediction_done(&p);
+	} else if (k.n) {
+		prediction_done(&p); /* nothing covered: no cycles, all counted as uncovered */
+	}
+	kernel_done(&k);
+}
+
+struct lift *lift_new(const struct model *m, const struct blocks *b)
+{
+	struct lift *l = xcalloc(1, sizeof(*l));
+	const struct block *blk;
+	l->m = m;
+	l->b = b;
+	l->nblocks = blocks_list(b, &blk);
+	l->blocks = xcalloc(l->nblocks + 1, sizeof(*l->blocks));
+	for (size_t i = 0; i < l->nblocks; i++)
+		predict_block(m, &blk[i], &l->blocks[i]);
+	return l;
+}
+
+void lift_delete(struct lift *l)
+{
+	if (!l)
+		return;
+	const struct block *blk;
+	blocks_list(l->b, &blk);
+	for (size_t i = 0; i < l->nblocks; i++) {
+		for (size_t k = 0; k < blk[i].n; k++)
+			free(l->blocks[i].forms[k]);
+		free(l->blocks[i].forms);
+		free(l->blocks[i].mapped);
+		free(l->blocks[i].bottlenecks);
+	}
+	free(l->blocks);
+	free(l);
+}
+
+const struct lift_block *lift_block(const struct lift *l, size_t block)
+{
+	return block < l->nblocks ? &l->blocks[block] : NULL;
+}
+
+/* Adds occurrences of block (with events per instruction) to out; the
+ * block's cycles go to its bottleneck resources, split evenly on a tie. */
+static void add_block(const struct lift *l, size_t block, uint64_t occurrences,
+		      const uint64_t *events, struct lift_figures *out, double *weight)
+{
+	const struct block *blk;
+	blocks_list(l->b, &blk);
+	const struct lift_block *lb = &l->blocks[block];
+	for (size_t i = 0; i < blk[block].n; i++) {
+		out->insns += events[i];
+		out->covered += lb->mapped[i] ? events[i] : 0;
+	}
+	double cycles = occurrences * lb->cycles;
+	out->cycles += cycles;
+	for (size_t k = 0; k < lb->nbottlenecks; k++)
+		weight[lb->bottlenecks[k]] += cycles / lb->nbottlenecks;
+}
+
+static void set_bottleneck(const struct lift *l, const double *weight, struct lift_figures *out)
+{
+	out->bottleneck = -1;
+	for (size_t r = 0; r < l->m->nres; r++)
+		if (weight[r] > 0 && (out->bottleneck < 0 || weight[r] > weight[out->bottleneck]))
+			out->bottleneck = (long)r;
+}
+
+void lift_total(const struct lift *l, struct lift_figures *out)
+{
+	const struct block *blk;
+	double *weight = xcalloc(l->m->nres + 1, sizeof(*weight));
+	memset(out, 0, sizeof(*out));
+	blocks_list(l->b, &blk);
+	for (size_t i = 0; i < l->nblocks; i++)
+		add_block(l, i, blk[i].occurrences, blk[i].events, out, weight);
+	set_bottleneck(l, weight, out);
+	free(weight);
+}
+
+void lift_block_figures(const struct lift *l, size_t block, struct lift_figures *out)
+{
+	const struct block *blk;
+	double *weight = xcalloc(l->m->nres + 1, sizeof(*weight));
+	memset(out, 0, sizeof(*out));
+	blocks_list(l->b, &blk);
+	if (block < l->nblocks)
+		add_block(l, block, blk[block].occurrences, blk[block].events, out, weight);
+	set_bottleneck(l, weight, out);
+	free(weight);
+}
+
+void lift_function(const struct lift *l, uint64_t entry, struct lift_figures *out)
+{
+	const struct blocks_function *f = blocks_function(l->b, entry);
+	double *weight = xcalloc(l->m->nres + 1, sizeof(*weight));
+	memset(out, 0, sizeof(*out));
+	for (size_t s = 0; f && s < f->n; s++)
+		add_block(l, f->shares[s].block, f->shares[s].occurrences, f->shares[s].events, out,
+			  weight);
+	set_bottleneck(l, weight, out);
+	free(weight);
+}
+
+/* ---- the forms of a recorded run ---- */
+
+struct form_collect {
+	const struct perpi_insn **seen; /* by insn id */
+	size_t cap;
+};
+
+static int collect_insn(void *ctx, const struct perpi_event *ev)
+{
+	struct form_collect *c = ctx;
+	if (ev->insn->id >= c->cap) {
+		size_t cap = c->cap ? c->cap : 256;
+		while (cap <= ev->insn->id)
+			cap *= 2;
+		c->seen = xrealloc(c->seen, cap * sizeof(*c->seen));
+		memset(c->seen + c->cap, 0, (cap - c->cap) * sizeof(*c->seen));
+		c->cap = cap;
+	}
+	c->seen[ev->insn->id] = ev->insn;
+	return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int lift_trace_forms(const char *path, char ***forms, size_t *n, size_t *undecoded)
+{
+	struct form_collect c = {0};
+	struct trace_reader *r = trace_reader_open(path);
+	*forms = NULL;
+	*n = *undecoded = 0;
+	if (!r)
+		return -1;
+	if (trace_reader_replay(r, collect_insn, &c) < 0) {
+		trace_reader_close(r);
+		free(c.seen);
+		return -1;
+	}
+	char **v = xmalloc((c.cap + 1) * sizeof(*v));
+	size_t k = 0;
+	char name[FORM_NAME_MAX];
+	for (size_t i = 0; i < c.cap; i++) {
+		if (!c.seen[i])
+			continue;
+		if (lift_insn_form(c.seen[i]->bytes, c.seen[i]->len, c.seen[i]->addr, name,
+				   sizeof(name)) < 0)
+			(*undecoded)++;
+		else
+			v[k++] = xstrdup(name);
+	}
+	trace_reader_close(r);
+	free(c.seen);
+	qsort(v, k, sizeof(*v), by_string);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (u && !strcmp(v[u - 1], v[i]))
+			free(v[i]);
+		else
+			v[u++] = v[i];
+	}
+	if (!u) {
+		free(v);
+		return perpi_set_error("%s: no instruction to model (an empty trace?)", path);
+	}
+	*forms = v;
+	*n = u;
+	return 0;
+}
