@@ -103,7 +103,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 			  "ILP", "share");
 	tui_print(1, left + 1, cols - left - 1, "instructions");
 	attroff(A_BOLD);
-	mvvline(1, left, ACS_VLINE, lines - 1);
+	mvvline(1, left, ACS_VLINE, b->note && b->ilp ? lines - 2 : lines - 1);
 	tui_scroll(b->selected, &b->top, rows);
 	for (int r = 0; r < rows && b->top + r < (int64_t)b->n; r++) {
 		int sel = b->top + r == b->selected;
@@ -117,8 +117,8 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		tui_print(2, 1, left - 1, "no block");
 	} else {
 		const struct block *k = &b->all[b->rows[b->selected]];
-		int narrow = cols - left - 1 < 40; /* offsets in the block, not names */
-		for (size_t i = 0; i < k->n && 2 + (int)i < lines - 1; i++)
+		int narrow = b->lift && cols - left - 1 < 40; /* offsets in the block, not names */
+		for (size_t i = 0; i < k->n && 2 + (int)i < lines - 1 - (b->lift != NULL); i++)
 			if (narrow)
 				tui_print(2 + (int)i, left + 1, cols - left - 1, " +0x%-4" PRIx64 " %s",
 					  k->insns[i]->addr - k->addr, k->insns[i]->text);
@@ -132,9 +132,14 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		tui_print(lines - 1, 0, left, " %.2f cycles x %" PRIu64 " occurrences, covered %.1f%%",
 			  lift_block(b->lr->lift, i)->cycles, b->all[i].occurrences,
 			  f->insns ? 100.0 * (double)f->covered / (double)f->insns : 0.0);
+		char bn[128];
+		bottlenecks(b, i, bn, sizeof(bn)); /* in full: the column may cut it */
+		tui_print(lines - 1, left + 1, cols - left - 1, " bound by %s", bn);
 	} else {
-		tui_print(lines - 1, 0, left, " %s", !b->ilp ? "block ILP needs a recording"
-						     : b->note ? b->note : "");
+		if (!b->ilp)
+			tui_print(lines - 1, 0, left, " block ILP needs a recording");
+		else if (b->note) /* how to build a model: the whole width */
+			tui_print(lines - 1, 0, cols, " %s", b->note);
 	}
 }
 

@@ -42,9 +42,9 @@ expect "hand: whole run" 'whole run 12\.0 cycles, IPC 2\.75; model '
 tmux_keys 5
 expect "hand: block A" '^ f +4 +10 +4\.00 +10\.0 R1 '
 expect "hand: block B" '^ f\+0xd +4 +1 +4\.00 +2\.0 R2 '
-expect "hand: block A's line" '^ 1\.00 cycles x 10 occurrences, covered 75\.0%'
+expect "hand: block A's line" '^ 1\.00 cycles x 10 occurrences, covered 75\.0% .* bound by R1 *$'
 tmux_keys j
-expect "hand: block B's line" '^ 2\.00 cycles x 1 occurrences, covered 75\.0%'
+expect "hand: block B's line" '^ 2\.00 cycles x 1 occurrences, covered 75\.0% .* bound by R2 *$'
 # Sorting by cycles (y) then IPC (r), largest first: one function, same row.
 tmux_keys 1 y
 expect "hand: sorted by cycles" '^ function +Iv? +C +ILP +calls +cyclesv +IPC *$'
@@ -70,6 +70,8 @@ for fn in sorted(r["functions"], key=lambda f: -f["instructions"])[:8]:
     print("FUNCTION %s ^ %s +%d +%d +%.2f +%d +%.1f +%s *$" % (fn["name"],
           re.escape(fn["name"][:21]), fn["instructions"], fn["steps"], ilp, fn["calls"],
           p["cycles"], re.escape(ipc(p))))
+print("BOUND " + re.escape(" bound by " + "+".join(r["palmed"]["blocks"][0]["bottlenecks"]))
+      + " *$")
 text = open(sys.argv[2]).read()
 rows = text.split("basic blocks,", 1)[1].splitlines()[2:]
 first = True
@@ -97,6 +99,7 @@ PY
 	[ -f "$tmp/failures" ] && failures=$(cat "$tmp/failures")
 	tmux_keys 5
 	expect "$f: first block's line" "$(sed -n 's/^SELECTED //p' "$tmp/expect")"
+	expect "$f: first block's bottlenecks" "$(sed -n 's/^BOUND //p' "$tmp/expect")"
 	grep '^BLOCK ' "$tmp/expect" | while read -r _ pattern; do
 		expect "$f: block" "$pattern"
 		echo "$failures" > "$tmp/failures"
