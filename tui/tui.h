@@ -52,11 +52,22 @@ struct tui_view {
  * it (replaying the recording) when the Blocks screen first needs it; NULL
  * when the events cannot be had again (a live trace). */
 struct blocks;
+struct lift_report;
+struct lift_figures;
 struct tui_blocks_source {
 	struct blocks *blocks;
 	int (*ilp_pass)(void *ctx, struct blocks *blocks); /* 0 or -1 with perpi_error() */
 	void *ctx;
 	int ilp_done;
+	/* The Palmed model lifted to the run once at load (palmed/lift_report.h),
+	 * NULL or lr->lift NULL without a model; then the figures of every
+	 * function (indexed like tui_model_functions) and of every block
+	 * (like blocks_list). note: what the bottom lines say about the model
+	 * (its file, or how to build one). */
+	const struct lift_report *lr;
+	struct lift_figures *functions;
+	struct lift_figures *block_figures;
+	char note[160];
 };
 
 /* The application: the model and the stack of open views. */

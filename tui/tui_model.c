@@ -46,6 +46,8 @@ struct tui_model {
 	size_t n_path;
 	struct tui_line *lines;
 	size_t n_lines;
+	struct tui_histogram **function_hist; /* per function, all calls; NULL until used */
+	struct tui_histogram **call_hist;     /* per call instance; allocated on first use */
 	int finished;
 };
 
@@ -180,6 +182,12 @@ void tui_model_delete(struct tui_model *m)
 	free(m->call_entry);
 	free(m->histogram.step_start);
 	free(m->histogram.klass);
+	for (size_t i = 0; m->function_hist && i < m->n_functions; i++)
+		tui_histogram_delete(m->function_hist[i]);
+	for (size_t c = 0; m->call_hist && c < m->n_calls; c++)
+		tui_histogram_delete(m->call_hist[c]);
+	free(m->function_hist);
+	free(m->call_hist);
 	free(m->by_step);
 	free(m->path);
 	free(m->lines);
@@ -347,6 +355,70 @@ static void collect_functions(struct tui_model *m)
 	free(last);
 }
 
+/* Instructions in all the calls of function f (nested calls of a recursive
+ * function count once per level, as its histogram overlays them). */
+static uint64_t function_span(const struct tui_model *m, uint32_t f)
+{
+	uint64_t n = 0;
+	for (uint32_t c = m->functions[f].first_call; c != TUI_NONE; c = m->calls[c].next)
+		n += m->calls[c].last - m->calls[c].first + 1;
+	return n;
+}
+
+static const struct tui_model *span_model;
+static int by_span(const void *a, const void *b)
+{
+	uint64_t x = function_span(span_model, *(const uint32_t *)a);
+	uint64_t y = function_span(span_model, *(const uint32_t *)b);
+	return (x < y) - (x > y);
+}
+
+/* The histograms that would take a long pass on opening (a pass costs about
+ * 10 ms per 10^6 instructions), computed once now, largest first, within
+ * a budget of twice the run's instructions. */
+static void precompute_histograms(struct tui_model *m)
+{
+	m->function_hist = xcalloc(m->n_functions + 1, sizeof(*m->function_hist));
+	uint32_t *order = xmalloc((m->n_functions + 1) * sizeof(*order));
+	size_t n = 0;
+	for (uint32_t f = 0; f < m->n_functions; f++)
+		if (function_span(m, f) >= TUI_PRECOMPUTE_INSNS)
+			order[n++] = f;
+	span_model = m;
+	qsort(order, n, sizeof(*order), by_span);
+	uint64_t budget = 2 * (uint64_t)m->n_insns;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t span = function_span(m, order[k]);
+		if (span > budget)
+			continue;
+		budget -= span;
+		m->function_hist[order[k]] = tui_model_function_histogram(m, order[k], TUI_NONE);
+	}
+	free(order);
+}
+
+const struct tui_histogram *tui_model_cached_histogram(struct tui_model *m, uint32_t function,
+						       uint32_t call)
+{
+	if (function >= m->n_functions)
+		return NULL;
+	uint32_t only = m->functions[function].first_call;
+	if (call != TUI_NONE && (call != only || m->calls[only].next != TUI_NONE)) {
+		if (call >= m->n_calls)
+			return NULL;
+		if (!m->call_hist)
+			m->call_hist = xcalloc(m->n_calls + 1, sizeof(*m->call_hist));
+		if (!m->call_hist[call])
+			m->call_hist[call] = tui_model_function_histogram(m, function, call);
+		return m->call_hist[call];
+	}
+	if (!m->function_hist) /* before tui_model_finish */
+		return NULL;
+	if (!m->function_hist[function])
+		m->function_hist[function] = tui_model_function_histogram(m, function, TUI_NONE);
+	return m->function_hist[function];
+}
+
 static int compare_calls(const void *a, const void *b)
 {
 	const struct tui_call *x = a, *y = b;
@@ -380,6 +452,7 @@ int tui_model_finish(struct tui_model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
+	precompute_histograms(m);
 	return 0;
 }
 

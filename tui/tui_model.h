@@ -131,6 +131,16 @@ struct tui_histogram *tui_model_function_histogram(const struct tui_model *model
 						  uint32_t function, uint32_t call);
 void tui_histogram_delete(struct tui_histogram *histogram);
 
+/* The same, kept by the model: computed on first use, then returned again
+ * (a function with one call shares it with that call). tui_model_finish
+ * computes those of the largest functions beforehand (see
+ * TUI_PRECOMPUTE_INSNS), so that opening them costs no pass. */
+const struct tui_histogram *tui_model_cached_histogram(struct tui_model *model, uint32_t function,
+						       uint32_t call);
+/* Functions whose calls hold at least this many instructions get their
+ * histogram at load, largest first, within twice the run's instructions. */
+#define TUI_PRECOMPUTE_INSNS (1u << 19)
+
 /* Sum instructions by class over steps [from, to]. */
 void tui_histogram_bin(const struct tui_histogram *histogram, uint64_t from, uint64_t to,
 		       struct tui_bin *out);

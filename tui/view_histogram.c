@@ -14,7 +14,6 @@
 
 struct histogram_view {
 	uint32_t function, call; /* TUI_NONE, TUI_NONE: the whole run */
-	struct tui_histogram *own; /* a function's or a call's; NULL: the whole run's */
 	const struct tui_histogram *shown_h;
 	uint64_t steps;          /* C of what is shown */
 	uint64_t insns;
@@ -386,8 +385,6 @@ static int key(struct tui *t, struct tui_view *v, int k)
 /* Show a function's calls (call == TUI_NONE: all) or the whole run. */
 static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 {
-	tui_histogram_delete(h->own);
-	h->own = NULL;
 	h->call = call;
 	if (h->function == TUI_NONE) {
 		struct engine_totals tot;
@@ -396,9 +393,10 @@ static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 		h->steps = tot.steps;
 		h->insns = tot.insns;
 	} else {
-		h->shown_h = h->own = tui_model_function_histogram(t->model, h->function, call);
-		h->steps = h->own->steps;
-		h->insns = h->own->insns;
+		/* the model's, kept: a function opened again costs no pass */
+		h->shown_h = tui_model_cached_histogram(t->model, h->function, call);
+		h->steps = h->shown_h->steps;
+		h->insns = h->shown_h->insns;
 	}
 	h->width = 0;
 	if (h->plot_width)
@@ -408,7 +406,6 @@ static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 static void done(struct tui_view *v)
 {
 	struct histogram_view *h = v->state;
-	tui_histogram_delete(h->own);
 	free(h);
 }
 

@@ -86,6 +86,24 @@ static void test_functions(struct tui_model *m)
 		       b1.count[CLASS_MOVE] == 1 && b2.total == 1 && b2.count[CLASS_INT] == 1,
 	       "f's first call");
 	tui_histogram_delete(h);
+	/* The model's kept copies (what the screens use): the same hand-derived
+	 * figures, and the same copy when asked again. */
+	const struct tui_histogram *all = tui_model_cached_histogram(m, 0, TUI_NONE);
+	const struct tui_histogram *one = tui_model_cached_histogram(m, 0, f->first_call);
+	EXPECT(all && all->steps == 2 && all->insns == 8, "kept: f's histogram");
+	if (all) {
+		tui_histogram_bin(all, 1, 1, &b1);
+		EXPECT(b1.total == 6 && b1.count[CLASS_BRANCH] == 2, "kept: f step 1");
+	}
+	EXPECT(one && one != all && one->steps == 2 && one->insns == 4, "kept: f's first call");
+	if (one) {
+		tui_histogram_bin(one, 2, 2, &b2);
+		EXPECT(b2.total == 1 && b2.count[CLASS_INT] == 1, "kept: f's first call, step 2");
+	}
+	EXPECT(tui_model_cached_histogram(m, 0, TUI_NONE) == all &&
+		       tui_model_cached_histogram(m, 0, f->first_call) == one,
+	       "kept histograms returned again");
+	EXPECT(!tui_model_cached_histogram(m, 7, TUI_NONE), "no function 7");
 }
 
 static void test_graph(struct tui_model *m)
@@ -165,6 +183,42 @@ static void test_syscall(void)
 	tui_model_delete(m);
 }
 
+/* The benchmark's loop inside one call (synth.c): 60,000 iterations of 10
+ * instructions, 600,000 > TUI_PRECOMPUTE_INSNS, so its histogram is made
+ * at load; it must hold every instruction of the call (the call itself is
+ * the caller's) and match one made afresh bin for bin. */
+static void test_kept_loop(void)
+{
+	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
+	synth_replay_loop(tui_model_event, m, 60000);
+	if (tui_model_finish(m) < 0) {
+		printf("FAIL: tui_model_finish (loop): %s\n", perpi_error());
+		failures++;
+		tui_model_delete(m);
+		return;
+	}
+	const struct tui_function *f;
+	size_t n = tui_model_functions(m, &f);
+	EXPECT(n == 1 && f->calls == 1, "loop: one function called once");
+	const struct tui_histogram *kept = n ? tui_model_cached_histogram(m, 0, TUI_NONE) : NULL;
+	struct tui_histogram *fresh = n ? tui_model_function_histogram(m, 0, TUI_NONE) : NULL;
+	EXPECT(kept && kept->insns == 600000, "loop: kept histogram of 600000 instructions");
+	EXPECT(n && tui_model_cached_histogram(m, 0, f->first_call) == kept,
+	       "loop: the only call shares the function's histogram");
+	if (kept && fresh) {
+		EXPECT(kept->steps == fresh->steps, "loop: steps");
+		for (uint64_t s = 1; s + 999 <= kept->steps; s += 7919) {
+			struct tui_bin a, b;
+			tui_histogram_bin(kept, s, s + 999, &a);
+			tui_histogram_bin(fresh, s, s + 999, &b);
+			EXPECT(!memcmp(a.count, b.count, sizeof(a.count)), "loop: bin at step %lu",
+			       (unsigned long)s);
+		}
+	}
+	tui_histogram_delete(fresh);
+	tui_model_delete(m);
+}
+
 int main(void)
 {
 	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
@@ -178,6 +232,7 @@ int main(void)
 	test_graph(m);
 	test_critical(m);
 	test_syscall();
+	test_kept_loop();
 	tui_model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
 	return failures != 0;

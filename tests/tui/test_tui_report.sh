@@ -14,6 +14,8 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the JSO
 "$PERPI" tui --help >/dev/null 2>&1 || { echo "SKIP: perpi was built without curses"; exit 77; }
 tmp=$(mktemp -d)
 trap 'tmux_stop; rm -rf "$tmp"' EXIT
+XDG_DATA_HOME="$tmp/none" # the screens without a Palmed model (test_tui_palmed.sh has one)
+export XDG_DATA_HOME
 
 # The recordings: the hand-made run, and a real one when perpi record works.
 "$top_builddir/tests/tui/synth_data" "$tmp/synth.data" || exit 1

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	loops = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
 	replay(tee_event, sinks);
 	blocks_finish(b);
-	struct tui_blocks_source blocks = {b, block_ilp, NULL, 0};
+	struct tui_blocks_source blocks = {.blocks = b, .ilp_pass = block_ilp};
 	if (tui_model_finish(m) < 0) {
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		return 1;
