@@ -173,8 +173,8 @@ int cmd_run(int argc, char **argv)
 		struct report_extra x = {lift_report_columns, lift};
 		/* No "#" header here: the live report stays the replay's minus
 		 * its comment lines. */
-		if (!lift->lift && !perpi_quiet)
-			lift_report_hint(stderr, lift);
+		/* No hint when there is no model: the live report is PerPI's
+		 * table; perpi report says how to get the columns. */
 		if (report_text_extra(out, engine, symbolizer_name_fn, tracer_symbols(t),
 				      lift->lift ? &x : NULL) < 0)
 			fprintf(stderr, "perpi: writing the report: %s\n", perpi_error());

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -294,8 +295,11 @@ static void step_fixups(struct tracer *t, const struct insn_entry *e)
 		if (process_read(t->pid, t->regs.rsp + 1, &lo, 1) == 1 && (lo & 1))
 			process_poke_byte(t->pid, t->regs.rsp + 1, lo & ~1, NULL);
 	}
-	if (e->insn.control == CTRL_SYSCALL && (t->regs.r11 & EFLAGS_TF)) {
-		t->regs.r11 &= ~EFLAGS_TF; /* syscall saved RFLAGS, TF included, in r11 */
+	/* syscall saved RFLAGS, TF included, in r11; but rt_sigreturn (which
+	 * leaves orig_rax at -1) restored the program's own r11: keep it. */
+	if (e->insn.control == CTRL_SYSCALL && (t->regs.r11 & EFLAGS_TF) &&
+	    t->regs.orig_rax != SYS_rt_sigreturn && t->regs.orig_rax != (unsigned long long)-1) {
+		t->regs.r11 &= ~EFLAGS_TF;
 		ptrace(PTRACE_SETREGS, t->pid, 0, &t->regs);
 	}
 }

@@ -8,6 +8,11 @@
 run 0 --function work "$B/signal"
 expect_i 207 "signal handler"
 
+# A handler's rt_sigreturn restores the program's r11: perpi must not clear
+# TF in it as in the RFLAGS a syscall saves (the program exits 1 if r11
+# changed).
+run 0 "$B/sigr11"
+
 # pushf must not show the trap flag (the program exits 1 if it does).
 run 0 "$B/pushf"
 
