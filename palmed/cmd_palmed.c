@@ -174,8 +174,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 			return -1;
 		}
 		bench_options_default(&bo);
-		struct bench_ctx *bench = bench_new(&bo, db);
-		infer_bench_init(&ib, bench, &ms);
+		infer_bench_init(&ib, &bo, db, &ms);
 		infer_options_noisy(&o);
 		o.max_benchmarks = a->budget >= 0 ? (unsigned)a->budget
 						  : (unsigned)(forms.n * forms.n / 2 + 40 * forms.n + 2000);
@@ -183,7 +182,6 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 		rc = infer_model(&ms, forms.names, forms.n, &o, m, stats);
 		*cached = ib.cached;
 		infer_bench_done(&ib);
-		bench_delete(bench);
 		if (db)
 			db_close(db);
 	}

@@ -13,6 +13,7 @@
 #include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/infer.h"
+#include "palmed/infer_bench.h"
 #include "palmed/predict.h"
 #include "palmed/sim.h"
 
@@ -124,41 +125,36 @@ static int eval_sim(const struct eval_args *a)
 	return rc;
 }
 
-/* Native IPC of every kernel; kernels the runner refuses are dropped. */
-static void measure_native(struct bench_ctx *bench, struct kernel *ks, size_t *n,
+/* Native IPC of every kernel; kernels the runner refuses, or that stay
+ * too noisy to be a reference, are dropped (and counted). */
+static void measure_native(struct infer_bench *ib, struct kernel *ks, size_t *n,
 			   struct eval_set *s)
 {
-	struct bench_result *res = xcalloc(*n, sizeof(*res));
-	int *status = xcalloc(*n, sizeof(int));
-	char **errors = xcalloc(*n, sizeof(char *));
 	struct bench_cli_progress p;
-	bench_cli_progress_init(&p, "palmed eval: measuring");
-	for (size_t i = 0; i < *n; i++)
-		bench_result_init(&res[i]);
-	bench_measure_many(bench, ks, *n, res, status, errors, bench_cli_progress, &p);
-	bench_cli_progress_end(&p);
 	size_t kept = 0, dropped = 0;
+	bench_cli_progress_init(&p, "palmed eval: measuring");
 	for (size_t i = 0; i < *n; i++) {
-		if (status[i] == 0 && !res[i].flagged) {
+		struct bench_result r;
+		bench_cli_progress(&p, i, *n);
+		if (infer_bench_measure(ib, &ks[i], &r) == 0) {
 			char *spec = kernel_to_string(&ks[i]);
-			eval_add_point(s, spec, res[i].ipc);
+			eval_add_point(s, spec, r.ipc);
 			free(spec);
+			bench_result_done(&r);
 			ks[kept++] = ks[i];
-		} else {
-			if (!dropped++)
-				perpi_warn("palmed eval: kernel left out: %s",
-					   errors[i] ? errors[i] : res[i].flag_reason);
-			kernel_done(&ks[i]);
+			continue;
 		}
-		free(errors[i]);
-		bench_result_done(&res[i]);
+		if (!dropped++) {
+			char *spec = kernel_to_string(&ks[i]);
+			perpi_warn("palmed eval: kernel %s left out: %s", spec, perpi_error());
+			free(spec);
+		}
+		kernel_done(&ks[i]);
 	}
+	bench_cli_progress_end(&p);
 	if (dropped > 1)
 		perpi_warn("palmed eval: %zu kernels left out in all", dropped);
 	*n = kept;
-	free(res);
-	free(status);
-	free(errors);
 }
 
 static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
@@ -184,21 +180,23 @@ static int eval_native(const struct eval_args *a)
 		return -1;
 	}
 	struct bench_options bo;
+	struct infer_bench ib;
+	struct measure unused;
 	bench_options_default(&bo);
-	struct bench_ctx *bench = bench_new(&bo, db);
+	infer_bench_init(&ib, &bo, db, &unused);
 	struct kernel *ks = xcalloc(a->count, sizeof(*ks));
 	size_t n = a->count;
 	struct eval_set s;
 	eval_set_init(&s);
 	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, n, m, ks);
-	measure_native(bench, ks, &n, &s);
+	measure_native(&ib, ks, &n, &s);
 	int rc = 0;
 	if (n == 0) {
 		rc = perpi_set_error("no held-out kernel could be measured");
 	} else {
 		predict_points(m, &s, eval_add_predictor(&s, "palmed"), ks);
 		if (!a->no_mca && eval_mca_available())
-			predict_mca(bench, &s, eval_add_predictor(&s, "llvm-mca"), ks);
+			predict_mca(ib.bench, &s, eval_add_predictor(&s, "llvm-mca"), ks);
 		printf("reference: this CPU, measured; model of %zu forms, %zu resources, %u "
 		       "benchmarks\n",
 		       m->nforms, m->nres, m->benchmarks);
@@ -208,7 +206,7 @@ static int eval_native(const struct eval_args *a)
 		kernel_done(&ks[i]);
 	free(ks);
 	eval_set_done(&s);
-	bench_delete(bench);
+	infer_bench_done(&ib);
 	if (db)
 		db_close(db);
 	model_delete(m);

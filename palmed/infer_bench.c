@@ -6,41 +6,60 @@
 #include "common/util.h"
 #include "palmed/model.h"
 
+int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r)
+{
+	int rc = -1;
+	/* A busy host makes the runner give up on a kernel or return widely
+	 * spread samples; neither is the kernel's fault: measure it again
+	 * (bypassing the cached result). */
+	for (unsigned attempt = 0; attempt < 3; attempt++) {
+		bench_result_init(r);
+		rc = bench_measure(attempt ? ib->fresh : ib->bench, k, r);
+		if (rc == 0 && r->flagged) {
+			/* The generated code kept a dependency: its cycles are a
+			 * latency, not the throughput the model is about. */
+			rc = perpi_set_error("not measurable as throughput: %s", r->flag_reason);
+			break;
+		}
+		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
+			break;
+		if (rc == 0)
+			rc = perpi_set_error("repetitions spread by %.0f%% (a busy host)",
+					     100 * r->spread);
+		else if (!strstr(perpi_error(), "disturbed"))
+			break;
+		if (attempt < 2)
+			bench_result_done(r);
+	}
+	if (rc < 0)
+		bench_result_done(r);
+	return rc;
+}
+
 static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycles)
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result r;
-	int rc = -1;
-	/* A host busy for a while makes the runner give up on a kernel;
-	 * that is not the kernel's fault: try again a little later. */
-	for (unsigned attempt = 0; attempt < 3; attempt++) {
-		bench_result_init(&r);
-		rc = bench_measure(ib->bench, k, &r);
-		if (rc == 0 || !strstr(perpi_error(), "disturbed") || attempt == 2)
-			break;
-		bench_result_done(&r);
-	}
-	if (rc == 0 && r.flagged) {
-		/* The generated code kept a dependency: its cycles are a latency,
-		 * not the throughput the model is about. */
-		rc = perpi_set_error("not measurable as throughput: %s", r.flag_reason);
-	}
-	if (rc == 0) {
-		*cycles = r.cycles;
-		if (r.from_cache)
-			ib->cached++;
-		else
-			ib->measured++;
-	} else {
+	if (infer_bench_measure(ib, k, &r) < 0) {
 		ib->refused++;
+		return -1;
 	}
+	*cycles = r.cycles;
+	if (r.from_cache)
+		ib->cached++;
+	else
+		ib->measured++;
 	bench_result_done(&r);
-	return rc;
+	return 0;
 }
 
-void infer_bench_init(struct infer_bench *ib, struct bench_ctx *bench, struct measure *out)
+void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
+		      struct measure *out)
 {
-	ib->bench = bench;
+	struct bench_options fresh = *o;
+	fresh.fresh = 1;
+	ib->bench = bench_new(o, db);
+	ib->fresh = bench_new(&fresh, db);
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
 	out->ctx = ib;
@@ -50,6 +69,9 @@ void infer_bench_init(struct infer_bench *ib, struct bench_ctx *bench, struct me
 
 void infer_bench_done(struct infer_bench *ib)
 {
+	bench_delete(ib->bench);
+	bench_delete(ib->fresh);
 	free(ib->cpu);
+	ib->bench = ib->fresh = NULL;
 	ib->cpu = NULL;
 }

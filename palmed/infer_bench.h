@@ -7,14 +7,25 @@
 #include "palmed/bench.h"
 #include "palmed/measure.h"
 
+/* A measurement whose repetitions spread more than this (relative
+ * interquartile range) is taken again, and refused if it stays so. */
+#define INFER_BENCH_MAX_SPREAD 0.05
+
 struct infer_bench {
-	struct bench_ctx *bench; /* the caller's */
-	char *cpu;               /* owned */
+	struct bench_ctx *bench, *fresh; /* owned; fresh re-measures cached kernels */
+	char *cpu;                       /* owned */
 	unsigned measured, cached, refused;
 };
 
-/* Fills out to measure through bench; ib must outlive out. */
-void infer_bench_init(struct infer_bench *ib, struct bench_ctx *bench, struct measure *out);
+/* Fills out to measure with options o, caching in db (may be NULL; stays
+ * the caller's); ib must outlive out. */
+void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
+		      struct measure *out);
 void infer_bench_done(struct infer_bench *ib);
+
+/* One kernel through ib's runner: retried while the host disturbs it or
+ * its spread is above INFER_BENCH_MAX_SPREAD. Returns 0 with *r filled
+ * (the caller calls bench_result_done), or -1 with perpi_error() set. */
+int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r);
 
 #endif

@@ -72,14 +72,21 @@ static double *probe_forms(struct state *st, const double *base, double cb)
 	double cp;
 	for (size_t j = 0; j < st->n; j++) {
 		double extra = probe_count(st, base, cb, j);
-		memcpy(probe, base, st->n * sizeof(double));
-		probe[j] += extra;
-		if (infer_measure(st, probe, &cp) < 0) {
+		int rc = -1;
+		/* A kernel the runner refuses: one more instance is another
+		 * kernel, as good a probe. */
+		for (int again = 0; again < 2 && rc < 0; again++) {
+			memcpy(probe, base, st->n * sizeof(double));
+			probe[j] += extra + again;
+			rc = infer_measure(st, probe, &cp);
+			if (rc == 0)
+				rho[j] = fmax(0, (cp - cb) / (extra + again));
+		}
+		if (rc < 0) {
 			free(rho);
 			rho = NULL;
 			break;
 		}
-		rho[j] = fmax(0, (cp - cb) / extra);
 	}
 	free(probe);
 	return rho;
@@ -100,8 +107,13 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 		for (size_t j = 0; j < n; j++)
 			base[j] = scale * kernel[j] + g[j];
 		free(rho);
+		rho = NULL;
 		if (infer_measure(st, base, &cb) < 0 || !(rho = probe_forms(st, base, cb)))
 			break;
+		if (noisy) /* below the noise of a probe: no usage */
+			for (size_t j = 0; j < n; j++)
+				if (rho[j] < st->o->tol * st->single[j])
+					rho[j] = 0;
 		found = fabs(infer_dot(rho, base, n) - cb) <= st->o->tol * cb && infer_consistent(st, rho) &&
 			infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol);
 		if (!found && noisy && attempt + 1 == st->o->attempts) {
