@@ -40,3 +40,6 @@ mean=$(awk '{ s += $2 } END { printf "%.1f", s / NR }' "$timing")
 printf '%s\n' "$what"
 printf 'first screen: %.2f s (target 2 s)\n' "$first"
 printf 'keys: %s, mean %s ms, slowest %s (target 100 ms)\n' "$keys" "$mean" "$worst"
+# Every key in the order played, with its milliseconds (the first Enter on
+# the Functions screen opens the largest function's histogram).
+printf 'all keys: %s\n' "$(awk '{ printf "%s %s; ", $1, $2 }' "$timing")"

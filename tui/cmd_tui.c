@@ -179,13 +179,30 @@ static void free_lift(struct tui_blocks_source *src, struct lift_report *lr)
 	lift_report_delete(lr);
 }
 
-/* The blocks' ILP: a second replay of the recording. */
+/* The blocks' ILP: a second replay of the recording, in the background
+ * (tui_blocks_start); it stops when the browser quits. */
+struct block_ilp {
+	const char *path;
+	const int *cancel;
+	struct blocks *blocks;
+};
+
+static int block_ilp_event(void *ctx, const struct perpi_event *ev)
+{
+	struct block_ilp *p = ctx;
+	if (__atomic_load_n(p->cancel, __ATOMIC_RELAXED))
+		return perpi_set_error("cancelled");
+	return blocks_ilp_event(p->blocks, ev);
+}
+
 static int file_block_ilp(void *ctx, struct blocks *b)
 {
-	struct trace_reader *r = trace_reader_open(ctx);
+	struct block_ilp *p = ctx;
+	struct trace_reader *r = trace_reader_open(p->path);
 	if (!r)
 		return -1;
-	int rc = trace_reader_replay(r, blocks_ilp_event, b);
+	p->blocks = b;
+	int rc = trace_reader_replay(r, block_ilp_event, p);
 	trace_reader_close(r);
 	if (rc < 0)
 		return -1;
@@ -208,7 +225,9 @@ static int browse_file(const struct tui_options *o)
 	}
 	struct tui_symbols sym = {reader_function, reader_line, reader};
 	struct tee tee = {tui_model_new(&o->engine, &sym), lr};
-	struct tui_blocks_source blocks = {.ilp_pass = file_block_ilp, .ctx = (void *)o->input};
+	struct tui_blocks_source blocks = {.ilp_pass = file_block_ilp};
+	struct block_ilp ilp = {o->input, &blocks.cancel, NULL};
+	blocks.ctx = &ilp;
 	int r = -1;
 	if (trace_reader_replay(reader, tee_event, &tee) >= 0 && tui_model_finish(tee.model) >= 0) {
 		finish_lift(&blocks, lr, tee.model, o->input);

@@ -348,6 +348,41 @@ static int start_curses(void)
 	return 0;
 }
 
+static void *blocks_thread(void *arg)
+{
+	struct tui_blocks_source *src = arg;
+	src->ilp_rc = src->ilp_pass(src->ctx, src->blocks);
+	return NULL;
+}
+
+void tui_blocks_start(struct tui *t)
+{
+	struct tui_blocks_source *src = t->blocks;
+	if (!src || !src->blocks || !src->ilp_pass || src->ilp_done || src->running)
+		return;
+	if (!pthread_create(&src->thread, NULL, blocks_thread, src))
+		src->running = 1; /* else tui_blocks_wait runs the pass itself */
+}
+
+void tui_blocks_wait(struct tui *t)
+{
+	struct tui_blocks_source *src = t->blocks;
+	if (!src || !src->blocks || !src->ilp_pass || src->ilp_done)
+		return;
+	if (src->running) {
+		pthread_join(src->thread, NULL);
+		src->running = 0;
+	} else {
+		src->ilp_rc = src->ilp_pass(src->ctx, src->blocks);
+	}
+	if (src->ilp_rc < 0)
+		tui_message(t, "block ILP: %s", perpi_error());
+	else
+		src->ilp_done = 1;
+	if (src->ilp_rc < 0)
+		src->ilp_pass = NULL; /* not again */
+}
+
 int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const char *title)
 {
 	struct tui t = {.model = model, .blocks = blocks, .title = title};
@@ -361,6 +396,7 @@ int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const cha
 	FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
 	tui_open_functions(&t);
 	draw(&t);
+	tui_blocks_start(&t); /* the blocks' ILP, while the user reads */
 	for (;;) {
 		int key = getch();
 		if (key == ERR) /* blocking input failed: the terminal is gone */
@@ -388,5 +424,10 @@ int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const cha
 	while (depth)
 		pop();
 	restore_terminal();
+	if (blocks && blocks->running) { /* stop the blocks' ILP pass early */
+		__atomic_store_n(&blocks->cancel, 1, __ATOMIC_RELAXED);
+		pthread_join(blocks->thread, NULL);
+		blocks->running = 0;
+	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef PERPI_TUI_TUI_H
 #define PERPI_TUI_TUI_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "tui/tui_model.h"
@@ -59,6 +60,13 @@ struct tui_blocks_source {
 	int (*ilp_pass)(void *ctx, struct blocks *blocks); /* 0 or -1 with perpi_error() */
 	void *ctx;
 	int ilp_done;
+	/* The pass runs in a thread started once the first screen is drawn
+	 * (tui_blocks_start); the Blocks screen waits for it (tui_blocks_wait).
+	 * cancel: set on quitting, an ilp_pass may stop early when it reads 1
+	 * (__atomic_load_n) and return -1. */
+	int cancel;
+	int running, ilp_rc;
+	pthread_t thread;
 	/* The Palmed model lifted to the run once at load (palmed/lift_report.h),
 	 * NULL or lr->lift NULL without a model; then the figures of every
 	 * function (indexed like tui_model_functions) and of every block
@@ -91,6 +99,11 @@ int tui_check_terminal(void);
 
 /* Open a view on top of the stack (the stack owns it). */
 void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
+
+/* The blocks' ILP pass in the background, and waiting for it (then
+ * blocks->ilp_done, or a message); both do nothing without a pass. */
+void tui_blocks_start(struct tui *t);
+void tui_blocks_wait(struct tui *t);
 
 /* Opening views with arguments, used across screens. */
 void tui_open_functions(struct tui *t);

@@ -183,12 +183,7 @@ void tui_open_blocks(struct tui *t)
 	struct blocks_view *b = xcalloc(1, sizeof(*b));
 	struct tui_blocks_source *src = t->blocks;
 	if (src && src->blocks) {
-		if (!src->ilp_done && src->ilp_pass) {
-			if (src->ilp_pass(src->ctx, src->blocks) < 0)
-				tui_message(t, "block ILP: %s", perpi_error());
-			else
-				src->ilp_done = 1;
-		}
+		tui_blocks_wait(t); /* the pass started in the background at load */
 		b->ilp = src->ilp_done;
 		b->n = blocks_list(src->blocks, &b->all);
 		b->insns = blocks_insns(src->blocks);
