@@ -71,10 +71,15 @@ static struct x86_sem *sem_store(struct x86_decoder *dec, const struct x86_sem *
 	return s;
 }
 
-static void lowercase(char *s)
+/* Lower case, and without the space Capstone 4 leaves before some commas
+ * ("vaddps zmm0 , zmm1, zmm2"). */
+static void tidy_text(char *s)
 {
+	char *d = s;
 	for (; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
+		if (!(s[0] == ' ' && s[1] == ','))
+			*d++ = (char)tolower((unsigned char)*s);
+	*d = 0;
 }
 
 static void fill_unknown(struct x86_ir *ir, struct perpi_insn *out, const uint8_t *bytes)
@@ -132,7 +137,7 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 	x86_fix_apply(&ir);
 	memcpy(out->bytes, bytes, out->len);
 	out->decoder = ir.decoder;
-	lowercase(out->text);
+	tidy_text(out->text);
 	x86_classify(&ir, &out->klass, &out->control);
 	union {
 		struct x86_sem sem;

@@ -69,6 +69,12 @@ static void reg_effects(const struct x86_ir *ir, const struct x86_irop *op, stru
 		if (op->access & AC_W)
 			unit_add(dst, UNIT_K + r->num);
 		break;
+	case RC_MM: /* mmN is the mantissa of R N; a write sets all of R N */
+		if ((op->access & AC_R) && !skip_read)
+			unit_add(src, UNIT_X87 + (r->num & 7));
+		if (op->access & AC_W)
+			unit_add(dst, UNIT_X87 + (r->num & 7));
+		break;
 	case RC_MXCSR:
 	case RC_FPSW:
 	case RC_FPCW: {

@@ -34,15 +34,20 @@ static const struct fix fixes[] = {
     {"popfq", S_ALL, C_ANY, A_FLAGS_W, FL_ALL},
     /* Stores reported as reads: moves whose first operand is memory. */
     {"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, A_MEM_W, 0},
+    {"kmov? vmaskmov* vpmaskmov* vpmov* vcvtps2ph", S_CS, C_STORE, A_MEM_W, 0},
     {"stmxcsr vstmxcsr", S_CS, C_ANY, A_MEM_W, 0},
     /* lea, prefetches, clflush: address registers, no memory. */
     {"lea", S_CS, C_ANY, A_AGEN, 0},
-    {"prefetch* clflush clflushopt", S_ALL, C_ANY, A_AGEN, 0},
+    {"prefetch* clflush clflushopt clwb", S_ALL, C_ANY, A_AGEN, 0},
+    {"prefetch*", S_CS, C_ANY, A_NO_FLAGS_W, 0}, /* Capstone: prefetchw writes them */
     {"nop", S_ALL, C_ANY, A_NO_OPERANDS, 0},
     /* Flags. */
     {"adc sbb", S_CS, C_ANY, A_FLAGS_R, FL(UNIT_CF)},
     {"movsd movss", S_CS, C_VEC, A_FLAGS_NOT_R, FL(UNIT_DF)},
     {"test", S_CS, C_ANY, A_NO_WRITE, 0},
+    {"bextr", S_CS, C_ANY, A_FLAGS_NOT_W, FL(UNIT_DF)},
+    /* ZF and CF, the others cleared: Capstone misses OF (ptest), all (vptest) */
+    {"ptest vptest vtestps vtestpd", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
     /* Implicit registers. */
     {"cpuid", S_CS, C_ANY, A_GPR64, 0},
     {"cmpxchg", S_CS, C_ANY, A_CMPXCHG, 0},
@@ -64,6 +69,10 @@ static const struct fix fixes[] = {
     /* EVEX masked forms leave operands without access: they are read. */
     {"v*", S_CS, C_ANY, A_UNACCESSED_READ, 0},
     {"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+    {"vpcmpistri vpcmpestri vpcmpistrm vpcmpestrm", S_CS, C_ANY, A_FLAGS_W, FL_STATUS},
+    /* maskmovdqu xmm, xmm stores to [rdi], an operand Capstone does not show */
+    {"maskmovdqu vmaskmovdqu", S_CS, C_ANY, A_STORE_RDI, 16},
+    {"maskmovq", S_CS, C_ANY, A_STORE_RDI, 8},
     {"lzcnt tzcnt", S_CS, C_ANY, A_FLAGS_W, FL(UNIT_CF)},
     {"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, A_MEM_SIZE, 4},
     {"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, A_MEM_SIZE, 8},

@@ -20,6 +20,7 @@ enum action {
 	A_FLAGS_R,
 	A_FLAGS_W,
 	A_FLAGS_NOT_R,	   /* arg: FL() mask */
+	A_FLAGS_NOT_W,	   /* arg: FL() mask */
 	A_NO_WRITE,	   /* explicit operands are only read (test, cmp) */
 	A_GPR,		   /* implicit GPR: arg = num | size << 8 | access << 16 */
 	A_GPR64,	   /* implicit 32-bit GPRs are the 64-bit units */
@@ -46,6 +47,7 @@ enum action {
 	A_BIT_OFFSET,	/* bt m, r: the address depends on the register */
 	A_XLAT,		/* xlat: reads [rbx + al] into al */
 	A_COMPRESS,	/* vpcompress/vpexpand: the memory elements are contiguous */
+	A_STORE_RDI,	/* maskmovdqu: arg bytes written at [rdi] (every byte, whatever the mask) */
 };
 enum lane { L_EXTRACT, L_INSERT, L_PERM2, L_PERMQ, L_SHUF4 };
 

@@ -328,6 +328,9 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 	case A_MEM_RW:
 		set_mem_access(ir, AC_R | AC_W);
 		break;
+	case A_STORE_RDI:
+		add_stack_mem(ir, UNIT_RDI, 0, (int)arg, AC_W);
+		break;
 	case A_AGEN:
 		for (int i = 0; i < ir->nops; i++)
 			if (ir->ops[i].type == OP_MEM)
@@ -345,6 +348,9 @@ void x86_fix_action(struct x86_ir *ir, int action, uint32_t arg)
 		break;
 	case A_FLAGS_NOT_R:
 		ir->flags_read &= (uint8_t)~arg;
+		break;
+	case A_FLAGS_NOT_W:
+		ir->flags_write &= (uint8_t)~arg;
 		break;
 	case A_NO_WRITE:
 		for (int i = 0; i < ir->nops; i++)

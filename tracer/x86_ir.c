@@ -52,8 +52,8 @@ static struct x86_ireg parse_numbered(const char *s)
 		const char *prefix;
 		int cls, size;
 	} vec[] = {
-	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64},
-	    {"k", RC_K, 8},	 {"st(", RC_ST, 10},  {"st", RC_ST, 10},
+	    {"xmm", RC_VEC, 16}, {"ymm", RC_VEC, 32}, {"zmm", RC_VEC, 64}, {"k", RC_K, 8},
+	    {"st(", RC_ST, 10},	 {"st", RC_ST, 10},   {"mm", RC_MM, 8},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
 		size_t l = strlen(vec[i].prefix);
@@ -320,6 +320,32 @@ static void cs_fill_ops(struct x86_ir *ir, csh h, const cs_insn *in)
 	}
 }
 
+/* What Capstone 4 decodes as something else: Zydis does these.
+ * - EVEX memory operands with a vector index ("[rsi + xmm0 - 0x20]")
+ *   outside gathers and scatters, and the scatters' own VSIB index
+ *   ("vpscatterdd [rdi + rcx*4] {k1}, zmm0" for [rdi + zmm1*4]);
+ * - the fences with a mandatory prefix: tpause (66 0f ae /6), umonitor
+ *   (f3 0f ae /6), umwait (f2 0f ae /6), incsspd/q (f3 0f ae /5);
+ * - rdpid (f3 0f c7 /7), which it calls rdseed (and gives flags). */
+static int cs_misdecoded(const struct x86_ir *ir, const uint8_t *b, size_t len)
+{
+	int vsib = strstr(ir->mnemonic, "gather") || strstr(ir->mnemonic, "scatter");
+	for (int i = 0; i < ir->nops; i++)
+		if (ir->ops[i].type == OP_MEM && (ir->ops[i].index.cls == RC_VEC) != vsib)
+			return 1;
+	int f3 = 0, any = 0; /* the legacy prefixes before the opcode (and REX) */
+	for (size_t i = 0; i < len && (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3 ||
+				       (b[i] >= 0x40 && b[i] <= 0x4f));
+	     i++) {
+		f3 |= b[i] == 0xf3;
+		any |= b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3;
+	}
+	if (any && (!strcmp(ir->mnemonic, "lfence") || !strcmp(ir->mnemonic, "mfence") ||
+		    !strcmp(ir->mnemonic, "sfence")))
+		return 1;
+	return f3 && (!strcmp(ir->mnemonic, "rdseed") || !strcmp(ir->mnemonic, "rdrand"));
+}
+
 int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t avail,
 		    struct x86_ir *ir, uint8_t *len, char *text, size_t text_size)
 {
@@ -340,14 +366,10 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 			     in->detail->x86.prefix[0] == X86_PREFIX_REPNE))
 		ir->rep = 2; /* prefix present, meaning depends on the mnemonic */
 	cs_fill_ops(ir, h, in);
-	/* Capstone 4 misdecodes some EVEX memory operands with a vector index
-	 * ("[rsi + xmm0 - 0x20]") outside gathers and scatters: let Zydis do them. */
-	for (int i = 0; i < ir->nops; i++)
-		if (ir->ops[i].type == OP_MEM && ir->ops[i].index.cls == RC_VEC &&
-		    !strstr(ir->mnemonic, "gather") && !strstr(ir->mnemonic, "scatter")) {
-			cs_free(in, 1);
-			return -1;
-		}
+	if (cs_misdecoded(ir, bytes, in->size)) {
+		cs_free(in, 1);
+		return -1;
+	}
 	/* eflags shares a union with fpu_flags: x87 instructions have none
 	 * (fcomi's go through the fix table). */
 	int fpu = cs_insn_group(h, in, X86_GRP_FPU) || ir->mnemonic[0] == 'f';

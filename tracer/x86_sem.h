@@ -30,7 +30,8 @@ enum x86_rcls {
 	RC_FS,
 	RC_GS,
 	RC_SEG,
-	RC_OTHER
+	RC_OTHER,
+	RC_MM /* mm0-mm7: the x87 physical registers R0-R7, not through TOP */
 };
 
 struct x86_ireg {
@@ -41,7 +42,7 @@ struct x86_ireg {
 };
 
 /* Parse a register name as either decoder prints it ("eax", "st(1)", "st1",
- * "zmm17", "k3", "x87status"...). Unknown names give RC_OTHER. */
+ * "zmm17", "k3", "mm2", "x87status"...). Unknown names give RC_OTHER. */
 struct x86_ireg x86_reg_parse(const char *name);
 
 enum { OP_REG = 1, OP_MEM, OP_IMM, OP_AGEN /* address only: lea, nop, prefetch */ };

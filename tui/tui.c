@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -144,20 +145,6 @@ const char *tui_describe(struct tui *t, uint64_t addr)
 	return buf;
 }
 
-const char *tui_count(uint64_t n, int slot)
-{
-	static char buf[4][32];
-	char digits[32], *out = buf[slot & 3];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n), o = 0;
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = 0;
-	return out;
-}
-
 int tui_navigate(int key, int64_t *selected, int64_t n, int page)
 {
 	int64_t s = *selected;
@@ -278,9 +265,9 @@ int tui_prompt(struct tui *t, const char *prompt, char *buf, int size)
 		tui_style(t, STYLE_BAR, 0);
 		refresh();
 		int c = getch();
-		if (c == '\n' || c == KEY_ENTER || c == 27) {
+		if (c == '\n' || c == KEY_ENTER || c == 27 || c == ERR) {
 			curs_set(0);
-			return c == 27 ? -1 : 0;
+			return c == '\n' || c == KEY_ENTER ? 0 : -1;
 		} else if (c == 21) { /* C-u: clear, as in a shell */
 			buf[len = 0] = 0;
 		} else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
@@ -326,10 +313,22 @@ static int handle_key(struct tui *t, int key)
 	return 0;
 }
 
-static int start_curses(void)
+int tui_check_terminal(void)
 {
+	struct winsize ws;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return perpi_set_error("standard input and output must be a terminal");
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_row &&
+	    (ws.ws_col < TUI_MIN_COLS || ws.ws_row < TUI_MIN_LINES))
+		return perpi_set_error("terminal too small: %dx%d, perpi tui needs at least %dx%d",
+				       ws.ws_col, ws.ws_row, TUI_MIN_COLS, TUI_MIN_LINES);
+	return 0;
+}
+
+static int start_curses(void)
+{
+	if (tui_check_terminal() < 0)
+		return -1;
 	setlocale(LC_ALL, "");
 	if (!newterm(NULL, stdout, stdin))
 		return perpi_set_error("cannot use terminal '%s'",
@@ -344,14 +343,14 @@ static int start_curses(void)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
-	set_escdelay(25);
+	set_escdelay(100); /* long enough for a loaded machine's escape sequences */
 	curs_set(0);
 	return 0;
 }
 
-int tui_run(struct tui_model *model, const char *title)
+int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const char *title)
 {
-	struct tui t = {.model = model, .title = title};
+	struct tui t = {.model = model, .blocks = blocks, .title = title};
 	catch_signals();
 	if (start_curses() < 0)
 		return -1;
@@ -364,6 +363,8 @@ int tui_run(struct tui_model *model, const char *title)
 	draw(&t);
 	for (;;) {
 		int key = getch();
+		if (key == ERR) /* blocking input failed: the terminal is gone */
+			break;
 		double start = perpi_now();
 		t.message[0] = 0;
 		int r = handle_key(&t, key);
@@ -375,7 +376,8 @@ int tui_run(struct tui_model *model, const char *title)
 			else
 				tui_message(&t, "first screen: q quits");
 		}
-		draw(&t);
+		if (!(r & TUI_HANDLED) || (r & (TUI_REDRAW | TUI_BACK)) || t.message[0])
+			draw(&t);
 		if (timing) {
 			fprintf(timing, "%s %.3f\n", keyname(key), 1000 * (perpi_now() - start));
 			fflush(timing);

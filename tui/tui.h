@@ -47,9 +47,33 @@ struct tui_view {
 	void *state; /* owned by the view, freed by ops->done */
 };
 
+/* The basic blocks of the run (ilp/blocks.h), fed with the same events as
+ * the model. Their ILP takes a second pass over the events: ilp_pass runs
+ * it (replaying the recording) when the Blocks screen first needs it; NULL
+ * when the events cannot be had again (a live trace). */
+struct blocks;
+struct lift_report;
+struct lift_figures;
+struct tui_blocks_source {
+	struct blocks *blocks;
+	int (*ilp_pass)(void *ctx, struct blocks *blocks); /* 0 or -1 with perpi_error() */
+	void *ctx;
+	int ilp_done;
+	/* The Palmed model lifted to the run once at load (palmed/lift_report.h),
+	 * NULL or lr->lift NULL without a model; then the figures of every
+	 * function (indexed like tui_model_functions) and of every block
+	 * (like blocks_list). note: what the bottom lines say about the model
+	 * (its file, or how to build one). */
+	const struct lift_report *lr;
+	struct lift_figures *functions;
+	struct lift_figures *block_figures;
+	char note[160];
+};
+
 /* The application: the model and the stack of open views. */
 struct tui {
 	struct tui_model *model;
+	struct tui_blocks_source *blocks; /* NULL: no Blocks screen figures */
 	const char *title; /* what was loaded, for the title line */
 	int colours;       /* 0 on monochrome terminals and with NO_COLOR */
 	char message[160]; /* a one-shot status line message */
@@ -58,7 +82,12 @@ struct tui {
 /* Run the browser on a finished model until the user quits. Returns 0, or
  * -1 with perpi_error() set (terminal too small, no terminal). The
  * terminal is restored in every case, also on fatal signals. */
-int tui_run(struct tui_model *model, const char *title);
+int tui_run(struct tui_model *model, struct tui_blocks_source *blocks, const char *title);
+
+/* Whether this terminal can show the browser (standard input and output
+ * a terminal of at least 80x24), before loading anything: 0 or -1 with
+ * perpi_error() set. tui_run checks again. */
+int tui_check_terminal(void);
 
 /* Open a view on top of the stack (the stack owns it). */
 void tui_push(struct tui *t, const struct tui_view_ops *ops, void *state);
@@ -86,7 +115,5 @@ void tui_scroll(int64_t selected, int64_t *top, int rows);
 /* The code at addr as the symbols name it ("f+0x1c"), else "0x4011a0";
  * a static buffer. */
 const char *tui_describe(struct tui *t, uint64_t addr);
-/* "1234567" -> "1,234,567" style, in a static buffer per slot (0..3). */
-const char *tui_count(uint64_t n, int slot);
 
 #endif

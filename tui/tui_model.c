@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "tui/tui_blocks.h"
 
 /* An open call instance while the events stream in. */
 struct frame {
@@ -41,15 +40,14 @@ struct tui_model {
 	struct tui_function *functions;
 	size_t n_functions;
 	uint64_t max_step;
-	uint32_t *step_start; /* [max_step + 2] offsets into by_step */
+	struct tui_histogram histogram; /* whole run: classes ordered by step */
 	uint32_t *by_step;    /* dynamic indices ordered by step, then index */
-	uint8_t *class_by_step;
 	uint32_t *path;
 	size_t n_path;
 	struct tui_line *lines;
 	size_t n_lines;
-	struct tui_block *blocks;
-	size_t n_blocks;
+	struct tui_histogram **function_hist; /* per function, all calls; NULL until used */
+	struct tui_histogram **call_hist;     /* per call instance; allocated on first use */
 	int finished;
 };
 
@@ -182,12 +180,17 @@ void tui_model_delete(struct tui_model *m)
 	free(m->frames);
 	free(m->calls);
 	free(m->call_entry);
-	free(m->step_start);
+	free(m->histogram.step_start);
+	free(m->histogram.klass);
+	for (size_t i = 0; m->function_hist && i < m->n_functions; i++)
+		tui_histogram_delete(m->function_hist[i]);
+	for (size_t c = 0; m->call_hist && c < m->n_calls; c++)
+		tui_histogram_delete(m->call_hist[c]);
+	free(m->function_hist);
+	free(m->call_hist);
 	free(m->by_step);
-	free(m->class_by_step);
 	free(m->path);
 	free(m->lines);
-	free(m->blocks);
 	free(m);
 }
 
@@ -202,20 +205,22 @@ int tui_model_event(void *ctx, const struct perpi_event *ev)
 static void order_by_step(struct tui_model *m)
 {
 	size_t steps = m->max_step + 2;
-	m->step_start = xcalloc(steps, sizeof(*m->step_start));
+	m->histogram.steps = m->max_step;
+	m->histogram.insns = m->n_insns;
+	m->histogram.step_start = xcalloc(steps, sizeof(*m->histogram.step_start));
 	for (size_t i = 0; i < m->n_insns; i++)
-		m->step_start[m->insns[i].step + 1]++;
+		m->histogram.step_start[m->insns[i].step + 1]++;
 	for (size_t s = 1; s < steps; s++)
-		m->step_start[s] += m->step_start[s - 1];
+		m->histogram.step_start[s] += m->histogram.step_start[s - 1];
 	uint32_t *next = xmalloc(steps * sizeof(*next));
-	memcpy(next, m->step_start, steps * sizeof(*next));
+	memcpy(next, m->histogram.step_start, steps * sizeof(*next));
 	m->by_step = xmalloc((m->n_insns + 1) * sizeof(*m->by_step));
-	m->class_by_step = xmalloc(m->n_insns + 1);
+	m->histogram.klass = xmalloc(m->n_insns + 1);
 	for (size_t i = 0; i < m->n_insns; i++) {
 		uint32_t at = next[m->insns[i].step]++;
 		m->by_step[at] = (uint32_t)i;
 		const struct perpi_insn *insn = tui_model_static(m, m->insns[i].insn);
-		m->class_by_step[at] = insn && insn->klass < CLASS_COUNT ? insn->klass : CLASS_OTHER;
+		m->histogram.klass[at] = insn && insn->klass < CLASS_COUNT ? insn->klass : CLASS_OTHER;
 	}
 	free(next);
 }
@@ -225,7 +230,7 @@ static void follow_critical_path(struct tui_model *m)
 	if (!m->max_step)
 		return;
 	m->path = xmalloc(m->max_step * sizeof(*m->path));
-	uint32_t i = m->by_step[m->step_start[m->max_step]];
+	uint32_t i = m->by_step[m->histogram.step_start[m->max_step]];
 	size_t n = 0;
 	while (i != TUI_NONE && n < m->max_step) {
 		m->path[n++] = i;
@@ -350,6 +355,70 @@ static void collect_functions(struct tui_model *m)
 	free(last);
 }
 
+/* Instructions in all the calls of function f (nested calls of a recursive
+ * function count once per level, as its histogram overlays them). */
+static uint64_t function_span(const struct tui_model *m, uint32_t f)
+{
+	uint64_t n = 0;
+	for (uint32_t c = m->functions[f].first_call; c != TUI_NONE; c = m->calls[c].next)
+		n += m->calls[c].last - m->calls[c].first + 1;
+	return n;
+}
+
+static const struct tui_model *span_model;
+static int by_span(const void *a, const void *b)
+{
+	uint64_t x = function_span(span_model, *(const uint32_t *)a);
+	uint64_t y = function_span(span_model, *(const uint32_t *)b);
+	return (x < y) - (x > y);
+}
+
+/* The histograms that would take a long pass on opening (a pass costs about
+ * 10 ms per 10^6 instructions), computed once now, largest first, within
+ * a budget of twice the run's instructions. */
+static void precompute_histograms(struct tui_model *m)
+{
+	m->function_hist = xcalloc(m->n_functions + 1, sizeof(*m->function_hist));
+	uint32_t *order = xmalloc((m->n_functions + 1) * sizeof(*order));
+	size_t n = 0;
+	for (uint32_t f = 0; f < m->n_functions; f++)
+		if (function_span(m, f) >= TUI_PRECOMPUTE_INSNS)
+			order[n++] = f;
+	span_model = m;
+	qsort(order, n, sizeof(*order), by_span);
+	uint64_t budget = 2 * (uint64_t)m->n_insns;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t span = function_span(m, order[k]);
+		if (span > budget)
+			continue;
+		budget -= span;
+		m->function_hist[order[k]] = tui_model_function_histogram(m, order[k], TUI_NONE);
+	}
+	free(order);
+}
+
+const struct tui_histogram *tui_model_cached_histogram(struct tui_model *m, uint32_t function,
+						       uint32_t call)
+{
+	if (function >= m->n_functions)
+		return NULL;
+	uint32_t only = m->functions[function].first_call;
+	if (call != TUI_NONE && (call != only || m->calls[only].next != TUI_NONE)) {
+		if (call >= m->n_calls)
+			return NULL;
+		if (!m->call_hist)
+			m->call_hist = xcalloc(m->n_calls + 1, sizeof(*m->call_hist));
+		if (!m->call_hist[call])
+			m->call_hist[call] = tui_model_function_histogram(m, function, call);
+		return m->call_hist[call];
+	}
+	if (!m->function_hist) /* before tui_model_finish */
+		return NULL;
+	if (!m->function_hist[function])
+		m->function_hist[function] = tui_model_function_histogram(m, function, TUI_NONE);
+	return m->function_hist[function];
+}
+
 static int compare_calls(const void *a, const void *b)
 {
 	const struct tui_call *x = a, *y = b;
@@ -383,7 +452,7 @@ int tui_model_finish(struct tui_model *m)
 	order_by_step(m);
 	follow_critical_path(m);
 	summarise_critical_lines(m);
-	m->blocks = tui_model_blocks_compute(m, &m->n_blocks);
+	precompute_histograms(m);
 	return 0;
 }
 
@@ -437,24 +506,20 @@ unsigned tui_model_producer_unit(const struct tui_model *m, uint32_t index, size
 
 size_t tui_model_at_step(const struct tui_model *m, uint64_t step, const uint32_t **out)
 {
-	if (step > m->max_step || !m->step_start)
+	if (step > m->max_step || !m->histogram.step_start)
 		return 0;
-	*out = m->by_step + m->step_start[step];
-	return m->step_start[step + 1] - m->step_start[step];
+	*out = m->by_step + m->histogram.step_start[step];
+	return m->histogram.step_start[step + 1] - m->histogram.step_start[step];
+}
+
+const struct tui_histogram *tui_model_histogram(const struct tui_model *m)
+{
+	return &m->histogram;
 }
 
 void tui_model_bin(const struct tui_model *m, uint64_t from, uint64_t to, struct tui_bin *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->first_step = from;
-	out->last_step = to;
-	if (!m->step_start || from > m->max_step || from > to)
-		return;
-	if (to > m->max_step)
-		to = m->max_step;
-	for (uint32_t k = m->step_start[from]; k < m->step_start[to + 1]; k++)
-		out->count[m->class_by_step[k]]++;
-	out->total = m->step_start[to + 1] - m->step_start[from];
+	tui_histogram_bin(&m->histogram, from, to, out);
 }
 
 /* A producer before first is ready at step 0, so an instruction's step is
@@ -464,55 +529,108 @@ void tui_model_bin(const struct tui_model *m, uint64_t from, uint64_t to, struct
 uint64_t tui_model_isolated_steps(const struct tui_model *m, uint32_t first, uint32_t last, uint32_t *step)
 {
 	uint64_t top = 0;
+	const struct tui_insn *insns = m->insns;
 	for (uint32_t i = first; i <= last && i < m->n_insns; i++) {
-		const uint32_t *p;
-		size_t n = tui_model_producers(m, i, &p);
+		size_t end = i + 1 < m->n_insns ? insns[i + 1].deps : m->n_deps;
 		uint32_t c = 0;
-		for (size_t k = 0; k < n; k++)
-			if (p[k] >= first && step[p[k] - first] > c)
-				c = step[p[k] - first];
-		step[i - first] = m->insns[i].step ? c + 1 : c;
-		if (step[i - first] > top)
-			top = step[i - first];
+		for (size_t k = insns[i].deps; k < end; k++) {
+			uint32_t p = m->deps[k];
+			if (p >= first && step[p - first] > c)
+				c = step[p - first];
+		}
+		c += insns[i].step != 0;
+		step[i - first] = c;
+		if (c > top)
+			top = c;
 	}
 	return top;
 }
 
-uint64_t *tui_model_function_histogram(const struct tui_model *m, uint32_t function, uint32_t call,
-				   uint64_t *steps)
+/* The class of each static instruction, for loops over many instructions. */
+static uint8_t *static_classes(const struct tui_model *m)
 {
-	uint64_t *counts = NULL;
-	size_t cap = 0;
-	*steps = 0;
-	if (function >= m->n_functions)
-		return xcalloc(CLASS_COUNT, sizeof(*counts));
-	uint32_t c = call != TUI_NONE ? call : m->functions[function].first_call;
-	for (; c != TUI_NONE; c = call != TUI_NONE ? TUI_NONE : m->calls[c].next) {
-		const struct tui_call *mc = &m->calls[c];
-		uint32_t *step = xmalloc(((size_t)mc->last - mc->first + 1) * sizeof(*step));
-		uint64_t top = tui_model_isolated_steps(m, mc->first, mc->last, step);
-		if (top > *steps)
-			*steps = top;
-		if ((top + 1) * CLASS_COUNT > cap) {
-			size_t old = cap;
-			grow((void **)&counts, &cap, (top + 1) * CLASS_COUNT, sizeof(*counts));
-			memset(counts + old, 0, (cap - old) * sizeof(*counts));
-		}
-		for (uint32_t i = mc->first; i <= mc->last && i < m->n_insns; i++) {
-			const struct perpi_insn *insn = tui_model_static(m, m->insns[i].insn);
-			unsigned k = insn && insn->klass < CLASS_COUNT ? insn->klass : CLASS_OTHER;
-			if (m->insns[i].step)
-				counts[step[i - mc->first] * CLASS_COUNT + k]++;
-		}
-		free(step);
-	}
-	return counts ? counts : xcalloc(CLASS_COUNT, sizeof(*counts));
+	uint8_t *k = xmalloc(m->n_statics + 1);
+	for (size_t id = 0; id < m->n_statics; id++)
+		k[id] = m->statics[id] && m->statics[id]->klass < CLASS_COUNT ? m->statics[id]->klass
+									       : CLASS_OTHER;
+	return k;
 }
 
-size_t tui_model_blocks(const struct tui_model *m, const struct tui_block **out)
+static uint32_t next_call(const struct tui_model *m, uint32_t c, uint32_t only)
 {
-	*out = m->blocks;
-	return m->n_blocks;
+	return only != TUI_NONE ? TUI_NONE : m->calls[c].next;
+}
+
+/* A counting sort by isolated step: the steps of all the calls' counted
+ * instructions first (kept in one array), then their classes in place. */
+struct tui_histogram *tui_model_function_histogram(const struct tui_model *m, uint32_t function,
+						  uint32_t call)
+{
+	struct tui_histogram *h = xcalloc(1, sizeof(*h));
+	uint32_t first = call != TUI_NONE ? call
+			 : function < m->n_functions ? m->functions[function].first_call
+						     : TUI_NONE;
+	size_t total = 0, cap = 2;
+	for (uint32_t c = first; c != TUI_NONE; c = next_call(m, c, call))
+		total += m->calls[c].last - m->calls[c].first + 1;
+	uint32_t *step = xmalloc((total + 1) * sizeof(*step));
+	uint32_t *count = xcalloc(cap, sizeof(*count));
+	size_t at = 0;
+	for (uint32_t c = first; c != TUI_NONE; c = next_call(m, c, call)) {
+		const struct tui_call *mc = &m->calls[c];
+		uint64_t top = tui_model_isolated_steps(m, mc->first, mc->last, step + at);
+		if (top + 2 > cap) {
+			count = xrealloc(count, (top + 2) * sizeof(*count));
+			memset(count + cap, 0, (top + 2 - cap) * sizeof(*count));
+			cap = top + 2;
+		}
+		for (uint32_t i = mc->first; i <= mc->last; i++, at++)
+			if (m->insns[i].step)
+				count[step[at] + 1]++;
+		if (top > h->steps)
+			h->steps = top;
+	}
+	h->step_start = count; /* prefix sums: where each step's instructions start */
+	for (size_t s = 1; s < cap; s++)
+		count[s] += count[s - 1];
+	h->insns = count[cap - 1];
+	uint32_t *next = xmalloc(cap * sizeof(*next));
+	memcpy(next, count, cap * sizeof(*next));
+	uint8_t *klass = static_classes(m);
+	h->klass = xmalloc(h->insns + 1);
+	at = 0;
+	for (uint32_t c = first; c != TUI_NONE; c = next_call(m, c, call))
+		for (uint32_t i = m->calls[c].first; i <= m->calls[c].last; i++, at++)
+			if (m->insns[i].step)
+				h->klass[next[step[at]]++] = klass[m->insns[i].insn];
+	free(klass);
+	free(next);
+	free(step);
+	return h;
+}
+
+void tui_histogram_delete(struct tui_histogram *h)
+{
+	if (!h)
+		return;
+	free(h->step_start);
+	free(h->klass);
+	free(h);
+}
+
+void tui_histogram_bin(const struct tui_histogram *h, uint64_t from, uint64_t to,
+		       struct tui_bin *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->first_step = from;
+	out->last_step = to;
+	if (!h->step_start || from > h->steps || from > to)
+		return;
+	if (to > h->steps)
+		to = h->steps;
+	for (uint32_t k = h->step_start[from]; k < h->step_start[to + 1]; k++)
+		out->count[h->klass[k]]++;
+	out->total = h->step_start[to + 1] - h->step_start[from];
 }
 
 const struct tui_symbols *tui_model_symbols(const struct tui_model *m)

@@ -78,18 +78,6 @@ struct tui_line {
 	uint64_t count;   /* critical-path instructions on this line */
 };
 
-/* A basic block as executed: from an instruction reached by a control
- * transfer (or the start of the region) to the next control instruction.
- * Each occurrence is analysed in isolation, like a call instance. */
-struct tui_block {
-	uint64_t addr, last_addr; /* first and last instruction */
-	uint32_t insns;           /* instructions per occurrence */
-	uint32_t first;           /* first occurrence's first dynamic index */
-	uint64_t occurrences;
-	uint64_t steps;           /* sum over occurrences of their C */
-	double ilp;               /* occurrences * insns / steps */
-};
-
 struct tui_model;
 
 struct tui_model *tui_model_new(const struct engine_options *opt, const struct tui_symbols *sym);
@@ -124,12 +112,38 @@ size_t tui_model_at_step(const struct tui_model *model, uint64_t step, const uin
 /* Sum instructions by class over steps [from, to] (whole run). */
 void tui_model_bin(const struct tui_model *model, uint64_t from, uint64_t to, struct tui_bin *out);
 
-/* Per-step histogram of a function (all its call instances, or one call
- * when call != TUI_NONE), each instance analysed in isolation (DESIGN.md):
- * counts[c * CLASS_COUNT + k] for c = 1..*steps. Returns a malloc'd array
- * the caller frees; *steps is the highest step (C of the longest instance). */
-uint64_t *tui_model_function_histogram(const struct tui_model *model, uint32_t function, uint32_t call,
-				   uint64_t *steps);
+/* Instructions by step and class, ordered so that any bin of steps costs
+ * one scan of its instructions' classes. */
+struct tui_histogram {
+	uint64_t steps;       /* C: the highest step */
+	uint64_t insns;       /* instructions placed (step_start[steps + 1]) */
+	uint32_t *step_start; /* [steps + 2]: where step s's classes start in klass */
+	uint8_t *klass;       /* enum perpi_class, ordered by step */
+};
+
+/* The whole run's (owned by the model). */
+const struct tui_histogram *tui_model_histogram(const struct tui_model *model);
+
+/* A function's (all its call instances, or one call when call != TUI_NONE),
+ * each instance analysed in isolation (DESIGN.md), overlaid step by step.
+ * Costs a pass over the calls' instructions; tui_histogram_delete frees it. */
+struct tui_histogram *tui_model_function_histogram(const struct tui_model *model,
+						  uint32_t function, uint32_t call);
+void tui_histogram_delete(struct tui_histogram *histogram);
+
+/* The same, kept by the model: computed on first use, then returned again
+ * (a function with one call shares it with that call). tui_model_finish
+ * computes those of the largest functions beforehand (see
+ * TUI_PRECOMPUTE_INSNS), so that opening them costs no pass. */
+const struct tui_histogram *tui_model_cached_histogram(struct tui_model *model, uint32_t function,
+						       uint32_t call);
+/* Functions whose calls hold at least this many instructions get their
+ * histogram at load, largest first, within twice the run's instructions. */
+#define TUI_PRECOMPUTE_INSNS (1u << 19)
+
+/* Sum instructions by class over steps [from, to]. */
+void tui_histogram_bin(const struct tui_histogram *histogram, uint64_t from, uint64_t to,
+		       struct tui_bin *out);
 
 /* Steps of dynamic instructions [first, last] analysed in isolation
  * (values produced before first are ready at step 0): step[i - first] for
@@ -147,9 +161,6 @@ size_t tui_model_critical_lines(const struct tui_model *model, const struct tui_
  * among those at steps up to max_step. Returns a malloc'd array. */
 size_t tui_model_consumers(const struct tui_model *model, uint32_t index, uint64_t max_step,
 		       uint32_t **out);
-
-/* Basic blocks, most executed instructions (occurrences x insns) first. */
-size_t tui_model_blocks(const struct tui_model *model, const struct tui_block **out);
 
 const struct tui_symbols *tui_model_symbols(const struct tui_model *model);
 const char *tui_model_class_name(unsigned klass);

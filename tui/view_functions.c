@@ -1,18 +1,25 @@
-/* Functions: PerPI's table (I, C, ILP, calls per function), sortable by
- * any column and filtered by name; Enter opens the function's histogram. */
+/* Functions: PerPI's table (I, C, ILP, calls per function; with a Palmed
+ * model also the resource-bound cycles and IPC, lifted once at load),
+ * sortable by any column and filtered by name; Enter opens the function's
+ * histogram. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/lift_report.h"
 #include "tui/tui.h"
 
-enum column { COL_NAME, COL_I, COL_C, COL_ILP, COL_CALLS, COL_COUNT };
-static const char *const column_names[COL_COUNT] = {"function", "I", "C", "ILP", "calls"};
+enum column { COL_NAME, COL_I, COL_C, COL_ILP, COL_CALLS, COL_CYCLES, COL_IPC, COL_COUNT };
+static const char *const column_names[COL_COUNT] = {"function", "I", "C", "ILP",
+						    "calls", "cycles", "IPC"};
 
 struct functions_view {
 	const struct tui_function *all;
+	const struct lift_figures *lift; /* per function, NULL without a model */
+	const char *note;		 /* about the model, for the bottom line */
+	int n_cols;			 /* COL_COUNT with a model, else up to calls */
 	size_t n_all;
 	uint32_t *rows; /* indices into all, filtered and sorted */
 	size_t n_rows;
@@ -28,12 +35,20 @@ static const struct tui_key_help keys[] = {
 	{"Home/End", "first, last"},
 	{"< >", "sort by the column left/right of the current one"},
 	{"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
+	{"y r", "with a Palmed model: sort by resource-bound cycles, IPC"},
 	{"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
 	{"Enter", "open the function's histogram (all its calls)"},
 	{NULL, NULL},
 };
 
 static const struct functions_view *sorting; /* qsort has no context argument */
+
+/* Resource-bound IPC: covered instructions per cycle, as perpi report;
+ * -1 when nothing was covered. */
+static double lift_ipc(const struct lift_figures *f)
+{
+	return f->cycles > 0 ? (double)f->covered / f->cycles : -1;
+}
 
 static int compare_rows(const void *a, const void *b)
 {
@@ -46,6 +61,15 @@ static int compare_rows(const void *a, const void *b)
 	case COL_C: c = (x->steps > y->steps) - (x->steps < y->steps); break;
 	case COL_ILP: c = (x->ilp > y->ilp) - (x->ilp < y->ilp); break;
 	case COL_CALLS: c = (x->calls > y->calls) - (x->calls < y->calls); break;
+	case COL_CYCLES:
+	case COL_IPC: {
+		const struct lift_figures *fx = &sorting->lift[x - sorting->all];
+		const struct lift_figures *fy = &sorting->lift[y - sorting->all];
+		double a = sorting->sort == COL_IPC ? lift_ipc(fx) : fx->cycles;
+		double b = sorting->sort == COL_IPC ? lift_ipc(fy) : fy->cycles;
+		c = (a > b) - (a < b);
+		break;
+	}
 	default: break;
 	}
 	if (!c) /* a stable, reproducible order: by name */
@@ -91,14 +115,19 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		  "] :: ILP [%.2f]", t->title, tot.insns, tot.steps,
 		  tot.steps ? (double)tot.insns / (double)tot.steps : 0.0);
 	tui_style(t, STYLE_TITLE, 0);
-	int name_w = cols - 4 * 13 - 2;
+	/* With a model, narrower columns: cycles and IPC fit in 80 columns. */
+	int name_w = f->lift ? cols - 59 : cols - 4 * 13 - 2;
 	char head[COL_COUNT][24];
 	for (int c = 0; c < COL_COUNT; c++)
 		snprintf(head[c], sizeof(head[c]), "%s%s", column_names[c],
 			 c == (int)f->sort ? (f->ascending ? "^" : "v") : "");
 	attron(A_BOLD);
-	tui_print(1, 0, cols, " %-*s %12s %12s %12s %12s", name_w, head[0], head[1], head[2],
-		  head[3], head[4]);
+	if (f->lift)
+		tui_print(1, 0, cols, " %-*s %11s %10s %7s %7s %11s %6s", name_w, head[0], head[1],
+			  head[2], head[3], head[4], head[5], head[6]);
+	else
+		tui_print(1, 0, cols, " %-*s %12s %12s %12s %12s", name_w, head[0], head[1],
+			  head[2], head[3], head[4]);
 	attroff(A_BOLD);
 	int rows = lines - 3;
 	tui_scroll(f->selected, &f->top, rows);
@@ -107,9 +136,19 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		int sel = f->top + r == f->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
-		tui_print(2 + r, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64
-			  "%*s", name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls,
-			  cols, "");
+		if (f->lift) {
+			const struct lift_figures *lf = &f->lift[f->rows[f->top + r]];
+			char ipc[16] = "-";
+			if (lift_ipc(lf) >= 0)
+				snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
+			tui_print(2 + r, 0, cols, " %-*.*s %11" PRIu64 " %10" PRIu64 " %7.2f %7" PRIu64
+				  " %11.1f %6s%*s", name_w, name_w, fn->name, fn->insns, fn->steps,
+				  fn->ilp, fn->calls, lf->cycles, ipc, cols, "");
+		} else {
+			tui_print(2 + r, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64
+				  "%*s", name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
+				  fn->calls, cols, "");
+		}
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 0);
 	}
@@ -117,8 +156,9 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		tui_print(2, 1, cols - 1, "no function was called in the traced region");
 	else if (!f->n_rows)
 		tui_print(2, 1, cols - 1, "no function matches '%s'", f->filter);
-	tui_print(lines - 1, 0, cols, " %zu of %zu functions%s%s%s", f->n_rows, f->n_all,
-		  f->filter[0] ? ", filter '" : "", f->filter, f->filter[0] ? "'" : "");
+	tui_print(lines - 1, 0, cols, " %zu of %zu functions%s%s%s%s%s", f->n_rows, f->n_all,
+		  f->filter[0] ? ", filter '" : "", f->filter, f->filter[0] ? "'" : "",
+		  f->note[0] ? "; " : "", f->note);
 }
 
 static void sort_by(struct functions_view *f, enum column c)
@@ -140,7 +180,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	struct functions_view *f = v->state;
 	if (tui_navigate(k, &f->selected, (int64_t)f->n_rows, LINES - 5))
 		return TUI_HANDLED | TUI_REDRAW;
-	const char *sort_keys = "nicla";
+	const char *sort_keys = f->lift ? "niclayr" : "nicla";
 	const char *s = k > 0 && k < 256 ? strchr(sort_keys, k) : NULL;
 	if (s && *s) {
 		sort_by(f, (enum column)(s - sort_keys));
@@ -148,10 +188,10 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	}
 	switch (k) {
 	case '<':
-		sort_by(f, (enum column)((f->sort + COL_COUNT - 1) % COL_COUNT));
+		sort_by(f, (enum column)((f->sort + f->n_cols - 1) % f->n_cols));
 		return TUI_HANDLED | TUI_REDRAW;
 	case '>':
-		sort_by(f, (enum column)((f->sort + 1) % COL_COUNT));
+		sort_by(f, (enum column)((f->sort + 1) % f->n_cols));
 		return TUI_HANDLED | TUI_REDRAW;
 	case '/':
 		tui_prompt(t, "filter: ", f->filter, sizeof(f->filter));
@@ -179,6 +219,9 @@ void tui_open_functions(struct tui *t)
 {
 	struct functions_view *f = xcalloc(1, sizeof(*f));
 	f->n_all = tui_model_functions(t->model, &f->all);
+	f->lift = t->blocks ? t->blocks->functions : NULL;
+	f->note = t->blocks ? t->blocks->note : "";
+	f->n_cols = f->lift ? COL_COUNT : COL_CYCLES;
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */
 	refilter(f);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "ilp/graph.h"
 #include "tui/tui.h"
 
 #define MAX_NODES 20000    /* a range is trimmed to this many instructions */
@@ -104,21 +105,38 @@ static void select_insn(struct tui *t, struct graph_view *g, uint32_t index)
 			g->col = (int64_t)i;
 }
 
-static void describe(struct tui *t, uint32_t index, char *buf, size_t size)
+/* What the edge from producer to consumer carries: "rax", "CF", "mem". */
+static const char *edge_label(struct tui *t, uint32_t consumer, uint32_t producer)
+{
+	const uint32_t *p;
+	size_t n = tui_model_producers(t->model, consumer, &p);
+	for (size_t k = 0; k < n; k++)
+		if (p[k] == producer) {
+			unsigned u = tui_model_producer_unit(t->model, consumer, k);
+			return u == TUI_DEP_MEMORY ? "mem" : graph_unit_name(u);
+		}
+	return "?";
+}
+
+/* "#12 s4 add rax, rbx (rax)": index, step, text, what the edge carries. */
+static void describe(struct tui *t, uint32_t index, const char *carried, char *buf, size_t size)
 {
 	const struct tui_insn *mi = tui_model_insn(t->model, index);
 	const struct perpi_insn *insn = mi ? tui_model_static(t->model, mi->insn) : NULL;
-	snprintf(buf, size, "#%u s%u %s", index, mi ? mi->step : 0, insn ? insn->text : "?");
+	snprintf(buf, size, "#%u s%u %s (%s)", index, mi ? mi->step : 0, insn ? insn->text : "?",
+		 carried);
 }
 
-static void draw_list(struct tui *t, int y, int cols, const char *label, const uint32_t *list,
-		      size_t n, const char *none)
+/* The producers (producers != 0) or the consumers of sel, on one line. */
+static void draw_list(struct tui *t, int y, int cols, uint32_t sel, int producers,
+		      const uint32_t *list, size_t n, const char *none)
 {
 	char line[512];
-	int len = snprintf(line, sizeof(line), " %s", label);
+	int len = snprintf(line, sizeof(line), " %s", producers ? "producers: " : "consumers: ");
 	for (size_t i = 0; i < n && len < (int)sizeof(line) - 64; i++) {
 		char d[160];
-		describe(t, list[i], d, sizeof(d));
+		describe(t, list[i], producers ? edge_label(t, sel, list[i]) : edge_label(t, list[i], sel),
+			 d, sizeof(d));
 		len += snprintf(line + len, sizeof(line) - len, "%s%s", i ? "; " : "", d);
 	}
 	if (!n)
@@ -140,12 +158,12 @@ static void draw_detail(struct tui *t, struct graph_view *g, int y, int cols)
 		  on_critical_path(t, sel) ? "  * critical path" : "");
 	const uint32_t *p;
 	size_t np = tui_model_producers(t->model, sel, &p);
-	draw_list(t, y + 2, cols, "producers: ", p, np, "none (inputs ready at step 0)");
+	draw_list(t, y + 2, cols, sel, 1, p, np, "none (inputs ready at step 0)");
 	uint32_t *c;
 	size_t nc = tui_model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
 	char none[64];
 	snprintf(none, sizeof(none), "none up to step %" PRIu64, g->last + CONSUMER_REACH);
-	draw_list(t, y + 3, cols, "consumers: ", c, nc, none);
+	draw_list(t, y + 3, cols, sel, 0, c, nc, none);
 	free(c);
 }
 

@@ -14,7 +14,7 @@
 
 struct histogram_view {
 	uint32_t function, call; /* TUI_NONE, TUI_NONE: the whole run */
-	uint64_t *counts;        /* function or call: [step * CLASS_COUNT + class] */
+	const struct tui_histogram *shown_h;
 	uint64_t steps;          /* C of what is shown */
 	uint64_t insns;
 	uint64_t width;          /* steps per bin (zoom) */
@@ -47,20 +47,7 @@ static int64_t bin_count(const struct histogram_view *h)
 static void bin_sum(struct tui *t, const struct histogram_view *h, int64_t b, struct tui_bin *out)
 {
 	uint64_t from = 1 + (uint64_t)b * h->width, to = from + h->width - 1;
-	if (to > h->steps)
-		to = h->steps;
-	if (!h->counts) {
-		tui_model_bin(t->model, from, to, out);
-		return;
-	}
-	memset(out, 0, sizeof(*out));
-	out->first_step = from;
-	out->last_step = to;
-	for (uint64_t s = from; s <= to; s++)
-		for (int k = 0; k < CLASS_COUNT; k++) {
-			out->count[k] += h->counts[s * CLASS_COUNT + k];
-			out->total += h->counts[s * CLASS_COUNT + k];
-		}
+	tui_histogram_bin(h->shown_h, from, to > h->steps ? h->steps : to, out);
 }
 
 static double bin_ilp(const struct tui_bin *b)
@@ -148,42 +135,32 @@ static void draw_title(struct tui *t, struct histogram_view *h, int cols)
 	tui_style(t, STYLE_TITLE, 0);
 }
 
-static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
+static void draw_y_axis(int height, int width, double max)
 {
-	struct histogram_view *h = v->state;
-	int width = cols - Y_LABEL - 1, height = lines - 6;
-	if (width != h->plot_width) {
-		h->plot_width = width;
-		if (!h->width)
-			fit(h);
-	}
-	int64_t n = bin_count(h);
-	h->column = n && n * 2 <= width ? (int)(width / n > 8 ? 8 : width / n) : 1;
-	width /= h->column;
-	tui_scroll(h->cursor, &h->first, width);
-	draw_title(t, h, cols);
-	draw_legend(t, 1, cols);
-	struct tui_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
-	double max = 0, mean = h->steps ? (double)h->insns / (double)h->steps : 0;
-	int shown = 0;
-	for (; shown < width && h->first + shown < n; shown++) {
-		bin_sum(t, h, h->first + shown, &bins[shown]);
-		if (bin_ilp(&bins[shown]) > max)
-			max = bin_ilp(&bins[shown]);
-	}
-	if (max <= 0)
-		max = 1;
 	for (int r = 0; r < height; r++) {
-		double at = max * (height - r) / height;
 		if (r == 0 || r == height / 2)
-			tui_print(2 + r, 0, Y_LABEL, "%7.1f", at);
+			tui_print(2 + r, 0, Y_LABEL, "%7.1f", max * (height - r) / height);
 		mvaddch(2 + r, Y_LABEL - 1, '|');
 	}
 	tui_print(2 + height, 0, Y_LABEL, "%7d", 0);
-	int64_t lo = h->mark < 0 ? h->cursor : h->mark < h->cursor ? h->mark : h->cursor;
-	int64_t hi = h->mark < 0 ? h->cursor : h->mark > h->cursor ? h->mark : h->cursor;
 	mvhline(2 + height, Y_LABEL - 1, '+', 1);
-	mvhline(2 + height, Y_LABEL, '-', width * h->column);
+	mvhline(2 + height, Y_LABEL, '-', width);
+}
+
+/* The selected bins: the cursor's, or from the mark to the cursor. */
+static void selection(const struct histogram_view *h, int64_t *lo, int64_t *hi)
+{
+	*lo = h->mark < 0 || h->mark > h->cursor ? h->cursor : h->mark;
+	*hi = h->mark > h->cursor ? h->mark : h->cursor;
+}
+
+/* The bins' columns, a ! under low-ILP ones, the selection under the axis. */
+static void draw_bins(struct tui *t, const struct histogram_view *h, const struct tui_bin *bins,
+		      int shown, int height, double max)
+{
+	double mean = h->steps ? (double)h->insns / (double)h->steps : 0;
+	int64_t lo, hi;
+	selection(h, &lo, &hi);
 	for (int c = 0; c < shown; c++) {
 		int64_t b = h->first + c;
 		int x = Y_LABEL + c * h->column;
@@ -200,40 +177,80 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 			tui_style(t, STYLE_SELECTED, 0);
 		}
 	}
-	if (n) {
-		struct tui_bin sel, last;
-		bin_sum(t, h, lo, &sel);
-		bin_sum(t, h, hi, &last);
-		uint64_t total = 0, cls[CLASS_COUNT] = {0};
-		for (int64_t b = lo; b <= hi; b++) {
-			struct tui_bin x;
-			bin_sum(t, h, b, &x);
-			total += x.total;
-			for (int k = 0; k < CLASS_COUNT; k++)
-				cls[k] += x.count[k];
-		}
-		uint64_t nsteps = last.last_step - sel.first_step + 1;
-		char detail[256];
-		int len = snprintf(detail, sizeof(detail), " steps %" PRIu64 "-%" PRIu64 ": %" PRIu64
-				   " insns, ILP %.2f |", sel.first_step, last.last_step, total,
-				   (double)total / (double)nsteps);
-		int head = len;
-		for (int k = 0; k < CLASS_COUNT && len < (int)sizeof(detail) - 24; k++)
+}
+
+/* The exact sums of the selection, on the bottom line. */
+static void draw_detail(struct tui *t, const struct histogram_view *h, int y, int cols)
+{
+	int64_t lo, hi;
+	selection(h, &lo, &hi);
+	uint64_t total = 0, cls[CLASS_COUNT] = {0}, first = 0, last = 0;
+	for (int64_t b = lo; b <= hi; b++) {
+		struct tui_bin x;
+		bin_sum(t, h, b, &x);
+		if (b == lo)
+			first = x.first_step;
+		last = x.last_step;
+		total += x.total;
+		for (int k = 0; k < CLASS_COUNT; k++)
+			cls[k] += x.count[k];
+	}
+	char detail[256];
+	int head = snprintf(detail, sizeof(detail), " steps %" PRIu64 "-%" PRIu64 ": %" PRIu64
+			    " insns, ILP %.2f |", first, last, total,
+			    (double)total / (double)(last - first + 1));
+	int len = head;
+	for (int k = 0; k < CLASS_COUNT; k++)
+		if (cls[k])
+			len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
+					tui_model_class_name(k), cls[k]);
+	if (len > cols) /* too long: the legend's letters instead of the names */
+		for (int k = 0, n = head; k < CLASS_COUNT; k++)
 			if (cls[k])
-				len += snprintf(detail + len, sizeof(detail) - len, " %s %" PRIu64,
-						tui_model_class_name(k), cls[k]);
-		if (len > cols) /* too long: the legend's letters instead of the names */
-			for (int k = 0, n = head; k < CLASS_COUNT; k++)
-				if (cls[k])
-					n += snprintf(detail + n, sizeof(detail) - n, " %c %" PRIu64,
-						      (char)class_char(k), cls[k]);
-		tui_print(lines - 1, 0, cols, "%s", detail);
-		tui_print(lines - 2, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
-		int right = Y_LABEL + shown * h->column;
-		char last_label[32];
-		int label_len = snprintf(last_label, sizeof(last_label), "%" PRIu64, bins[shown - 1].last_step);
-		if (right - label_len > Y_LABEL + 12)
-			tui_print(lines - 2, right - label_len, label_len, "%s", last_label);
+				n += snprintf(detail + n, sizeof(detail) - n, " %c %" PRIu64,
+					      (char)class_char(k), cls[k]);
+	tui_print(y, 0, cols, "%s", detail);
+}
+
+static void draw_step_labels(const struct histogram_view *h, const struct tui_bin *bins,
+			     int shown, int y)
+{
+	tui_print(y, 0, Y_LABEL + 12, "step %" PRIu64, bins[0].first_step);
+	char label[32];
+	int len = snprintf(label, sizeof(label), "%" PRIu64, bins[shown - 1].last_step);
+	int right = Y_LABEL + shown * h->column;
+	if (right - len > Y_LABEL + 12)
+		tui_print(y, right - len, len, "%s", label);
+}
+
+static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
+{
+	struct histogram_view *h = v->state;
+	int width = cols - Y_LABEL - 1, height = lines - 6;
+	if (width != h->plot_width) {
+		h->plot_width = width;
+		if (!h->width)
+			fit(h);
+	}
+	int64_t n = bin_count(h);
+	h->column = n && n * 2 <= width ? (int)(width / n > 8 ? 8 : width / n) : 1;
+	width /= h->column;
+	tui_scroll(h->cursor, &h->first, width);
+	draw_title(t, h, cols);
+	draw_legend(t, 1, cols);
+	struct tui_bin *bins = xcalloc((size_t)width + 1, sizeof(*bins));
+	double max = 0;
+	int shown = 0;
+	for (; shown < width && h->first + shown < n; shown++) {
+		bin_sum(t, h, h->first + shown, &bins[shown]);
+		if (bin_ilp(&bins[shown]) > max)
+			max = bin_ilp(&bins[shown]);
+	}
+	draw_y_axis(height, width * h->column, max > 0 ? max : 1);
+	draw_bins(t, h, bins, shown, height, max > 0 ? max : 1);
+	if (shown) {
+		draw_detail(t, h, lines - 1, cols);
+		draw_step_labels(h, bins, shown, lines - 2);
 	} else {
 		tui_print(lines - 1, 0, cols, " no instruction here");
 	}
@@ -368,19 +385,18 @@ static int key(struct tui *t, struct tui_view *v, int k)
 /* Show a function's calls (call == TUI_NONE: all) or the whole run. */
 static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 {
-	free(h->counts);
-	h->counts = NULL;
 	h->call = call;
 	if (h->function == TUI_NONE) {
 		struct engine_totals tot;
 		tui_model_totals(t->model, &tot);
+		h->shown_h = tui_model_histogram(t->model);
 		h->steps = tot.steps;
 		h->insns = tot.insns;
 	} else {
-		h->counts = tui_model_function_histogram(t->model, h->function, call, &h->steps);
-		h->insns = 0;
-		for (uint64_t i = CLASS_COUNT; i < (h->steps + 1) * CLASS_COUNT; i++)
-			h->insns += h->counts[i];
+		/* the model's, kept: a function opened again costs no pass */
+		h->shown_h = tui_model_cached_histogram(t->model, h->function, call);
+		h->steps = h->shown_h->steps;
+		h->insns = h->shown_h->insns;
 	}
 	h->width = 0;
 	if (h->plot_width)
@@ -390,7 +406,6 @@ static void open_call(struct tui *t, struct histogram_view *h, uint32_t call)
 static void done(struct tui_view *v)
 {
 	struct histogram_view *h = v->state;
-	free(h->counts);
 	free(h);
 }
 

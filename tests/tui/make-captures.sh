@@ -12,6 +12,8 @@ tmp=$(mktemp -d)
 trap 'tmux_stop; rm -rf "$tmp"' EXIT
 "$PERPI" record -q -o "$tmp/perpi.data" -- "$top_builddir/examples/summation" 100 >/dev/null 2>&1
 cd "$tmp" # the title shows the file as given: perpi.data
+XDG_DATA_HOME="$tmp/none" # no default Palmed model for the first screens
+export XDG_DATA_HOME
 tmux_start 80 24 NO_COLOR=1 "$PERPI" tui
 shot() {
 	printf '### %s\n\n```\n' "$1"
@@ -34,3 +36,9 @@ tmux_keys 1 Enter
 shot "Function histogram"
 tmux_keys '?'
 shot "Help"
+# With the Palmed model written by hand from AMD's Zen 4 guide (docs/LIFT.md).
+cp "$top_srcdir/docs/lift-zen4-hand.json" zen4-hand.json
+tmux_start 80 24 NO_COLOR=1 "$PERPI" tui --model zen4-hand.json
+shot "Functions, with a Palmed model"
+tmux_keys 5
+shot "Blocks, with a Palmed model"

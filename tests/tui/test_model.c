@@ -67,23 +67,43 @@ static void test_functions(struct tui_model *m)
 	EXPECT(c2 && c2->first == 11 && c2->last == 14 && c2->next == TUI_NONE,
 	       "second call of f");
 
-	uint64_t steps;
-	uint64_t *h = tui_model_function_histogram(m, 0, TUI_NONE, &steps);
-	EXPECT(steps == 2, "f's histogram has %lu steps, want 2", (unsigned long)steps);
-	if (steps == 2) {
-		EXPECT(h[1 * CLASS_COUNT + CLASS_INT] == 2 && h[1 * CLASS_COUNT + CLASS_MOVE] == 2 &&
-			       h[1 * CLASS_COUNT + CLASS_BRANCH] == 2,
-		       "f step 1");
-		EXPECT(h[2 * CLASS_COUNT + CLASS_INT] == 2 && h[2 * CLASS_COUNT + CLASS_MOVE] == 0,
-		       "f step 2");
-	}
-	free(h);
+	struct tui_histogram *h = tui_model_function_histogram(m, 0, TUI_NONE);
+	struct tui_bin b1, b2;
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && h->insns == 8, "f's histogram: %lu steps, %lu insns, want 2, 8",
+	       (unsigned long)h->steps, (unsigned long)h->insns);
+	EXPECT(b1.total == 6 && b1.count[CLASS_INT] == 2 && b1.count[CLASS_MOVE] == 2 &&
+		       b1.count[CLASS_BRANCH] == 2,
+	       "f step 1");
+	EXPECT(b2.total == 2 && b2.count[CLASS_INT] == 2, "f step 2");
+	tui_histogram_delete(h);
 	/* One call: step 1 holds add, mov rcx, ret; step 2 the imul. */
-	h = tui_model_function_histogram(m, 0, f->first_call, &steps);
-	EXPECT(steps == 2 && h[1 * CLASS_COUNT + CLASS_INT] == 1 &&
-		       h[2 * CLASS_COUNT + CLASS_INT] == 1 && h[1 * CLASS_COUNT + CLASS_BRANCH] == 1,
+	h = tui_model_function_histogram(m, 0, f->first_call);
+	tui_histogram_bin(h, 1, 1, &b1);
+	tui_histogram_bin(h, 2, 2, &b2);
+	EXPECT(h->steps == 2 && b1.count[CLASS_INT] == 1 && b1.count[CLASS_BRANCH] == 1 &&
+		       b1.count[CLASS_MOVE] == 1 && b2.total == 1 && b2.count[CLASS_INT] == 1,
 	       "f's first call");
-	free(h);
+	tui_histogram_delete(h);
+	/* The model's kept copies (what the screens use): the same hand-derived
+	 * figures, and the same copy when asked again. */
+	const struct tui_histogram *all = tui_model_cached_histogram(m, 0, TUI_NONE);
+	const struct tui_histogram *one = tui_model_cached_histogram(m, 0, f->first_call);
+	EXPECT(all && all->steps == 2 && all->insns == 8, "kept: f's histogram");
+	if (all) {
+		tui_histogram_bin(all, 1, 1, &b1);
+		EXPECT(b1.total == 6 && b1.count[CLASS_BRANCH] == 2, "kept: f step 1");
+	}
+	EXPECT(one && one != all && one->steps == 2 && one->insns == 4, "kept: f's first call");
+	if (one) {
+		tui_histogram_bin(one, 2, 2, &b2);
+		EXPECT(b2.total == 1 && b2.count[CLASS_INT] == 1, "kept: f's first call, step 2");
+	}
+	EXPECT(tui_model_cached_histogram(m, 0, TUI_NONE) == all &&
+		       tui_model_cached_histogram(m, 0, f->first_call) == one,
+	       "kept histograms returned again");
+	EXPECT(!tui_model_cached_histogram(m, 7, TUI_NONE), "no function 7");
 }
 
 static void test_graph(struct tui_model *m)
@@ -126,28 +146,6 @@ static void test_critical(struct tui_model *m)
 		       "critical lines t.c:6 2, t.c:10 2, t.c:3 1");
 }
 
-/* Blocks as executed (synth.c): A = 0..2 (ends with the call), B = f's
- * body 3..6 and 11..14, C = 7..10. Isolated steps: A: all at 1, C 1,
- * ILP 3; B: add 1, imul 2, mov 1, ret 1 (its producers precede it), C 2
- * per occurrence, ILP 8/4 = 2; C: mulsd 1, store 1 (rax from before),
- * load 2 (the store), call 1, ILP 2. Ordered by instructions executed:
- * B (8), C (4), A (3). */
-static void test_blocks(struct tui_model *m)
-{
-	const struct tui_block *b;
-	size_t n = tui_model_blocks(m, &b);
-	EXPECT(n == 3, "%zu blocks, want 3", n);
-	if (n != 3)
-		return;
-	EXPECT(b[0].addr == 0x2000 && b[0].last_addr == 0x200e && b[0].insns == 4 &&
-		       b[0].occurrences == 2 && b[0].steps == 4,
-	       "block B");
-	EXPECT(b[1].addr == 0x1013 && b[1].insns == 4 && b[1].occurrences == 1 && b[1].steps == 2,
-	       "block C");
-	EXPECT(b[2].addr == 0x1000 && b[2].insns == 3 && b[2].steps == 1 && b[2].ilp == 3.0,
-	       "block A");
-}
-
 /* A syscall is free (DESIGN.md): mov rax, 1 (step 1); syscall reading
  * rax and writing rax, rcx (not counted, no step: rax ready at 1); add rbx,
  * rax (step 2). I = 2, C = 2, and the critical path goes from the add
@@ -185,6 +183,42 @@ static void test_syscall(void)
 	tui_model_delete(m);
 }
 
+/* The benchmark's loop inside one call (synth.c): 60,000 iterations of 10
+ * instructions, 600,000 > TUI_PRECOMPUTE_INSNS, so its histogram is made
+ * at load; it must hold every instruction of the call (the call itself is
+ * the caller's) and match one made afresh bin for bin. */
+static void test_kept_loop(void)
+{
+	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
+	synth_replay_loop(tui_model_event, m, 60000);
+	if (tui_model_finish(m) < 0) {
+		printf("FAIL: tui_model_finish (loop): %s\n", perpi_error());
+		failures++;
+		tui_model_delete(m);
+		return;
+	}
+	const struct tui_function *f;
+	size_t n = tui_model_functions(m, &f);
+	EXPECT(n == 1 && f->calls == 1, "loop: one function called once");
+	const struct tui_histogram *kept = n ? tui_model_cached_histogram(m, 0, TUI_NONE) : NULL;
+	struct tui_histogram *fresh = n ? tui_model_function_histogram(m, 0, TUI_NONE) : NULL;
+	EXPECT(kept && kept->insns == 600000, "loop: kept histogram of 600000 instructions");
+	EXPECT(n && tui_model_cached_histogram(m, 0, f->first_call) == kept,
+	       "loop: the only call shares the function's histogram");
+	if (kept && fresh) {
+		EXPECT(kept->steps == fresh->steps, "loop: steps");
+		for (uint64_t s = 1; s + 999 <= kept->steps; s += 7919) {
+			struct tui_bin a, b;
+			tui_histogram_bin(kept, s, s + 999, &a);
+			tui_histogram_bin(fresh, s, s + 999, &b);
+			EXPECT(!memcmp(a.count, b.count, sizeof(a.count)), "loop: bin at step %lu",
+			       (unsigned long)s);
+		}
+	}
+	tui_histogram_delete(fresh);
+	tui_model_delete(m);
+}
+
 int main(void)
 {
 	struct tui_model *m = tui_model_new(NULL, &synth_symbols);
@@ -197,8 +231,8 @@ int main(void)
 	test_functions(m);
 	test_graph(m);
 	test_critical(m);
-	test_blocks(m);
 	test_syscall();
+	test_kept_loop();
 	tui_model_delete(m);
 	printf("%s\n", failures ? "FAIL" : "PASS: tui model");
 	return failures != 0;

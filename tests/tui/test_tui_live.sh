@@ -14,6 +14,8 @@ prog="$top_builddir/tests/asm/calls"
 [ -x "$prog" ] || { echo "SKIP: $prog is not built"; exit 77; }
 tmp=$(mktemp -d)
 trap 'tmux_stop; rm -rf "$tmp"' EXIT
+XDG_DATA_HOME="$tmp/none" # the screens without a Palmed model (test_tui_palmed.sh has one)
+export XDG_DATA_HOME
 
 "$PERPI" -q -o "$tmp/report.txt" "$prog" || { echo "FAIL: perpi $prog"; exit 1; }
 python3 - "$tmp/report.txt" > "$tmp/expect" <<'PY' || exit 1

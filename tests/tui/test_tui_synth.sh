@@ -43,11 +43,15 @@ expect "graph title" 'Graph: steps 1-3, 10 instructions'
 expect "selected node" '#0  step 1  0x1000  mov rax, 1 .*critical path'
 tmux_keys c
 expect "consumer" '#3  step 2  0x2000  add rax, rbx'
-expect "its producers" 'producers: #0 s1 mov rax, 1; #1 s1 mov rbx, 2'
+expect "its producers" 'producers: #0 s1 mov rax, 1 \(rax\); #1 s1 mov rbx, 2 \(rbx\)'
 tmux_keys c
 expect "imul" '#4  step 3  0x2003  imul rax, rax'
-expect "imul's consumers" 'consumers: #8 s4 mov \[0x5000\], rax; #11 s4 add rax, rbx'
-tmux_keys b
+expect "imul's consumers" 'consumers: #8 s4 mov \[0x5000\], rax \(rax\); #11 s4 add rax, rbx \(rax\)'
+# The store's consumer reads the 8 bytes it wrote: a memory edge.
+tmux_keys c
+expect "store" '#8  step 4  0x1017  mov \[0x5000\], rax'
+expect "memory edge" 'consumers: #9 s5 mov rdx, \[0x5000\] \(mem\)'
+tmux_keys b b
 expect "back" '#3  step 2'
 
 # Critical path: C = 5 instructions on t.c:6 (2), t.c:10 (2), t.c:3 (1).

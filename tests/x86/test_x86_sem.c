@@ -251,6 +251,47 @@ static const struct tcase cases[] = {
      "rax rdx rdi fp0 fp1 fp2 fp3 fp4 fp5 fp6 fp7 fpsw fpcw mxcsr v0.0 v1.0 v2.0 v3.0 v4.0 "
      "v5.0 v6.0 v7.0 v8.0 v9.0 v10.0 v11.0 v12.0 v13.0 v14.0 v15.0",
      "", "w:6000:24 w:6020:128 w:6018:8 w:60a0:256 w:6200:8", "rax=3 rdx=0"},
+    /* Found running real programs (tests/qa): Capstone 4 errors. */
+    /* kmovw [rdi], k1 stores the mask's 16 bits (a mask spill) */
+    {"kmov store / fix kmov? stores", "c5 f8 91 0f", "k1 rdi", "", "w:6000:2"},
+    /* vmaskmovps [rdi], ymm1, ymm0: a store; mask ymm1 and data ymm0 read,
+     * every byte counted (AVX masked moves: see docs/X86.md) */
+    {"vmaskmovps store", "c4 e2 75 2e 07", "rdi v0.0 v0.1 v1.0 v1.1", "", "w:6000:32"},
+    /* bextr: ZF set, CF OF cleared, AF SF PF undefined; DF untouched */
+    {"bextr writes no DF / fix bextr", "c4 e2 f0 f7 c3", "rbx rcx", "rax" AR6, ""},
+    /* ptest/vptest: ZF and CF set, AF OF PF SF cleared: all six written */
+    {"ptest writes OF / fix ptest", "66 0f 38 17 c1", "v0.0 v1.0", AR6, ""},
+    {"vptest writes the flags", "c4 e2 7d 17 c1", "v0.0 v0.1 v1.0 v1.1", AR6, ""},
+    /* prefetchw: an address, no memory, no flag */
+    {"prefetchw writes no flag / fix prefetch* flags", "0f 0d 0e", "rsi", "", ""},
+    {"clwb reads address, no memory", "66 0f ae 36", "rsi", "", ""},
+    /* MMX: mmN is the physical x87 register N, whatever TOP is (TOP = 5:
+     * ST(0) would be R5) */
+    {"paddb mm0, mm1: R0 R1, not through TOP", "0f fc c1", "fp0 fp1", "fp0", "", NULL, "top=5"},
+    {"movq2dq xmm0, mm1", "f3 0f d6 c1", "fp1", "v0.0", ""},
+    /* Down-converting stores (Capstone: reads): vpmovqd [rdi], zmm1 writes
+     * eight dwords; vcvtps2ph [rdi], ymm1 eight halves */
+    {"vpmovqd store", "62 f2 7e 48 35 0f", "rdi" V3(1), "", "w:6000:32"},
+    {"vcvtps2ph store", "c4 e3 7d 1d 0f 00", "rdi v1.0 v1.1", "", "w:6000:16"},
+    /* maskmovq mm0, mm1: bytes of mm0 (R0) selected by mm1 (R1) to [rdi] */
+    {"maskmovq stores at [rdi] / fix maskmovq", "0f f7 c1", "rdi fp0 fp1", "", "w:6000:8"},
+    /* vpcmpestri: rcx and the six flags (like pcmpestri); reads rax rdx */
+    {"vpcmpestri writes flags / fix vpcmp?str?", "c4 e3 79 61 c1 1a", "rax rdx v0.0 v1.0",
+     "rcx" AR6, ""},
+    /* maskmovdqu xmm0, xmm1: bytes of xmm0 selected by xmm1 to [rdi]: all
+     * 16 counted (see docs/X86.md) */
+    {"maskmovdqu stores at [rdi] / fix maskmovdqu", "66 0f f7 c1", "rdi v0.0 v1.0", "",
+     "w:6000:16"},
+    /* Capstone 4 misdecodes these; Zydis decodes them. rdpid writes rax
+     * and no flag (Capstone: "rdseed eax", flags written). */
+    {"rdpid (not rdseed)", "f3 0f c7 f8", "", "rax", ""},
+    /* incsspq rax reads rax (Capstone: "lfence") */
+    {"incsspq (not lfence)", "f3 48 0f ae e8", "rax", "", ""},
+    /* vpscatterdd [rdi+zmm1*4]{k1}, zmm0 with k1 = 0b11 and dword indices
+     * 1, 2: elements 0, 1 to 0x6004 and 0x6008; the mask is read and
+     * cleared (Capstone: index "rcx") */
+    {"vpscatterdd index zmm1 (not rcx)", "62 f2 7d 49 a0 04 8f", "rdi k1" V3(0) V3(1), "k1",
+     "w:6004:4 w:6008:4", NULL, "k1=0x3 x1.d=1,2"},
 };
 
 static void default_regs(struct user_regs_struct *r)

@@ -37,6 +37,29 @@ static const struct exception exceptions[] = {
     {"ffreep", "*", "fp*",
      "ffreep only tags ST(i) empty and pops: Capstone calls ST(i) written, Zydis read; "
      "no value flows either way (perpi keeps Capstone's write)"},
+    /* Seen in tests/x86/forms.S (forms.sh), none in libc or libm: */
+    {"cmps*", "dst+", "rsi",
+     "cmps advances RSI and RDI after every compare, REP prefix or not (SDM); Zydis does "
+     "not list them written"},
+    {"cmps*", "dst+", "rdi",
+     "cmps advances RSI and RDI after every compare, REP prefix or not (SDM); Zydis does "
+     "not list them written"},
+    {"scas*", "dst+", "rdi",
+     "scas advances RDI after every compare, REP prefix or not (SDM); Zydis does not list "
+     "it written"},
+    {"cmps*", "src-", "zf",
+     "repe/repne test the ZF this iteration's own compare wrote, not an earlier one: one "
+     "event per iteration (DESIGN.md), no dependency"},
+    {"scas*", "src-", "zf",
+     "repe/repne test the ZF this iteration's own compare wrote, not an earlier one: one "
+     "event per iteration (DESIGN.md), no dependency"},
+    {"vptest", "dst+", "*",
+     "the SDM: (V)PTEST sets ZF and CF and clears AF OF PF SF; Zydis lists only ZF and CF "
+     "for the VEX form (all six for ptest)"},
+    {"cvtpi2ps", "src+", "v*",
+     "cvtpi2ps writes the two low floats and keeps the two upper ones (SDM): the "
+     "destination merges"},
+    {"ftst", "dst-", "fp*", "Zydis marks ST(0) written; the SDM: ftst only compares ST(0) with 0"},
     {"xabort", "*", "rax",
      "xabort writes EAX only inside an RTM transaction; outside one (and Zen 4 has no "
      "RTM) it is a no-op"},
