@@ -69,8 +69,10 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 
 void infer_bench_done(struct infer_bench *ib)
 {
-	bench_delete(ib->bench);
+	/* The fresh context's worker was forked last and holds the other
+	 * worker's pipes: stop it first, or the other never sees its end. */
 	bench_delete(ib->fresh);
+	bench_delete(ib->bench);
 	free(ib->cpu);
 	ib->bench = ib->fresh = NULL;
 	ib->cpu = NULL;
