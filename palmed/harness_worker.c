@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <xmmintrin.h>
 
@@ -508,11 +509,17 @@ static int worker_start(struct harness_worker *w)
 		return perpi_set_error("fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		close(fds[0]);
+		/* Keep only our own end of our own socket: a worker inheriting an
+		 * earlier worker's socket would keep it open, and that worker would
+		 * never see its end of file when perpi lets it go. */
+		int fd = fds[1] == 3 ? 3 : dup2(fds[1], 3);
+		if (fd != 3)
+			_exit(1);
+		syscall(SYS_close_range, 4U, ~0U, 0U);
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* perpi killed: stop measuring */
 		if (getppid() == 1)
 			_exit(1);
-		worker_serve(&w->cfg, w->cpu, fds[1]);
+		worker_serve(&w->cfg, w->cpu, fd);
 	}
 	close(fds[1]);
 	w->pid = pid;
