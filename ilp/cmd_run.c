@@ -106,7 +106,11 @@ static int run_parse(int argc, char **argv, struct run_options *ro)
 
 static void run_explain_end(const char *program, const struct trace_result *res)
 {
-	if (res->execed)
+	if (res->interrupted)
+		perpi_warn("tracing stopped early (signal or --duration): the report covers the "
+			   "%llu instructions traced until then",
+			   (unsigned long long)res->steps);
+	else if (res->execed)
 		perpi_warn("%s called execve: the report covers what ran before", program);
 	else if (res->term_signal)
 		perpi_warn("%s killed by signal %d (%s)", program, res->term_signal,
