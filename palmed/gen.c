@@ -69,8 +69,7 @@ static const char *memory_keyword(enum form_kind k)
 	}
 }
 
-/* Immediates large enough that GNU as picks the encoding the kind names. */
-static const char *immediate_text(enum form_kind k)
+const char *gen_immediate_text(enum form_kind k)
 {
 	switch (k) {
 	case FORM_IMM8:
@@ -137,7 +136,7 @@ static void add_operand(struct strbuf *out, enum form_kind k, int reg, int writt
 	if (form_kind_is_memory(k))
 		strbuf_addf(out, "%s[%s + %u]", memory_keyword(k), written ? "r15" : "r14", disp);
 	else if (form_kind_is_immediate(k))
-		strbuf_addf(out, "%s", immediate_text(k));
+		strbuf_addf(out, "%s", gen_immediate_text(k));
 	else if (k == FORM_CL)
 		strbuf_addf(out, "cl");
 	else

@@ -43,6 +43,10 @@ int gen_form_info_from_text(const char *name, const char *text, struct gen_form_
 
 /* The text of one instance of f with every register and memory operand
  * chosen the simple way (for discovery and probing). */
+/* An immediate operand's text, large enough that GNU as picks the encoding
+ * the kind names (IMM8...IMM64; ONE is "1"). */
+const char *gen_immediate_text(enum form_kind k);
+
 void gen_sample_instance(const struct form *f, struct strbuf *out);
 
 struct gen_params {

@@ -58,22 +58,6 @@ static const char *memory_keyword(enum form_kind k)
 	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
 }
 
-static const char *immediate_text(enum form_kind k)
-{
-	switch (k) {
-	case FORM_IMM8:
-		return "3";
-	case FORM_IMM16:
-		return "0x1234";
-	case FORM_IMM32:
-		return "0x12345";
-	case FORM_IMM64:
-		return "0x123456789ab";
-	default:
-		return "1";
-	}
-}
-
 static void reads_per_class(const struct gen_form_info *info, unsigned n[C_COUNT])
 {
 	memset(n, 0, C_COUNT * sizeof(n[0]));
@@ -200,7 +184,7 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, s
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else {
-			strbuf_addf(out, "%s", immediate_text(k));
+			strbuf_addf(out, "%s", gen_immediate_text(k));
 		}
 	}
 	strbuf_add(out, "\n", 1);
