@@ -52,6 +52,8 @@ void infer_options_noisy(struct infer_options *o)
 	o->attempts = 2;
 	o->max_benchmarks = 3000;
 	o->seed = 1;
+	o->refit = 1;
+	o->train_kernels = 600;
 }
 
 /* Lines starting with \r update in place on a terminal and are left out
@@ -129,28 +131,84 @@ static void log_measured(struct state *st, const double *sigma, double cycles)
 	index_measured(st, st->nmeas++);
 }
 
+/* The machine's cycles for kernels ks: all at once when it can. errors[i]
+ * is set (malloc'd) where status[i] is -1. */
+static void measure_kernels(const struct state *st, const struct kernel *ks, size_t n,
+			    double *cycles, int *status, char **errors)
+{
+	if (st->ms->cycles_many) {
+		st->ms->cycles_many(st->ms->ctx, ks, n, cycles, status, errors);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			status[i] = st->ms->cycles(st->ms->ctx, &ks[i], &cycles[i]);
+			errors[i] = status[i] < 0 ? xstrdup(perpi_error()) : NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (status[i] == 0 && !(cycles[i] > 0 && isfinite(cycles[i]))) {
+			status[i] = -1;
+			errors[i] = xasprintf("kernel measured at %g cycles", cycles[i]);
+		}
+}
+
+void infer_measure_many(struct state *st, double *const *sigmas, size_t count, double *cycles,
+			int *ok)
+{
+	size_t *todo = xmalloc((count + 1) * sizeof(size_t)), ntodo = 0;
+	for (size_t i = 0; i < count; i++) {
+		const struct measured *known = infer_find_measured(st, sigmas[i]);
+		ok[i] = known != NULL;
+		if (known) {
+			cycles[i] = known->cycles;
+			continue;
+		}
+		int dup = 0;
+		for (size_t t = 0; t < ntodo && !dup; t++)
+			dup = same_vector(sigmas[todo[t]], sigmas[i], st->n);
+		if (!dup)
+			todo[ntodo++] = i;
+	}
+	struct kernel *ks = xcalloc(ntodo + 1, sizeof(*ks));
+	double *c = xmalloc((ntodo + 1) * sizeof(double));
+	int *status = xmalloc((ntodo + 1) * sizeof(int));
+	char **errors = xcalloc(ntodo + 1, sizeof(char *));
+	for (size_t t = 0; t < ntodo; t++)
+		to_kernel(st, sigmas[todo[t]], &ks[t]);
+	if (ntodo)
+		measure_kernels(st, ks, ntodo, c, status, errors);
+	for (size_t t = 0; t < ntodo; t++) {
+		if (status[t] == 0) {
+			char *spec = kernel_to_string(&ks[t]);
+			model_add_measurement(st->model, spec, c[t]);
+			free(spec);
+			log_measured(st, sigmas[todo[t]], c[t]);
+			st->stats->benchmarks++;
+		} else {
+			perpi_set_error("%s", errors[t]);
+		}
+		free(errors[t]);
+		kernel_done(&ks[t]);
+	}
+	for (size_t i = 0; i < count; i++) /* the measured ones, and their copies */
+		if (!ok[i]) {
+			const struct measured *known = infer_find_measured(st, sigmas[i]);
+			if ((ok[i] = known != NULL))
+				cycles[i] = known->cycles;
+		}
+	free(todo);
+	free(ks);
+	free(c);
+	free(status);
+	free(errors);
+}
+
 /* Measures the integer kernel sigma once; later calls hit the log. */
 int infer_measure(struct state *st, const double *sigma, double *cycles)
 {
-	const struct measured *known = infer_find_measured(st, sigma);
-	if (known) {
-		*cycles = known->cycles;
-		return 0;
-	}
-	struct kernel k;
-	to_kernel(st, sigma, &k);
-	int rc = st->ms->cycles(st->ms->ctx, &k, cycles);
-	if (rc == 0 && !(*cycles > 0 && isfinite(*cycles)))
-		rc = perpi_set_error("kernel measured at %g cycles", *cycles);
-	if (rc == 0) {
-		char *spec = kernel_to_string(&k);
-		model_add_measurement(st->model, spec, *cycles);
-		free(spec);
-		log_measured(st, sigma, *cycles);
-		st->stats->benchmarks++;
-	}
-	kernel_done(&k);
-	return rc;
+	int ok;
+	double *const one[1] = {(double *)sigma};
+	infer_measure_many(st, one, 1, cycles, &ok);
+	return ok ? 0 : -1;
 }
 
 double infer_dot(const double *a, const double *b, size_t n)
@@ -230,25 +288,41 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 	qsort(sorted, nforms, sizeof(char *), compare_names);
 	st->forms = xmalloc((nforms + 1) * sizeof(char *));
 	st->single = xmalloc((nforms + 1) * sizeof(double));
-	for (size_t i = 0; i < nforms; i++) {
-		if (i && !strcmp(sorted[i], sorted[i - 1]))
-			continue;
-		struct kernel k;
-		double cycles;
-		kernel_init(&k);
-		kernel_add(&k, sorted[i], 1);
-		if (st->ms->cycles(st->ms->ctx, &k, &cycles) < 0 || !(cycles > 0)) {
-			model_add_unmapped(st->model, sorted[i], perpi_error());
+	size_t distinct = 0;
+	for (size_t i = 0; i < nforms; i++)
+		if (!i || strcmp(sorted[i], sorted[i - 1]))
+			sorted[distinct++] = sorted[i];
+	struct kernel *ks = xcalloc(distinct + 1, sizeof(*ks));
+	double *cycles = xmalloc((distinct + 1) * sizeof(double));
+	int *status = xmalloc((distinct + 1) * sizeof(int));
+	char **errors = xcalloc(distinct + 1, sizeof(char *));
+	for (size_t i = 0; i < distinct; i++) {
+		kernel_init(&ks[i]);
+		kernel_add(&ks[i], sorted[i], 1);
+	}
+	/* In slices, to show progress (a slice is measured at once). */
+	for (size_t at = 0; at < distinct; at += 32) {
+		size_t m = distinct - at < 32 ? distinct - at : 32;
+		measure_kernels(st, ks + at, m, cycles + at, status + at, errors + at);
+		infer_progress(st, "\rpalmed: singles %zu/%zu", at + m, distinct);
+	}
+	for (size_t i = 0; i < distinct; i++) {
+		if (status[i] < 0) {
+			model_add_unmapped(st->model, sorted[i], errors[i]);
 		} else {
-			model_add_measurement(st->model, sorted[i], cycles);
+			model_add_measurement(st->model, sorted[i], cycles[i]);
 			st->forms[st->n] = xstrdup(sorted[i]);
-			st->single[st->n++] = cycles;
+			st->single[st->n++] = cycles[i];
 			st->stats->benchmarks++;
 			st->stats->singles++;
 		}
-		kernel_done(&k);
-		infer_progress(st, "\rpalmed: singles %zu/%zu", i + 1, nforms);
+		free(errors[i]);
+		kernel_done(&ks[i]);
 	}
+	free(ks);
+	free(cycles);
+	free(status);
+	free(errors);
 	infer_progress(st, "\n");
 	infer_progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
 	free(sorted);
@@ -276,10 +350,53 @@ static void map_singles(struct state *st)
 			infer_add_resource(st, rho, e);
 		}
 		e[i] = 0;
+		infer_progress(st, "\rpalmed: bounding the forms alone %zu/%zu, %zu resources, %u benchmarks",
+			       i + 1, st->n, st->nres, st->stats->benchmarks);
 	}
 	free(e);
+	infer_progress(st, "\n");
 	infer_progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
 		 st->stats->benchmarks);
+}
+
+/* Random kernels like the code a model predicts (2-5 distinct forms,
+ * multiplicities 1-4): the search measures kernels at the model's extreme
+ * points and long kernels to isolate resources, while the final fit should
+ * also see ordinary small ones. train_kernels plus 10 per form, measured
+ * together. */
+static void measure_training(struct state *st)
+{
+	size_t count = st->n >= 2 ? st->o->train_kernels + 10 * st->n : 0;
+	double **sigmas = xmalloc((count + 1) * sizeof(double *)), *cycles;
+	int *ok;
+	for (size_t t = 0; t < count; t++) {
+		size_t want = 2 + infer_random(st, 4), have = 0;
+		if (want > st->n)
+			want = st->n;
+		sigmas[t] = xcalloc(st->n, sizeof(double));
+		while (have < want) {
+			size_t f = infer_random(st, (unsigned)st->n);
+			if (sigmas[t][f] == 0) {
+				sigmas[t][f] = 1 + infer_random(st, 4);
+				have++;
+			}
+		}
+	}
+	cycles = xmalloc((count + 1) * sizeof(double));
+	ok = xmalloc((count + 1) * sizeof(int));
+	unsigned before = st->stats->benchmarks;
+	for (size_t at = 0; at < count; at += 256) {
+		size_t m = count - at < 256 ? count - at : 256;
+		infer_measure_many(st, sigmas + at, m, cycles + at, ok + at);
+		infer_progress(st, "\rpalmed: training kernels %zu/%zu", at + m, count);
+	}
+	st->stats->trained = st->stats->benchmarks - before;
+	infer_progress(st, "\n");
+	for (size_t t = 0; t < count; t++)
+		free(sigmas[t]);
+	free(sigmas);
+	free(cycles);
+	free(ok);
 }
 
 static int dominated(const struct state *st, size_t r, size_t by)
@@ -372,6 +489,10 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		found += infer_search_mixes(&st);
 		if (!found)
 			break;
+	}
+	if (o->refit) {
+		measure_training(&st);
+		infer_refit(&st);
 	}
 	*out = make_model(&st);
 	state_done(&st);

@@ -20,6 +20,8 @@ struct infer_options {
 	unsigned attempts;       /* kernel scales tried when isolating a resource */
 	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
+	int refit;               /* fit the usages to all measurements at the end */
+	unsigned train_kernels;  /* random small kernels measured for that fit */
 	FILE *progress; /* NULL: quiet */
 };
 
@@ -35,6 +37,7 @@ struct infer_stats {
 	unsigned certified;      /* of those, settled without measuring */
 	unsigned discoveries;    /* resources found */
 	unsigned failed;         /* kernels where no resource could be isolated */
+	unsigned trained;        /* random kernels measured for the final fit */
 	int budget_exhausted;    /* the search stopped at max_benchmarks */
 };
 

@@ -6,13 +6,15 @@
 #include "common/util.h"
 #include "palmed/model.h"
 
-int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r)
+/* From attempt first on (0: the cache may answer). */
+static int measure_from(struct infer_bench *ib, const struct kernel *k, struct bench_result *r,
+			unsigned first)
 {
 	int rc = -1;
 	/* A busy host makes the runner give up on a kernel or return widely
 	 * spread samples; neither is the kernel's fault: measure it again
 	 * (bypassing the cached result). */
-	for (unsigned attempt = 0; attempt < 3; attempt++) {
+	for (unsigned attempt = first; attempt < 3; attempt++) {
 		bench_result_init(r);
 		rc = bench_measure(attempt ? ib->fresh : ib->bench, k, r);
 		if (rc == 0 && r->flagged) {
@@ -36,21 +38,67 @@ int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct b
 	return rc;
 }
 
+int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r)
+{
+	return measure_from(ib, k, r, 0);
+}
+
+static void count(struct infer_bench *ib, int status, const struct bench_result *r)
+{
+	if (status < 0)
+		ib->refused++;
+	else if (r->from_cache)
+		ib->cached++;
+	else
+		ib->measured++;
+}
+
 static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycles)
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result r;
-	if (infer_bench_measure(ib, k, &r) < 0) {
-		ib->refused++;
-		return -1;
+	int rc = infer_bench_measure(ib, k, &r);
+	count(ib, rc, &r);
+	if (rc == 0) {
+		*cycles = r.cycles;
+		bench_result_done(&r);
 	}
-	*cycles = r.cycles;
-	if (r.from_cache)
-		ib->cached++;
-	else
-		ib->measured++;
-	bench_result_done(&r);
-	return 0;
+	return rc;
+}
+
+/* One campaign through the runner (much faster than kernel by kernel),
+ * then what infer_bench_measure would do next for each kernel the host
+ * disturbed or spread too widely: measure it again on its own. */
+static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t n, double *cycles,
+				      int *status, char **errors)
+{
+	struct infer_bench *ib = ctx;
+	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
+	bench_measure_many(ib->bench, ks, n, r, status, errors, NULL, NULL);
+	for (size_t i = 0; i < n; i++) {
+		int retry = 0;
+		if (status[i] == 0 && r[i].flagged) {
+			status[i] = -1;
+			errors[i] = xasprintf("not measurable as throughput: %s", r[i].flag_reason);
+		} else if (status[i] == 0) {
+			retry = r[i].spread > INFER_BENCH_MAX_SPREAD;
+		} else {
+			retry = errors[i] && strstr(errors[i], "disturbed");
+		}
+		if (retry) {
+			free(errors[i]);
+			errors[i] = NULL;
+			bench_result_done(&r[i]);
+			status[i] = measure_from(ib, &ks[i], &r[i], 1);
+			if (status[i] < 0)
+				errors[i] = xstrdup(perpi_error());
+		}
+		count(ib, status[i], &r[i]);
+		if (status[i] == 0)
+			cycles[i] = r[i].cycles;
+		bench_result_done(&r[i]);
+	}
+	free(r);
 }
 
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
@@ -64,6 +112,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->measured = ib->cached = ib->refused = 0;
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
+	out->cycles_many = infer_measure_cycles_many;
 	out->cpu = ib->cpu;
 }
 

@@ -7,18 +7,28 @@
 #include "common/util.h"
 #include "palmed/infer_private.h"
 
-/* How many instances of form j to add to base (cb cycles): about
- * probe_fraction of its cycles, but few enough that no known resource
- * overtakes the one base isolates (its cycles are cb, a known resource's
- * load is exact), so the extra cycles come from that resource. */
-static double probe_count(const struct state *st, const double *base, double cb, size_t j)
+/* How many instances of form j to add to copies of base (cb cycles):
+ * about probe_fraction of the cycles, but few enough that no known
+ * resource overtakes the one base isolates (its cycles are cb, a known
+ * resource's load is exact), so the extra cycles come from that resource.
+ * A form slower alone than that share of base gets one instance, and base
+ * is repeated until the instance is within the share: otherwise the form's
+ * own bottleneck, not base's, would time the probe. */
+static double probe_count(const struct state *st, const double *base, double cb, size_t j,
+			  double *copies)
 {
+	*copies = 1;
 	if (st->o->probe_fraction <= 0)
 		return 1;
 	double m = st->o->probe_fraction * cb / st->single[j];
+	if (m < 1) {
+		*copies = ceil(1 / m);
+		m = 1;
+	}
 	for (size_t r = 0; r < st->nres; r++)
 		if (st->rho[r][j] > 0)
-			m = fmin(m, 0.8 * (cb - infer_dot(st->rho[r], base, st->n)) / st->rho[r][j]);
+			m = fmin(m, 0.8 * *copies * (cb - infer_dot(st->rho[r], base, st->n)) /
+					st->rho[r][j]);
 	return fmax(1, floor(m));
 }
 
@@ -51,11 +61,17 @@ static void perturbation(const struct state *st, double budget, unsigned attempt
 	free(order);
 }
 
-/* Noisy probes over-estimate where the isolated resource stopped being
- * the bottleneck: shrink until every measurement agrees. */
+/* Noisy probes misread some usages, and a probe the isolated resource
+ * stopped bounding over-estimates one. No form uses a resource for longer
+ * than it takes alone: clip to that; then shrink the whole vector until
+ * every measurement agrees (moving components one by one, an LP, fits the
+ * measurements as well but leaves wrong shapes that hide resources the
+ * search has yet to find). */
 static void shrink_to_measurements(const struct state *st, double *rho)
 {
 	double shrink = 1;
+	for (size_t j = 0; j < st->n; j++)
+		rho[j] = fmin(rho[j], st->single[j]);
 	for (size_t b = 0; b < st->nmeas; b++) {
 		double load = infer_dot(rho, st->meas[b].sigma, st->n);
 		if (load > st->meas[b].cycles)
@@ -64,31 +80,61 @@ static void shrink_to_measurements(const struct state *st, double *rho)
 	for (size_t j = 0; j < st->n; j++)
 		rho[j] *= shrink;
 }
-
-/* The usage vector read off base (cb cycles): one probe per form. */
+/* The usage vector read off base (cb cycles): one probe per form, all
+ * measured together. */
 static double *probe_forms(struct state *st, const double *base, double cb)
 {
-	double *rho = xcalloc(st->n, sizeof(double)), *probe = xmalloc(st->n * sizeof(double));
-	double cp;
-	for (size_t j = 0; j < st->n; j++) {
-		double extra = probe_count(st, base, cb, j);
-		int rc = -1;
-		/* A kernel the runner refuses: one more instance is another
-		 * kernel, as good a probe. */
-		for (int again = 0; again < 2 && rc < 0; again++) {
-			memcpy(probe, base, st->n * sizeof(double));
-			probe[j] += extra + again;
-			rc = infer_measure(st, probe, &cp);
-			if (rc == 0)
-				rho[j] = fmax(0, (cp - cb) / (extra + again));
-		}
-		if (rc < 0) {
-			free(rho);
-			rho = NULL;
-			break;
-		}
+	size_t n = st->n;
+	double *rho = xcalloc(n, sizeof(double)), *extra = xmalloc(n * sizeof(double));
+	double *cp = xmalloc(n * sizeof(double)), **probes = xmalloc(n * sizeof(double *));
+	int *ok = xmalloc(n * sizeof(int)), all = 1;
+	size_t *left = xmalloc(n * sizeof(size_t)), nleft = 0;
+	double *copies = xmalloc(n * sizeof(double));
+	for (size_t j = 0; j < n; j++) {
+		extra[j] = probe_count(st, base, cb, j, &copies[j]);
+		probes[j] = xmalloc(n * sizeof(double));
+		for (size_t i = 0; i < n; i++)
+			probes[j][i] = copies[j] * base[i];
+		probes[j][j] += extra[j];
 	}
-	free(probe);
+	infer_measure_many(st, probes, n, cp, ok);
+	/* A kernel the runner refuses: one more instance is another kernel,
+	 * as good a probe. */
+	for (size_t j = 0; j < n; j++)
+		if (!ok[j]) { /* probes[nleft], nleft <= j, is done with: reuse it */
+			extra[j] += 1;
+			for (size_t i = 0; i < n; i++)
+				probes[nleft][i] = copies[j] * base[i];
+			probes[nleft][j] += extra[j];
+			left[nleft++] = j;
+		}
+	if (nleft) {
+		double *cl = xmalloc(nleft * sizeof(double));
+		int *okl = xmalloc(nleft * sizeof(int));
+		infer_measure_many(st, probes, nleft, cl, okl);
+		for (size_t a = 0; a < nleft; a++) {
+			ok[left[a]] = okl[a];
+			cp[left[a]] = cl[a];
+		}
+		free(cl);
+		free(okl);
+	}
+	for (size_t j = 0; j < n; j++) {
+		all &= ok[j];
+		if (ok[j])
+			rho[j] = fmax(0, (cp[j] - copies[j] * cb) / extra[j]);
+		free(probes[j]);
+	}
+	if (!all) {
+		free(rho);
+		rho = NULL;
+	}
+	free(extra);
+	free(copies);
+	free(cp);
+	free(probes);
+	free(ok);
+	free(left);
 	return rho;
 }
 
@@ -102,6 +148,12 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 	double *rho = NULL, cb;
 	int found = 0, noisy = st->o->probe_fraction > 0;
 	for (unsigned attempt = 0; attempt < st->o->attempts && !found; attempt++) {
+		/* a base and n probes: within the budget, or not at all */
+		if (st->o->max_benchmarks &&
+		    st->stats->benchmarks + n + 1 > st->o->max_benchmarks) {
+			st->stats->budget_exhausted = 1;
+			break;
+		}
 		double scale = (double)st->o->scale * (1u << (2 * attempt));
 		perturbation(st, noisy ? 0.25 * scale * ck : INFINITY, attempt, g);
 		for (size_t j = 0; j < n; j++)

@@ -32,6 +32,11 @@ struct state {
 void infer_progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);
+/* The same for count kernels, measured together (far faster on a real
+ * machine); ok[i] says whether cycles[i] is set. perpi_error() tells the
+ * last failure. */
+void infer_measure_many(struct state *st, double *const *sigmas, size_t count, double *cycles,
+			int *ok);
 struct measured *infer_find_measured(const struct state *st, const double *sigma);
 double infer_dot(const double *a, const double *b, size_t n);
 /* The model's cycles (max over known resources): a lower bound of truth. */
@@ -45,8 +50,13 @@ void infer_add_resource(struct state *st, double *rho, const double *kernel_sigm
 /* A kernel (cycles ck) slower than the model: find its bottleneck and add
  * it. Returns 1 if a resource was added. */
 int infer_isolate(struct state *st, const double *kernel, double ck);
+/* A pseudo-random number below bound, from the state's seed. */
+unsigned infer_random(struct state *st, unsigned bound);
 /* The searches of one pass; each returns the resources it added. */
 unsigned infer_search_pairs(struct state *st);
 unsigned infer_search_mixes(struct state *st);
+/* The usages of the resources found, fitted to every measurement at once
+ * (infer_refit.c). */
+void infer_refit(struct state *st);
 
 #endif

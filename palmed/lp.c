@@ -27,6 +27,16 @@ struct lp *lp_new(size_t ncols, int maximize)
 	return lp;
 }
 
+void lp_add_cols(struct lp *lp, size_t n)
+{
+	if (!n)
+		return;
+	glp_add_cols(lp->prob, (int)n);
+	for (size_t j = lp->ncols; j < lp->ncols + n; j++)
+		glp_set_col_bnds(lp->prob, (int)j + 1, GLP_LO, 0.0, 0.0);
+	lp->ncols += n;
+}
+
 void lp_delete(struct lp *lp)
 {
 	if (!lp)
@@ -60,24 +70,42 @@ void lp_set_bounds(struct lp *lp, size_t col, double lo, double hi)
 			 isinf(hi) ? 0 : hi);
 }
 
-void lp_add_row(struct lp *lp, const double *coef, double lo, double hi)
+static void push(struct lp *lp, int row, size_t col, double coef)
+{
+	if (lp->nz + 2 > lp->cap) {
+		lp->cap = lp->cap ? 2 * lp->cap : 64;
+		lp->ia = xrealloc(lp->ia, lp->cap * sizeof(*lp->ia));
+		lp->ja = xrealloc(lp->ja, lp->cap * sizeof(*lp->ja));
+		lp->ar = xrealloc(lp->ar, lp->cap * sizeof(*lp->ar));
+	}
+	lp->nz++; /* index 0 is unused by GLPK */
+	lp->ia[lp->nz] = row;
+	lp->ja[lp->nz] = (int)col + 1;
+	lp->ar[lp->nz] = coef;
+}
+
+static int new_row(struct lp *lp, double lo, double hi)
 {
 	int row = glp_add_rows(lp->prob, 1);
 	glp_set_row_bnds(lp->prob, row, bound_type(lo, hi), isinf(lo) ? 0 : lo, isinf(hi) ? 0 : hi);
-	for (size_t j = 0; j < lp->ncols; j++) {
-		if (coef[j] == 0.0)
-			continue;
-		if (lp->nz + 2 > lp->cap) {
-			lp->cap = lp->cap ? 2 * lp->cap : 64;
-			lp->ia = xrealloc(lp->ia, lp->cap * sizeof(*lp->ia));
-			lp->ja = xrealloc(lp->ja, lp->cap * sizeof(*lp->ja));
-			lp->ar = xrealloc(lp->ar, lp->cap * sizeof(*lp->ar));
-		}
-		lp->nz++; /* index 0 is unused by GLPK */
-		lp->ia[lp->nz] = row;
-		lp->ja[lp->nz] = (int)j + 1;
-		lp->ar[lp->nz] = coef[j];
-	}
+	return row;
+}
+
+void lp_add_row(struct lp *lp, const double *coef, double lo, double hi)
+{
+	int row = new_row(lp, lo, hi);
+	for (size_t j = 0; j < lp->ncols; j++)
+		if (coef[j] != 0.0)
+			push(lp, row, j, coef[j]);
+}
+
+void lp_add_row_sparse(struct lp *lp, size_t n, const size_t *cols, const double *coef, double lo,
+		       double hi)
+{
+	int row = new_row(lp, lo, hi);
+	for (size_t k = 0; k < n; k++)
+		if (coef[k] != 0.0)
+			push(lp, row, cols[k], coef[k]);
 }
 
 int lp_solve(struct lp *lp, double *x, double *objective)

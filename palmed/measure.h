@@ -5,6 +5,8 @@
 #ifndef PERPI_MEASURE_H
 #define PERPI_MEASURE_H
 
+#include <stddef.h>
+
 #include "palmed/kernel.h"
 
 struct measure {
@@ -16,6 +18,12 @@ struct measure {
 	/* The CPU identity the measurements belong to, written into the model
 	 * ("AuthenticAMD family 25 model 17: AMD EPYC ...", "simulated: zen"). */
 	const char *cpu;
+	/* Optional (NULL: the inference calls cycles once per kernel): many
+	 * kernels at once, which a real machine does far faster (one shared
+	 * object, one worker). status[i] is 0 with cycles[i] set, or -1 with
+	 * errors[i] a malloc'd reason (the caller frees it). */
+	void (*cycles_many)(void *ctx, const struct kernel *ks, size_t n, double *cycles,
+			    int *status, char **errors);
 };
 
 #endif

@@ -240,6 +240,7 @@ void sim_measure(const struct sim_machine *m, struct measure *out)
 	out->ctx = (void *)m;
 	out->cycles = sim_measure_cycles;
 	out->cpu = m->cpu;
+	out->cycles_many = NULL;
 }
 
 static int sim_noisy_cycles(void *ctx, const struct kernel *k, double *cycles)
@@ -262,4 +263,5 @@ void sim_measure_noisy(struct sim_noisy *noisy, struct measure *out)
 	out->ctx = noisy;
 	out->cycles = sim_noisy_cycles;
 	out->cpu = noisy->machine->cpu;
+	out->cycles_many = NULL;
 }

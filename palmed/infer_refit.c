@@ -1,0 +1,200 @@
+/* Refitting the usages to every measurement at once.
+ *
+ * The search reads each resource's usages off one saturating kernel and
+ * one probe per form: on a real CPU every probe carries its own timing
+ * noise, and a usage read at one kernel is never checked against the
+ * others. Once the resources are known, the usages that best explain all
+ * the measurements together are a linear program (the core-mapping LP of
+ * Palmed, over every measured kernel instead of the basic ones): with each
+ * measured kernel b assigned the resource r(b) that the current model says
+ * bounds it,
+ *
+ *   minimise   sum_{b,r} u_br + sum_b l_b + lambda sum_{r,j} rho(r,j) / cycles(j)
+ *   subject to sum_j rho(r,j) sigma_bj <= c_b (1 + u_br)   for every r
+ *              sum_j rho(r(b),j) sigma_bj >= c_b (1 - l_b)
+ *              rho, u, l >= 0
+ *
+ * u_br and l_b are kernel b's relative over- and under-prediction by
+ * resource r: the objective is an absolute relative error (an L1 fit: a
+ * kernel the host disturbed pulls less than in a least-squares fit), and
+ * the small lambda term settles the usages no measurement constrains at
+ * zero. With a slack per (kernel, resource), the program splits into one
+ * per resource, each small. Its rows of the first kind are many and few
+ * are tight: they are added as the solution violates them. The assignment
+ * r(b) is then recomputed with the new usages and the fit repeated while
+ * the error falls. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/infer_private.h"
+#include "palmed/lp.h"
+
+#define REFIT_LAMBDA 1e-4
+#define REFIT_ROUNDS 12 /* rounds of added rows per fit */
+#define REFIT_FITS 3	/* assignments tried */
+/* Kernels of up to REFIT_SMALL instructions (what code and the evaluation
+ * run) weigh 1 in the fit; the long kernels of the isolation stage, whose
+ * timing on a real core mixes in effects a resource model does not have,
+ * weigh REFIT_LARGE_WEIGHT. */
+#define REFIT_SMALL 24
+#define REFIT_LARGE_WEIGHT 0.05
+
+/* Mean absolute relative error of the model rho over the measurements. */
+static double fit_error(const struct state *st, double *const *rho)
+{
+	double sum = 0;
+	for (size_t b = 0; b < st->nmeas; b++) {
+		double best = 0;
+		for (size_t r = 0; r < st->nres; r++)
+			best = fmax(best, infer_dot(rho[r], st->meas[b].sigma, st->n));
+		sum += fabs(best - st->meas[b].cycles) / st->meas[b].cycles;
+	}
+	return st->nmeas ? sum / (double)st->nmeas : 0;
+}
+
+struct sparse {
+	size_t n, *cols;
+	double *val;
+	double weight; /* of the kernel's error in the fit */
+};
+
+/* The nonzero multiplicities of each measurement. */
+static struct sparse *supports(const struct state *st)
+{
+	struct sparse *sp = xcalloc(st->nmeas + 1, sizeof(*sp));
+	for (size_t b = 0; b < st->nmeas; b++) {
+		sp[b].cols = xmalloc((st->n + 1) * sizeof(size_t));
+		sp[b].val = xmalloc((st->n + 1) * sizeof(double));
+		double size = 0;
+		for (size_t j = 0; j < st->n; j++)
+			if (st->meas[b].sigma[j] != 0) {
+				sp[b].cols[sp[b].n] = j;
+				sp[b].val[sp[b].n++] = st->meas[b].sigma[j];
+				size += st->meas[b].sigma[j];
+			}
+		sp[b].weight = size <= REFIT_SMALL ? 1 : REFIT_LARGE_WEIGHT;
+	}
+	return sp;
+}
+
+/* Resource r's usages fitted with the assignment of rho (kernels whose
+ * bottleneck r is must reach their cycles; the others must stay below
+ * theirs), into out. Each row gets its own slack, so resources fit apart:
+ * R small programs instead of one large one. Returns 0, or -1 if GLPK
+ * fails. */
+static int fit_resource(const struct state *st, const struct sparse *sp, const size_t *assign,
+			double *const *rho, size_t r, double *out)
+{
+	size_t n = st->n, M = st->nmeas, nrows = 0, cap = 64;
+	size_t *rows = xmalloc(cap * sizeof(size_t)); /* the kernel of each slack column */
+	unsigned char *added = xcalloc(M + 1, 1);
+	size_t *cols = xmalloc((n + 2) * sizeof(size_t));
+	double *val = xmalloc((n + 2) * sizeof(double)), *x = NULL;
+	struct lp *lp = lp_new(n, 0);
+	for (size_t j = 0; j < n; j++)
+		lp_set_objective(lp, j, REFIT_LAMBDA / st->single[j]);
+	int rc = -1;
+	for (unsigned round = 0; round < REFIT_ROUNDS; round++) {
+		size_t more = 0;
+		for (size_t b = 0; b < M; b++) {
+			if (added[b])
+				continue;
+			double cb = st->meas[b].cycles, load = 0;
+			for (size_t k = 0; k < sp[b].n; k++)
+				load += (x ? x[sp[b].cols[k]] : rho[r][sp[b].cols[k]]) * sp[b].val[k];
+			int mine = assign[b] == r;
+			/* at first the rows the model makes nearly tight, then the
+			 * ones the solution violates */
+			if (!mine && load <= cb * (x ? 1 + 1e-7 : 0.9))
+				continue;
+			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
+			size_t k = sp[b].n, first = n + nrows;
+			memcpy(cols, sp[b].cols, k * sizeof(size_t));
+			memcpy(val, sp[b].val, k * sizeof(double));
+			if (nrows + 2 > cap) {
+				cap *= 2;
+				rows = xrealloc(rows, cap * sizeof(size_t));
+			}
+			rows[nrows++] = b;
+			cols[k] = first, val[k++] = -cb;
+			if (mine) {
+				rows[nrows++] = b;
+				cols[k] = first + 1, val[k++] = cb;
+			}
+			lp_add_cols(lp, mine ? 2 : 1);
+			lp_set_objective(lp, first, sp[b].weight);
+			if (mine)
+				lp_set_objective(lp, first + 1, sp[b].weight);
+			lp_add_row_sparse(lp, k, cols, val, mine ? cb : -INFINITY, cb);
+			added[b] = 1;
+			more++;
+		}
+		if (x && !more)
+			break;
+		x = xrealloc(x, (n + nrows + 1) * sizeof(double));
+		if ((rc = lp_solve(lp, x, NULL)) < 0)
+			break;
+	}
+	if (rc == 0)
+		for (size_t j = 0; j < n; j++)
+			out[j] = x[j] < 1e-9 ? 0 : x[j];
+	lp_delete(lp);
+	free(rows);
+	free(added);
+	free(cols);
+	free(val);
+	free(x);
+	return rc;
+}
+
+/* Every resource fitted with the assignment of rho, into out. */
+static int fit(const struct state *st, const struct sparse *sp, double *const *rho, double **out)
+{
+	size_t *assign = xmalloc((st->nmeas + 1) * sizeof(size_t));
+	for (size_t b = 0; b < st->nmeas; b++) {
+		double best = -1;
+		for (size_t r = 0; r < st->nres; r++) {
+			double load = infer_dot(rho[r], st->meas[b].sigma, st->n);
+			if (load > best)
+				best = load, assign[b] = r;
+		}
+	}
+	int rc = 0;
+	for (size_t r = 0; r < st->nres && rc == 0; r++)
+		rc = fit_resource(st, sp, assign, rho, r, out[r]);
+	free(assign);
+	return rc;
+}
+
+void infer_refit(struct state *st)
+{
+	if (!st->nres || !st->nmeas)
+		return;
+	struct sparse *sp = supports(st);
+	double **cand = xmalloc(st->nres * sizeof(double *));
+	for (size_t r = 0; r < st->nres; r++)
+		cand[r] = xmalloc(st->n * sizeof(double));
+	double before = fit_error(st, st->rho), err = before;
+	for (unsigned f = 0; f < REFIT_FITS; f++) {
+		if (fit(st, sp, st->rho, cand) < 0)
+			break;
+		double e = fit_error(st, cand);
+		if (!(e < err * (1 - 1e-3)))
+			break;
+		err = e;
+		for (size_t r = 0; r < st->nres; r++)
+			memcpy(st->rho[r], cand[r], st->n * sizeof(double));
+	}
+	infer_progress(st, "palmed: usages refitted to all %zu measurements: mean error %.2f%% -> %.2f%%\n",
+		       st->nmeas, 100 * before, 100 * err);
+	for (size_t r = 0; r < st->nres; r++)
+		free(cand[r]);
+	free(cand);
+	for (size_t b = 0; b < st->nmeas; b++) {
+		free(sp[b].cols);
+		free(sp[b].val);
+	}
+	free(sp);
+}
