@@ -234,12 +234,13 @@ static void print_blocks(const struct eval_args *a, const struct eval_blocks_sta
 	       "held out %.0f (%.1f%%) in %zu kernels\n",
 	       a->nfrom == 1 ? a->from[0] : "", a->nfrom == 1 ? "" : "the runs", st->blocks,
 	       st->insns, measured, percent(measured, st->insns), s->n);
-	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable %" PRIu64
-	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu blocks), "
-	       "kernels not measurable %.0f (%.1f%%); %zu blocks with nothing left\n",
+	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable alone %" PRIu64
+	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
+	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
 	       st->control, percent(st->control, st->insns), st->unrunnable,
 	       percent(st->unrunnable, st->insns), st->built, percent(st->built, st->insns),
-	       st->built_blocks, h->refused, percent(h->refused, st->insns), st->empty_blocks);
+	       st->built_blocks, st->built_blocks == 1 ? "" : "s", h->refused,
+	       percent(h->refused, st->insns), st->empty_blocks, st->empty_blocks == 1 ? "" : "s");
 	printf("weights: dynamic instructions; coverage and RMS error weighted, Kendall tau over "
 	       "the kernels\n");
 	print_table(s);
