@@ -144,8 +144,8 @@ void eval_blocks_refuse(struct eval_blocks *eb, const char *form)
 }
 
 /* The block's kernel; *kept: the dynamic instructions of what it kept. */
-static void block_kernel(const struct eval_blocks *eb, const struct eb_block *blk,
-			 struct kernel *k, uint64_t *kept)
+static void block_kernel(const struct eval_blocks *eb, const struct eb_block *blk, struct kernel *k,
+			 uint64_t *kept)
 {
 	kernel_init(k);
 	*kept = 0;

@@ -26,14 +26,14 @@
 #include "palmed/model.h"
 
 struct eval_blocks_stats {
-	size_t runs, blocks;   /* recorded runs read, their blocks */
-	uint64_t insns;	       /* counted dynamic instructions of the runs */
-	uint64_t control;      /* of those, control transfers */
-	uint64_t unrunnable;   /* unnamed forms, or forms the reference refuses */
-	uint64_t built;	       /* in blocks whose kernel the model was built from */
-	uint64_t held_out;     /* in the held-out kernels */
-	size_t empty_blocks;   /* blocks with nothing left */
-	size_t built_blocks;   /* blocks whose kernel was a build measurement */
+	size_t runs, blocks; /* recorded runs read, their blocks */
+	uint64_t insns;	     /* counted dynamic instructions of the runs */
+	uint64_t control;    /* of those, control transfers */
+	uint64_t unrunnable; /* unnamed forms, or forms the reference refuses */
+	uint64_t built;	     /* in blocks whose kernel the model was built from */
+	uint64_t held_out;   /* in the held-out kernels */
+	size_t empty_blocks; /* blocks with nothing left */
+	size_t built_blocks; /* blocks whose kernel was a build measurement */
 	size_t held_out_blocks;
 };
 
