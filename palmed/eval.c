@@ -211,10 +211,18 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		size, size);
-	fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: RMS IPC "
-		   "error %.1f%%%s, Kendall tau %.3f, coverage %.0f%%</text>\n",
-		size / 2, s->pred_names[predictor], 100 * mt.rms, s->weighted ? " (weighted)" : "",
-		mt.tau, 100 * mt.coverage);
+	if (s->weighted) /* the metrics' line would not fit with the set's name */
+		fprintf(f, "<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
+			   "on %s (point area: weight)</text>\n"
+			   "<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
+			   "%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor],
+			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2, 100 * mt.rms,
+			mt.tau, 100 * mt.coverage);
+	else
+		fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
+			   "RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau, 100 * mt.coverage);
 	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
 		   "stroke=\"black\"/>\n",
 		margin, margin, plot, plot);

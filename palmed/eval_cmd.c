@@ -180,7 +180,8 @@ static void measure_set(struct reference *ref, struct heldout *h, struct eval_se
 	}
 	bench_cli_progress_end(&p);
 	if (dropped > 1)
-		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped, s->name);
+		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped,
+			   strcmp(s->name, "blocks") ? s->name : "block");
 	h->n = kept;
 }
 
@@ -230,10 +231,11 @@ static void print_blocks(const struct eval_args *a, const struct eval_blocks_sta
 			 const struct heldout *h, const struct eval_set *s)
 {
 	double measured = st->held_out - h->refused;
-	printf("\nbasic blocks of %s%s: %zu blocks, %" PRIu64 " dynamic instructions; "
+	char *runs = a->nfrom == 1 ? xstrdup(a->from[0]) : xasprintf("%zu runs", a->nfrom);
+	printf("\nbasic blocks of %s: %zu blocks, %" PRIu64 " dynamic instructions; "
 	       "held out %.0f (%.1f%%) in %zu kernels\n",
-	       a->nfrom == 1 ? a->from[0] : "", a->nfrom == 1 ? "" : "the runs", st->blocks,
-	       st->insns, measured, percent(measured, st->insns), s->n);
+	       runs, st->blocks, st->insns, measured, percent(measured, st->insns), s->n);
+	free(runs);
 	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable alone %" PRIu64
 	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
 	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
