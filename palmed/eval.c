@@ -13,7 +13,7 @@ static unsigned next_random(unsigned long long *state, unsigned bound)
 	return (unsigned)((*state >> 33) % bound);
 }
 
-static int measured_in(const struct model *m, const char *spec)
+int eval_model_measured(const struct model *m, const char *spec)
 {
 	for (size_t i = 0; m && i < m->nmeas; i++)
 		if (!strcmp(m->meas[i].kernel, spec))
@@ -39,7 +39,7 @@ void eval_random_kernels(const char *const *forms, size_t nforms, unsigned seed,
 		char *spec = kernel_to_string(k);
 		/* Held out: never a kernel the model was built from (give up on
 		 * that rule only if the forms are too few to avoid it). */
-		if (measured_in(exclude, spec) && ++tries < 100 * count)
+		if (eval_model_measured(exclude, spec) && ++tries < 100 * count)
 			kernel_done(k);
 		else
 			made++;
@@ -50,6 +50,7 @@ void eval_random_kernels(const char *const *forms, size_t nforms, unsigned seed,
 void eval_set_init(struct eval_set *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->name = "random";
 }
 
 void eval_set_done(struct eval_set *s)
@@ -72,6 +73,7 @@ size_t eval_add_point(struct eval_set *s, const char *kernel, double native_ipc)
 	struct eval_point *p = &s->points[s->n];
 	p->kernel = xstrdup(kernel);
 	p->native = native_ipc;
+	p->weight = 1;
 	for (size_t j = 0; j < EVAL_MAX_PREDICTORS; j++)
 		p->pred[j] = NAN;
 	return s->n++;
@@ -115,47 +117,79 @@ double eval_kendall_tau(const double *a, const double *b, size_t n)
 
 void eval_metrics(const struct eval_set *s, size_t predictor, struct eval_metrics *out)
 {
-	double sum = 0, *pred = xcalloc(s->n + 1, sizeof(double));
+	double sum = 0, covered_weight = 0, all_weight = 0;
+	double *pred = xcalloc(s->n + 1, sizeof(double));
 	double *native = xcalloc(s->n + 1, sizeof(double));
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct eval_point *p = &s->points[i];
 		pred[i] = p->pred[predictor];
 		native[i] = p->native;
+		all_weight += p->weight;
 		if (isnan(pred[i]))
 			continue;
 		double rel = (pred[i] - native[i]) / native[i];
-		sum += rel * rel;
+		sum += p->weight * rel * rel;
+		covered_weight += p->weight;
 		out->covered++;
 	}
-	out->rms = out->covered ? sqrt(sum / out->covered) : NAN;
+	out->rms = covered_weight > 0 ? sqrt(sum / covered_weight) : NAN;
 	out->tau = eval_kendall_tau(pred, native, s->n);
-	out->coverage = s->n ? (double)out->covered / s->n : 0;
+	out->coverage = all_weight > 0 ? covered_weight / all_weight : 0;
 	free(pred);
 	free(native);
 }
 
-int eval_write_csv(const struct eval_set *s, const char *path)
+int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
 	fprintf(f, "kernel,native_ipc");
-	for (size_t j = 0; j < s->npred; j++)
-		fprintf(f, ",%s_ipc", s->pred_names[j]);
-	fprintf(f, "\n");
-	for (size_t i = 0; i < s->n; i++) {
-		fprintf(f, "\"%s\",%.6g", s->points[i].kernel, s->points[i].native);
-		for (size_t j = 0; j < s->npred; j++)
-			if (isnan(s->points[i].pred[j]))
-				fprintf(f, ",");
-			else
-				fprintf(f, ",%.6g", s->points[i].pred[j]);
-		fprintf(f, "\n");
+	for (size_t j = 0; nsets && j < sets[0]->npred; j++)
+		fprintf(f, ",%s_ipc", sets[0]->pred_names[j]);
+	fprintf(f, ",set,weight\n");
+	for (size_t k = 0; k < nsets; k++) {
+		const struct eval_set *s = sets[k];
+		for (size_t i = 0; i < s->n; i++) {
+			fprintf(f, "\"%s\",%.6g", s->points[i].kernel, s->points[i].native);
+			for (size_t j = 0; j < s->npred; j++)
+				if (isnan(s->points[i].pred[j]))
+					fprintf(f, ",");
+				else
+					fprintf(f, ",%.6g", s->points[i].pred[j]);
+			fprintf(f, ",%s,%.17g\n", s->name, s->points[i].weight);
+		}
 	}
 	if (fclose(f) != 0)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
 	return 0;
+}
+
+/* One circle per covered point; in a weighted set its area is
+ * proportional to the weight (the heaviest 8 units of radius, none below
+ * 1.5 so that light points stay visible). */
+static void write_points(FILE *f, const struct eval_set *s, size_t predictor, double margin,
+			 double plot, double top)
+{
+	double heaviest = 0;
+	for (size_t i = 0; i < s->n; i++)
+		heaviest = fmax(heaviest, s->points[i].weight);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct eval_point *p = &s->points[i];
+		double pred = p->pred[predictor], r = 2.5;
+		if (isnan(pred))
+			continue;
+		if (s->weighted && heaviest > 0)
+			r = fmax(1.5, 8 * sqrt(p->weight / heaviest));
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" fill=\"#1f77b4\" "
+			   "fill-opacity=\"0.6\"><title>%s",
+			margin + plot * p->native / top, margin + plot - plot * pred / top, r,
+			p->kernel);
+		if (s->weighted)
+			fprintf(f, " (weight %.17g)", p->weight);
+		fprintf(f, "</title></circle>\n");
+	}
 }
 
 int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
@@ -177,9 +211,18 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		size, size);
-	fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: RMS IPC "
-		   "error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
-		size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau, 100 * mt.coverage);
+	if (s->weighted) /* the metrics' line would not fit with the set's name */
+		fprintf(f, "<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
+			   "on %s (point area: weight)</text>\n"
+			   "<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
+			   "%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor],
+			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2, 100 * mt.rms,
+			mt.tau, 100 * mt.coverage);
+	else
+		fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
+			   "RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau, 100 * mt.coverage);
 	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
 		   "stroke=\"black\"/>\n",
 		margin, margin, plot, plot);
@@ -198,15 +241,7 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 	fprintf(f, "<text x=\"16\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 16 %g)\">"
 		   "predicted IPC</text>\n",
 		size / 2, size / 2);
-	for (size_t i = 0; i < s->n; i++) {
-		double pred = s->points[i].pred[predictor];
-		if (isnan(pred))
-			continue;
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1f77b4\" "
-			   "fill-opacity=\"0.6\"><title>%s</title></circle>\n",
-			margin + plot * s->points[i].native / top, margin + plot - plot * pred / top,
-			s->points[i].kernel);
-	}
+	write_points(f, s, predictor, margin, plot, top);
 	fprintf(f, "</svg>\n");
 	if (fclose(f) != 0)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));

@@ -15,20 +15,27 @@ struct eval_point {
 	char *kernel;  /* canonical spec, owned */
 	double native; /* measured IPC */
 	double pred[EVAL_MAX_PREDICTORS]; /* predicted IPC, NAN if not covered */
+	double weight; /* 1 for random kernels; a block kernel's dynamic instructions */
 };
 
 struct eval_set {
+	const char *name; /* "random" or "blocks": the CSV's set column */
+	int weighted;	  /* points differ in weight (the scatter shows it) */
 	size_t npred;
 	const char *pred_names[EVAL_MAX_PREDICTORS]; /* static strings */
 	size_t n;
 	struct eval_point *points; /* owned */
 };
 
+/* With w a point's weight and e = (pred - native) / native, over the
+ * points the predictor covers: rms = sqrt(sum w e^2 / sum w) (the plain RMS
+ * when every weight is 1); tau is unweighted, over the covered points;
+ * coverage = covered weight / all weight. */
 struct eval_metrics {
-	double rms;      /* sqrt(mean(((pred - native) / native)^2)) over covered */
+	double rms;
 	double tau;      /* Kendall's tau-b between predicted and native IPC */
-	double coverage; /* share of kernels the predictor covers */
-	size_t covered;
+	double coverage; /* share of the weight (of kernels) the predictor covers */
+	size_t covered;  /* kernels */
 };
 
 /* count random kernels of 2-5 distinct forms with multiplicities 1-4, drawn
@@ -37,19 +44,25 @@ struct eval_metrics {
 void eval_random_kernels(const char *const *forms, size_t nforms, unsigned seed, size_t count,
 			 const struct model *exclude, struct kernel *kernels);
 
+/* Whether spec (canonical) is one of m's measurements (m may be NULL). */
+int eval_model_measured(const struct model *m, const char *spec);
+
+/* An empty set named "random", unweighted. */
 void eval_set_init(struct eval_set *s);
 void eval_set_done(struct eval_set *s);
 size_t eval_add_predictor(struct eval_set *s, const char *name);
-/* Appends a point with every prediction NAN; returns its index. */
+/* Appends a point of weight 1 with every prediction NAN; returns its index. */
 size_t eval_add_point(struct eval_set *s, const char *kernel, double native_ipc);
 
 void eval_metrics(const struct eval_set *s, size_t predictor, struct eval_metrics *out);
 /* Kendall's tau-b of two series (pairs with a NAN are skipped). */
 double eval_kendall_tau(const double *a, const double *b, size_t n);
 
-/* kernel,native_ipc,<predictor>_ipc... one line per point. */
-int eval_write_csv(const struct eval_set *s, const char *path);
-/* Predicted (y) against native (x) IPC with the diagonal. */
+/* kernel,native_ipc,<predictor>_ipc...,set,weight: one line per point of
+ * every set (the sets have the same predictors, in the same order). */
+int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char *path);
+/* Predicted (y) against native (x) IPC with the diagonal; in a weighted
+ * set a point's area is proportional to its weight. */
 int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path);
 
 /* Whether llvm-mca-19 is on the PATH. */

@@ -1,7 +1,9 @@
-/* `perpi palmed eval`: held-out kernels measured natively (or by a
- * simulated machine) and predicted by the model. */
+/* `perpi palmed eval`: held-out kernels (random mixes of the model's forms
+ * and the basic blocks of recorded runs) measured natively, or by a
+ * simulated machine, and predicted by the model (and llvm-mca). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "palmed/bench_cli.h"
 #include "palmed/db.h"
 #include "palmed/eval.h"
+#include "palmed/eval_blocks.h"
 #include "palmed/infer.h"
 #include "palmed/infer_bench.h"
 #include "palmed/predict.h"
@@ -19,6 +22,8 @@
 
 struct eval_args {
 	const char *model, *sim, *dir, *db_path;
+	const char **from; /* recorded runs, --from (repeatable) */
+	size_t nfrom;
 	unsigned count, seed;
 	int no_db, no_mca;
 };
@@ -26,14 +31,290 @@ struct eval_args {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: perpi palmed eval [-m MODEL | --sim MACHINE] [-n KERNELS] [--seed N] "
-		     "[-o DIR]\n"
+		     "[--from perpi.data]... [-o DIR]\n"
 		     "  --sim MACHINE  a simulated machine is the native reference; without -m its\n"
 		     "                 model is inferred first\n"
-		     "  -n KERNELS     held-out random kernels of 2-5 forms (default 200)\n"
-		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg)\n"
-		     "                 (default palmed-eval)\n"
+		     "  -n KERNELS     held-out random kernels of 2-5 forms (default 200; 0: none,\n"
+		     "                 with --from)\n"
+		     "  --from FILE    also hold out the basic blocks of a run recorded by 'perpi\n"
+		     "                 record', weighted by their dynamic instructions (repeatable)\n"
+		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
+		     "                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
 		     "  --db FILE      measurement database for the native runs; --no-db: none\n"
 		     "  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
+}
+
+/* The native reference: a simulated machine, or this CPU through the
+ * Pipedream runner. */
+struct reference {
+	const struct sim_machine *sim;
+	struct infer_bench ib; /* without sim */
+	int mca;	       /* llvm-mca is a second predictor */
+};
+
+static int reference_ipc(struct reference *ref, const struct kernel *k, double *ipc)
+{
+	if (ref->sim) {
+		double cycles;
+		if (sim_cycles(ref->sim, k, &cycles) < 0)
+			return -1;
+		*ipc = kernel_size(k) / cycles;
+		return 0;
+	}
+	struct bench_result r;
+	if (infer_bench_measure(&ref->ib, k, &r) < 0)
+		return -1;
+	*ipc = r.ipc;
+	bench_result_done(&r);
+	return 0;
+}
+
+/* Held-out kernels aligned with an eval_set's points once measured. */
+struct heldout {
+	struct kernel *ks; /* owned */
+	double *weight;	   /* owned; per kernel */
+	size_t n;
+	double refused; /* weight of the kernels the reference refused */
+};
+
+static void heldout_done(struct heldout *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		kernel_done(&h->ks[i]);
+	free(h->ks);
+	free(h->weight);
+	memset(h, 0, sizeof(*h));
+}
+
+static void random_heldout(const struct eval_args *a, const struct model *m, struct heldout *h)
+{
+	h->n = a->count;
+	h->ks = xcalloc(h->n + 1, sizeof(*h->ks));
+	h->weight = xcalloc(h->n + 1, sizeof(*h->weight));
+	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, h->n, m, h->ks);
+	for (size_t i = 0; i < h->n; i++)
+		h->weight[i] = 1;
+}
+
+/* Forms the reference cannot measure alone are left out of the blocks
+ * (the first with its reason, then all of them in one line). */
+static void refuse_forms(struct reference *ref, struct eval_blocks *eb)
+{
+	const char *const *forms;
+	size_t n = eval_blocks_forms(eb, &forms), refused = 0;
+	struct bench_cli_progress p;
+	struct strbuf names;
+	strbuf_init(&names);
+	bench_cli_progress_init(&p, "palmed eval: forms of the blocks");
+	for (size_t i = 0; i < n; i++) {
+		struct kernel k;
+		double ipc;
+		bench_cli_progress(&p, i, n);
+		kernel_init(&k);
+		kernel_add(&k, forms[i], 1);
+		if (reference_ipc(ref, &k, &ipc) < 0) {
+			if (!refused)
+				perpi_warn("palmed eval: form %s left out of the blocks: %s",
+					   forms[i], perpi_error());
+			strbuf_addf(&names, " %s", forms[i]);
+			eval_blocks_refuse(eb, forms[i]);
+			refused++;
+		}
+		kernel_done(&k);
+	}
+	bench_cli_progress_end(&p);
+	if (refused > 1)
+		perpi_warn("palmed eval: %zu of %zu forms left out of the blocks (not measurable "
+			   "alone):%s",
+			   refused, n, names.buf);
+	strbuf_done(&names);
+}
+
+static int blocks_heldout(const struct eval_args *a, struct reference *ref, const struct model *m,
+			  struct heldout *h, struct eval_blocks_stats *st)
+{
+	struct eval_blocks *eb = eval_blocks_new();
+	for (size_t i = 0; i < a->nfrom; i++)
+		if (eval_blocks_read(eb, a->from[i]) < 0) {
+			eval_blocks_delete(eb);
+			return -1;
+		}
+	refuse_forms(ref, eb);
+	struct eval_block_kernel *v;
+	h->n = eval_blocks_kernels(eb, m, &v, st);
+	h->ks = xcalloc(h->n + 1, sizeof(*h->ks));
+	h->weight = xcalloc(h->n + 1, sizeof(*h->weight));
+	for (size_t i = 0; i < h->n; i++) {
+		h->ks[i] = v[i].kernel; /* moved */
+		kernel_init(&v[i].kernel);
+		h->weight[i] = (double)v[i].weight;
+	}
+	eval_block_kernels_free(v, h->n);
+	eval_blocks_delete(eb);
+	return 0;
+}
+
+/* The reference IPC of every kernel; kernels it refuses (or that stay too
+ * noisy to be a reference) are dropped, counted, and their weight kept. */
+static void measure_set(struct reference *ref, struct heldout *h, struct eval_set *s)
+{
+	struct bench_cli_progress p;
+	size_t kept = 0, dropped = 0;
+	bench_cli_progress_init(&p, "palmed eval: measuring");
+	for (size_t i = 0; i < h->n; i++) {
+		char *spec = kernel_to_string(&h->ks[i]);
+		double ipc;
+		bench_cli_progress(&p, i, h->n);
+		if (reference_ipc(ref, &h->ks[i], &ipc) == 0) {
+			size_t at = eval_add_point(s, spec, ipc); /* moves s->points */
+			s->points[at].weight = h->weight[i];
+			h->weight[kept] = h->weight[i];
+			h->ks[kept++] = h->ks[i];
+		} else {
+			if (!dropped++)
+				perpi_warn("palmed eval: kernel %s left out: %s", spec, perpi_error());
+			h->refused += h->weight[i];
+			kernel_done(&h->ks[i]);
+		}
+		free(spec);
+	}
+	bench_cli_progress_end(&p);
+	if (dropped > 1)
+		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped,
+			   strcmp(s->name, "blocks") ? s->name : "block");
+	h->n = kept;
+}
+
+static void predict_points(const struct model *m, struct eval_set *s, size_t pred,
+			   const struct kernel *ks)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct prediction p;
+		if (model_predict(m, &ks[i], &p) == 0 && p.nuncovered == 0)
+			s->points[i].pred[pred] = p.ipc;
+		if (p.total)
+			prediction_done(&p);
+	}
+}
+
+static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
+			const struct kernel *ks)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		char *text = bench_kernel_asm(bench, &ks[i], 0);
+		double ipc;
+		if (text && eval_mca_ipc(text, &ipc) == 0)
+			s->points[i].pred[pred] = ipc;
+		free(text);
+	}
+}
+
+static void print_table(const struct eval_set *s)
+{
+	printf("%-10s %8s %9s %14s %12s\n", "predictor", "kernels", "coverage", "RMS IPC error",
+	       "Kendall tau");
+	for (size_t j = 0; j < s->npred; j++) {
+		struct eval_metrics mt;
+		eval_metrics(s, j, &mt);
+		printf("%-10s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], s->n,
+		       100 * mt.coverage, 100 * mt.rms, mt.tau);
+	}
+}
+
+static double percent(double part, uint64_t whole)
+{
+	return whole ? 100 * part / whole : 0;
+}
+
+/* Where the runs' dynamic instructions went, then the table. */
+static void print_blocks(const struct eval_args *a, const struct eval_blocks_stats *st,
+			 const struct heldout *h, const struct eval_set *s)
+{
+	double measured = st->held_out - h->refused;
+	char *runs = a->nfrom == 1 ? xstrdup(a->from[0]) : xasprintf("%zu runs", a->nfrom);
+	printf("\nbasic blocks of %s: %zu blocks, %" PRIu64 " dynamic instructions; "
+	       "held out %.0f (%.1f%%) in %zu kernels\n",
+	       runs, st->blocks, st->insns, measured, percent(measured, st->insns), s->n);
+	free(runs);
+	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable alone %" PRIu64
+	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
+	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
+	       st->control, percent(st->control, st->insns), st->unrunnable,
+	       percent(st->unrunnable, st->insns), st->built, percent(st->built, st->insns),
+	       st->built_blocks, st->built_blocks == 1 ? "" : "s", h->refused,
+	       percent(h->refused, st->insns), st->empty_blocks, st->empty_blocks == 1 ? "" : "s");
+	printf("weights: dynamic instructions; coverage and RMS error weighted, Kendall tau over "
+	       "the kernels\n");
+	print_table(s);
+}
+
+static int write_results(const struct eval_set *sets, const char *dir)
+{
+	const struct eval_set *with[2];
+	size_t n = 0;
+	for (size_t k = 0; k < 2; k++)
+		if (sets[k].n)
+			with[n++] = &sets[k];
+	mkdir(dir, 0755);
+	char *csv = xasprintf("%s/eval.csv", dir);
+	int rc = eval_write_csv(with, n, csv);
+	for (size_t k = 0; k < n && rc == 0; k++)
+		for (size_t j = 0; j < with[k]->npred && rc == 0; j++) {
+			int blocks = with[k] == &sets[1];
+			char *svg = xasprintf("%s/eval-%s%s.svg", dir, blocks ? "blocks-" : "",
+					      with[k]->pred_names[j]);
+			rc = eval_write_svg(with[k], j, svg);
+			free(svg);
+		}
+	if (rc == 0)
+		printf("raw results: %s; scatter plots: %s/eval-*.svg\n", csv, dir);
+	free(csv);
+	return rc;
+}
+
+/* Both sets measured, predicted and reported (sets[1]: the blocks). */
+static int evaluate(const struct eval_args *a, struct reference *ref, const struct model *m)
+{
+	struct heldout h[2] = {{0}};
+	struct eval_set s[2];
+	struct eval_blocks_stats st;
+	eval_set_init(&s[0]);
+	eval_set_init(&s[1]);
+	s[1].name = "blocks";
+	s[1].weighted = 1;
+	int rc = 0;
+	if (a->count)
+		random_heldout(a, m, &h[0]);
+	if (a->nfrom)
+		rc = blocks_heldout(a, ref, m, &h[1], &st);
+	for (size_t k = 0; k < 2 && rc == 0; k++) {
+		measure_set(ref, &h[k], &s[k]);
+		size_t pred = eval_add_predictor(&s[k], "palmed");
+		predict_points(m, &s[k], pred, h[k].ks);
+		if (ref->mca)
+			predict_mca(ref->ib.bench, &s[k], eval_add_predictor(&s[k], "llvm-mca"),
+				    h[k].ks);
+	}
+	if (rc == 0 && s[0].n + s[1].n == 0)
+		rc = perpi_set_error("no held-out kernel could be measured");
+	if (rc == 0) {
+		if (ref->sim)
+			printf("reference: simulated machine '%s'", ref->sim->name);
+		else
+			printf("reference: this CPU, measured");
+		printf("; model of %zu forms, %zu resources, %u benchmarks\n", m->nforms, m->nres,
+		       m->benchmarks);
+		if (a->count)
+			print_table(&s[0]);
+		if (a->nfrom)
+			print_blocks(a, &st, &h[1], &s[1]);
+		rc = write_results(s, a->dir);
+	}
+	for (size_t k = 0; k < 2; k++) {
+		heldout_done(&h[k]);
+		eval_set_done(&s[k]);
+	}
+	return rc;
 }
 
 static int sim_model(const struct sim_machine *sim, const struct eval_args *a, struct model **m)
@@ -52,121 +333,19 @@ static int sim_model(const struct sim_machine *sim, const struct eval_args *a, s
 	return rc;
 }
 
-static void predict_points(const struct model *m, struct eval_set *s, size_t pred,
-			   const struct kernel *ks)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		struct prediction p;
-		if (model_predict(m, &ks[i], &p) == 0 && p.nuncovered == 0)
-			s->points[i].pred[pred] = p.ipc;
-		if (p.total)
-			prediction_done(&p);
-	}
-}
-
-static int report(const struct eval_set *s, const char *dir)
-{
-	printf("%-10s %8s %9s %14s %12s\n", "predictor", "kernels", "coverage", "RMS IPC error",
-	       "Kendall tau");
-	for (size_t j = 0; j < s->npred; j++) {
-		struct eval_metrics mt;
-		eval_metrics(s, j, &mt);
-		printf("%-10s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], s->n,
-		       100 * mt.coverage, 100 * mt.rms, mt.tau);
-	}
-	mkdir(dir, 0755);
-	char *csv = xasprintf("%s/eval.csv", dir);
-	int rc = eval_write_csv(s, csv);
-	for (size_t j = 0; j < s->npred && rc == 0; j++) {
-		char *svg = xasprintf("%s/eval-%s.svg", dir, s->pred_names[j]);
-		rc = eval_write_svg(s, j, svg);
-		free(svg);
-	}
-	if (rc == 0)
-		printf("raw results: %s; scatter plots: %s/eval-*.svg\n", csv, dir);
-	free(csv);
-	return rc;
-}
-
 static int eval_sim(const struct eval_args *a)
 {
-	const struct sim_machine *sim = sim_find(a->sim);
+	struct reference ref;
 	struct model *m;
-	if (!sim)
+	memset(&ref, 0, sizeof(ref));
+	ref.sim = sim_find(a->sim);
+	if (!ref.sim)
 		return perpi_set_error("no simulated machine '%s' (try: overlap, intel, zen)", a->sim);
-	if (sim_model(sim, a, &m) < 0)
+	if (sim_model(ref.sim, a, &m) < 0)
 		return -1;
-	struct kernel *ks = xcalloc(a->count, sizeof(*ks));
-	struct eval_set s;
-	eval_set_init(&s);
-	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, a->count, m, ks);
-	size_t pred = eval_add_predictor(&s, "palmed");
-	int rc = 0;
-	for (size_t i = 0; i < a->count && rc == 0; i++) {
-		double cycles;
-		char *spec = kernel_to_string(&ks[i]);
-		rc = sim_cycles(sim, &ks[i], &cycles);
-		if (rc == 0)
-			eval_add_point(&s, spec, kernel_size(&ks[i]) / cycles);
-		free(spec);
-	}
-	if (rc == 0) {
-		predict_points(m, &s, pred, ks);
-		printf("reference: simulated machine '%s'; model of %zu forms, %zu resources, %u "
-		       "benchmarks\n",
-		       sim->name, m->nforms, m->nres, m->benchmarks);
-		rc = report(&s, a->dir);
-	}
-	for (size_t i = 0; i < a->count; i++)
-		kernel_done(&ks[i]);
-	free(ks);
-	eval_set_done(&s);
+	int rc = evaluate(a, &ref, m);
 	model_delete(m);
 	return rc;
-}
-
-/* Native IPC of every kernel; kernels the runner refuses, or that stay
- * too noisy to be a reference, are dropped (and counted). */
-static void measure_native(struct infer_bench *ib, struct kernel *ks, size_t *n,
-			   struct eval_set *s)
-{
-	struct bench_cli_progress p;
-	size_t kept = 0, dropped = 0;
-	bench_cli_progress_init(&p, "palmed eval: measuring");
-	for (size_t i = 0; i < *n; i++) {
-		struct bench_result r;
-		bench_cli_progress(&p, i, *n);
-		if (infer_bench_measure(ib, &ks[i], &r) == 0) {
-			char *spec = kernel_to_string(&ks[i]);
-			eval_add_point(s, spec, r.ipc);
-			free(spec);
-			bench_result_done(&r);
-			ks[kept++] = ks[i];
-			continue;
-		}
-		if (!dropped++) {
-			char *spec = kernel_to_string(&ks[i]);
-			perpi_warn("palmed eval: kernel %s left out: %s", spec, perpi_error());
-			free(spec);
-		}
-		kernel_done(&ks[i]);
-	}
-	bench_cli_progress_end(&p);
-	if (dropped > 1)
-		perpi_warn("palmed eval: %zu kernels left out in all", dropped);
-	*n = kept;
-}
-
-static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
-			const struct kernel *ks)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		char *text = bench_kernel_asm(bench, &ks[i], 0);
-		double ipc;
-		if (text && eval_mca_ipc(text, &ipc) == 0)
-			s->points[i].pred[pred] = ipc;
-		free(text);
-	}
 }
 
 static int eval_native(const struct eval_args *a)
@@ -180,37 +359,30 @@ static int eval_native(const struct eval_args *a)
 		return -1;
 	}
 	struct bench_options bo;
-	struct infer_bench ib;
+	struct reference ref;
+	memset(&ref, 0, sizeof(ref));
 	struct measure unused;
 	bench_options_default(&bo);
-	infer_bench_init(&ib, &bo, db, &unused);
-	struct kernel *ks = xcalloc(a->count, sizeof(*ks));
-	size_t n = a->count;
-	struct eval_set s;
-	eval_set_init(&s);
-	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, n, m, ks);
-	measure_native(&ib, ks, &n, &s);
-	int rc = 0;
-	if (n == 0) {
-		rc = perpi_set_error("no held-out kernel could be measured");
-	} else {
-		predict_points(m, &s, eval_add_predictor(&s, "palmed"), ks);
-		if (!a->no_mca && eval_mca_available())
-			predict_mca(ib.bench, &s, eval_add_predictor(&s, "llvm-mca"), ks);
-		printf("reference: this CPU, measured; model of %zu forms, %zu resources, %u "
-		       "benchmarks\n",
-		       m->nforms, m->nres, m->benchmarks);
-		rc = report(&s, a->dir);
-	}
-	for (size_t i = 0; i < n; i++)
-		kernel_done(&ks[i]);
-	free(ks);
-	eval_set_done(&s);
-	infer_bench_done(&ib);
+	infer_bench_init(&ref.ib, &bo, db, &unused);
+	ref.mca = !a->no_mca && eval_mca_available();
+	int rc = evaluate(a, &ref, m);
+	infer_bench_done(&ref.ib);
 	if (db)
 		db_close(db);
 	model_delete(m);
 	return rc;
+}
+
+static int parse_number(int c, const char *text, struct eval_args *a)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+	if (*end || !*text || (c == 'n' && v > 100000)) {
+		fprintf(stderr, "perpi: palmed eval: bad number '%s'\n", text);
+		return -1;
+	}
+	*(c == 'n' ? &a->count : &a->seed) = (unsigned)v;
+	return 0;
 }
 
 int palmed_eval_main(int argc, char **argv)
@@ -220,12 +392,12 @@ int palmed_eval_main(int argc, char **argv)
 		{"kernels", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"db", required_argument, NULL, 'd'},     {"no-db", no_argument, NULL, 'D'},
-		{"no-mca", no_argument, NULL, 'M'},       {0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, 200, 1, 0, 0};
-	int c;
-	char *end;
+		{"no-mca", no_argument, NULL, 'M'},       {"from", required_argument, NULL, 'f'},
+		{0}};
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, NULL, 0, 200, 1, 0, 0};
+	int c, rc = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': a.model = optarg; break;
 		case 's': a.sim = optarg; break;
@@ -233,22 +405,27 @@ int palmed_eval_main(int argc, char **argv)
 		case 'd': a.db_path = optarg; break;
 		case 'D': a.no_db = 1; break;
 		case 'M': a.no_mca = 1; break;
-		case 'n':
-		case 'S': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || (c == 'n' && (v == 0 || v > 100000))) {
-				fprintf(stderr, "perpi: palmed eval: bad number '%s'\n", optarg);
-				return 2;
-			}
-			*(c == 'n' ? &a.count : &a.seed) = (unsigned)v;
+		case 'f':
+			a.from = xrealloc(a.from, (a.nfrom + 1) * sizeof(*a.from));
+			a.from[a.nfrom++] = optarg;
 			break;
-		}
-		default: usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
+		case 'n':
+		case 'S': rc = parse_number(c, optarg, &a) < 0 ? 2 : 0; break;
+		default: usage(c == 'h' ? stdout : stderr); rc = c == 'h' ? -1 : 2;
 		}
 	}
-	if ((a.sim ? eval_sim(&a) : eval_native(&a)) < 0) {
+	if (rc == 0 && a.count == 0 && !a.nfrom) {
+		fprintf(stderr, "perpi: palmed eval: -n 0 holds out nothing without --from\n");
+		rc = 2;
+	}
+	if (rc == 0 && optind < argc) {
+		fprintf(stderr, "perpi: palmed eval: unexpected argument '%s'\n", argv[optind]);
+		rc = 2;
+	}
+	if (rc == 0 && (a.sim ? eval_sim(&a) : eval_native(&a)) < 0) {
 		fprintf(stderr, "perpi: palmed eval: %s\n", perpi_error());
-		return 1;
+		rc = 1;
 	}
-	return 0;
+	free(a.from);
+	return rc < 0 ? 0 : rc;
 }
