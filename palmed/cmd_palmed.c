@@ -28,7 +28,8 @@ static void build_usage(FILE *out)
 		"  (default forms: a built-in list of %zu common forms)\n"
 		"  --forms FILE   the forms to model, one per line ('#' comments, '-': stdin)\n"
 		"  --from FILE    the forms a run recorded by 'perpi record' executed (with\n"
-		"                 --sim: measured on the simulated machine)\n"
+		"                 --sim: measured on the simulated machine); repeatable: the\n"
+		"                 forms of all the runs\n"
 		"  --all          every form this CPU can benchmark (thousands: hours)\n"
 		"  --sim MACHINE  infer the model of a simulated machine:",
 		infer_default_nforms);
@@ -59,7 +60,9 @@ static void make_parent_dirs(const char *path)
 }
 
 struct build_args {
-	const char *sim, *forms_file, *from, *db_path, *out;
+	const char *sim, *forms_file, *db_path, *out;
+	const char **from; /* --from, repeatable */
+	size_t nfrom;
 	int all, no_db, quiet;
 	long budget;
 };
@@ -86,25 +89,33 @@ static void form_list_done(struct form_list *l)
 	free(l->owned);
 }
 
-/* --from FILE: the forms of the instructions a recorded run executed. */
+/* --from FILE...: the forms of the instructions recorded runs executed
+ * (their union: the inference measures each form once). */
 static int forms_from_trace(const struct build_args *a, struct form_list *l)
 {
-	size_t n, undecoded;
-	if (lift_trace_forms(a->from, &l->owned, &n, &undecoded) < 0) {
-		char *why = xstrdup(perpi_error());
-		perpi_set_error("--from %s", why);
-		free(why);
-		return -1;
+	for (size_t f = 0; f < a->nfrom; f++) {
+		size_t n, undecoded;
+		char **names;
+		if (lift_trace_forms(a->from[f], &names, &n, &undecoded) < 0) {
+			char *why = xstrdup(perpi_error());
+			perpi_set_error("--from %s", why);
+			free(why);
+			return -1;
+		}
+		l->owned = xrealloc(l->owned, (l->n + n + 1) * sizeof(char *));
+		l->names = xrealloc(l->names, (l->n + n + 1) * sizeof(char *));
+		for (size_t i = 0; i < n; i++) {
+			l->owned[l->n] = names[i];
+			l->names[l->n++] = names[i];
+		}
+		free(names);
+		if (!a->quiet)
+			fprintf(stderr, "palmed: %zu forms from %s\n", n, a->from[f]);
+		if (undecoded)
+			perpi_warn("palmed build: %zu instructions of %s have no form (neither "
+				   "Capstone nor Zydis decodes them)",
+				   undecoded, a->from[f]);
 	}
-	l->names = xmalloc((n + 1) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		l->names[l->n++] = l->owned[i];
-	if (!a->quiet)
-		fprintf(stderr, "palmed: %zu forms from %s\n", n, a->from);
-	if (undecoded)
-		perpi_warn("palmed build: %zu instructions of %s have no form (neither Capstone "
-			   "nor Zydis decodes them)",
-			   undecoded, a->from);
 	return 0;
 }
 
@@ -206,7 +217,10 @@ static int palmed_build(int argc, char **argv)
 		switch (c) {
 		case 's': a.sim = optarg; break;
 		case 'f': a.forms_file = optarg; break;
-		case 'F': a.from = optarg; break;
+		case 'F':
+			a.from = xrealloc(a.from, (a.nfrom + 1) * sizeof(char *));
+			a.from[a.nfrom++] = optarg;
+			break;
 		case 'a': a.all = 1; break;
 		case 'd': a.db_path = optarg; break;
 		case 'n': a.no_db = 1; break;
@@ -222,10 +236,11 @@ static int palmed_build(int argc, char **argv)
 		}
 	}
 	if (optind < argc || (!!a.sim + !!a.forms_file + a.all) > 1 ||
-	    (a.from && (a.forms_file || a.all))) {
+	    (a.nfrom && (a.forms_file || a.all))) {
 		fprintf(stderr, "perpi: palmed build: %s\n",
 			optind < argc ? "unexpected argument"
 				      : "give one of --forms, --from, --all (--sim goes with --from)");
+		free(a.from);
 		return 2;
 	}
 	char *def = a.out ? NULL : model_default_path();
@@ -251,6 +266,7 @@ static int palmed_build(int argc, char **argv)
 	}
 	model_delete(m);
 	free(def);
+	free(a.from);
 	return rc < 0 ? 1 : 0;
 }
 

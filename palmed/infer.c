@@ -335,6 +335,31 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 	free(e);
 }
 
+/* The known resource nearly bounding form i alone (within 15%): noisy
+ * probes and the shrinking that follows read usages a little low, or
+ * (size_t)-1. */
+static size_t nearest_resource(const struct state *st, size_t i)
+{
+	size_t best = (size_t)-1;
+	for (size_t r = 0; r < st->nres; r++)
+		if (st->rho[r][i] >= 0.85 * st->single[i] &&
+		    (best == (size_t)-1 || st->rho[r][i] > st->rho[best][i]))
+			best = r;
+	return best;
+}
+
+/* Raises form i's usage of resource r to its cycles alone, if every
+ * measurement still agrees; returns whether it did. */
+static int raise_usage(struct state *st, size_t r, size_t i)
+{
+	double was = st->rho[r][i];
+	st->rho[r][i] = st->single[i];
+	if (infer_consistent(st, st->rho[r]))
+		return 1;
+	st->rho[r][i] = was;
+	return 0;
+}
+
 /* Stage 2: the resource that bounds each form alone. A form whose
  * resource cannot be isolated gets one of its own, rho = its cycles, which
  * is always true (no kernel runs it faster than alone). */
@@ -343,8 +368,20 @@ static void map_singles(struct state *st)
 	double *e = xcalloc(st->n, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
 		e[i] = 1;
-		if (infer_lower_bound(st, e) < st->single[i] * (1 - st->o->tol) &&
-		    !infer_isolate(st, e, st->single[i])) {
+		size_t near = nearest_resource(st, i);
+		if (infer_lower_bound(st, e) >= st->single[i] * (1 - st->o->tol)) {
+			/* explained by a resource found before */
+		} else if (near != (size_t)-1 && raise_usage(st, near, i)) {
+			/* a resource found before, read a little low */
+		} else if (infer_isolate(st, e, st->single[i])) {
+			/* The resource isolated on the form alone is its
+			 * bottleneck alone: the form uses it for its cycles
+			 * alone (noisy probes, shrunk to agree with every
+			 * measurement, may read less; the later forms it
+			 * explains would then each isolate a copy). */
+			double *rho = st->rho[st->nres - 1];
+			rho[i] = fmax(rho[i], st->single[i]);
+		} else {
 			double *rho = xcalloc(st->n, sizeof(double));
 			rho[i] = st->single[i];
 			infer_add_resource(st, rho, e);

@@ -6,6 +6,7 @@
 
 #include "common/util.h"
 #include "palmed/infer_private.h"
+#include "palmed/lp.h"
 
 /* How many instances of form j to add to copies of base (cb cycles):
  * about probe_fraction of the cycles, but few enough that no known
@@ -62,24 +63,58 @@ static void perturbation(const struct state *st, double budget, unsigned attempt
 }
 
 /* Noisy probes misread some usages, and a probe the isolated resource
- * stopped bounding over-estimates one. No form uses a resource for longer
- * than it takes alone: clip to that; then shrink the whole vector until
- * every measurement agrees (moving components one by one, an LP, fits the
- * measurements as well but leaves wrong shapes that hide resources the
- * search has yet to find). */
-static void shrink_to_measurements(const struct state *st, double *rho)
+ * stopped bounding over-estimates one: move rho as little as possible
+ * (sum of |change| / cycles alone, an LP: the few wrong components move,
+ * not the whole vector) until no measured kernel runs faster than rho
+ * says it can, adding the kernels it contradicts as rows. No form uses a
+ * resource for longer than it takes alone. Returns 0, or -1 if GLPK
+ * fails. */
+static int repair(const struct state *st, double *rho)
 {
-	double shrink = 1;
-	for (size_t j = 0; j < st->n; j++)
-		rho[j] = fmin(rho[j], st->single[j]);
-	for (size_t b = 0; b < st->nmeas; b++) {
-		double load = infer_dot(rho, st->meas[b].sigma, st->n);
-		if (load > st->meas[b].cycles)
-			shrink = fmin(shrink, st->meas[b].cycles / load);
+	size_t n = st->n;
+	struct lp *lp = lp_new(2 * n, 0); /* rho' then |rho' - rho| */
+	double *x = xmalloc(2 * n * sizeof(double)), *val = xmalloc((n + 2) * sizeof(double));
+	size_t *cols = xmalloc((n + 2) * sizeof(size_t));
+	unsigned char *added = xcalloc(st->nmeas + 1, 1);
+	for (size_t j = 0; j < n; j++) {
+		lp_set_objective(lp, n + j, 1 / st->single[j]);
+		lp_set_bounds(lp, j, 0, st->single[j]);
+		cols[0] = n + j, cols[1] = j;
+		val[0] = 1, val[1] = -1;
+		lp_add_row_sparse(lp, 2, cols, val, -rho[j], INFINITY);
+		val[1] = 1;
+		lp_add_row_sparse(lp, 2, cols, val, rho[j], INFINITY);
+		x[j] = fmin(rho[j], st->single[j]);
 	}
-	for (size_t j = 0; j < st->n; j++)
-		rho[j] *= shrink;
+	int rc = 0;
+	for (unsigned round = 0; round < 20; round++) {
+		size_t more = 0;
+		for (size_t b = 0; b < st->nmeas; b++) {
+			double cb = st->meas[b].cycles;
+			if (added[b] || infer_dot(x, st->meas[b].sigma, n) <= cb * (1 + 1e-9))
+				continue;
+			size_t k = 0;
+			for (size_t j = 0; j < n; j++)
+				if (st->meas[b].sigma[j] != 0)
+					cols[k] = j, val[k++] = st->meas[b].sigma[j];
+			lp_add_row_sparse(lp, k, cols, val, -INFINITY, cb);
+			added[b] = 1;
+			more++;
+		}
+		if (!more || (rc = lp_solve(lp, x, NULL)) < 0)
+			break;
+	}
+	if (rc == 0)
+		for (size_t j = 0; j < n; j++)
+			rho[j] = x[j] < 1e-9 ? 0 : x[j];
+	lp_delete(lp);
+	free(x);
+	free(val);
+	free(cols);
+	free(added);
+	return rc;
 }
+
 /* The usage vector read off base (cb cycles): one probe per form, all
  * measured together. */
 static double *probe_forms(struct state *st, const double *base, double cb)
@@ -169,8 +204,7 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 		found = fabs(infer_dot(rho, base, n) - cb) <= st->o->tol * cb && infer_consistent(st, rho) &&
 			infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol);
 		if (!found && noisy && attempt + 1 == st->o->attempts) {
-			shrink_to_measurements(st, rho);
-			found = infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol / 4);
+			found = repair(st, rho) == 0 && infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol / 4);
 		}
 		if (found) {
 			infer_add_resource(st, rho, kernel);

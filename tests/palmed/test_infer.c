@@ -112,8 +112,9 @@ static int check_deterministic(const struct sim_machine *sim)
 }
 
 /* Noisy measurements (each kernel off by up to 0.5%, as a real runner
- * after cleaning): the noisy settings keep the RMS IPC error under 10%
- * (the issue's target on real hardware) on every machine. */
+ * after cleaning): a model fitted to them can be off by a few times that
+ * on kernels it never saw, not more: RMS IPC error under 2% on every
+ * machine (the issue's target on real hardware is 10%). */
 static int check_noisy(const struct sim_machine *sim)
 {
 	struct sim_noisy noisy = {sim, 0.005};
@@ -149,10 +150,10 @@ static int check_noisy(const struct sim_machine *sim)
 	}
 	double rms = sqrt(sum / n);
 	printf("%s noisy %s: %zu resources, %u benchmarks, RMS IPC error %.2f%% over %u kernels\n",
-	       rms < 0.10 ? "ok" : "FAIL", sim->name, model->nres, stats.benchmarks, 100 * rms, n);
+	       rms < 0.02 ? "ok" : "FAIL", sim->name, model->nres, stats.benchmarks, 100 * rms, n);
 	model_delete(model);
 	free(forms);
-	return rms >= 0.10;
+	return rms >= 0.02;
 }
 
 /* A runner that refuses one kernel of mixes in five (as a busy host does):
