@@ -24,7 +24,8 @@ static void build_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: perpi palmed build [--forms FILE | --from perpi.data | --all | --sim MACHINE]\n"
-		"                          [--db FILE | --no-db] [--budget N] [-o MODEL] [-q]\n"
+		"                          [--db FILE | --no-db] [--budget N] [--training N]\n"
+		"                          [-o MODEL] [-q]\n"
 		"  (default forms: a built-in list of %zu common forms)\n"
 		"  --forms FILE   the forms to model, one per line ('#' comments, '-': stdin)\n"
 		"  --from FILE    the forms a run recorded by 'perpi record' executed (with\n"
@@ -41,6 +42,9 @@ static void build_usage(FILE *out)
 		     "  --no-db        neither read nor store measurements\n"
 		     "  --budget N     stop searching after N benchmarks (default: n^2/2 + 40n + 2000\n"
 		     "                 for n forms)\n"
+		     "  --training N   random short kernels measured after the search, for the\n"
+		     "                 final fit of the usages (default: 1000 + 100n, at most\n"
+		     "                 15000; 0: none)\n"
 		     "  -o MODEL       where to write the model (default: "
 		     "$XDG_DATA_HOME/perpi/model.json)\n"
 		     "  -q             no progress\n");
@@ -64,7 +68,7 @@ struct build_args {
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
 	int all, no_db, quiet;
-	long budget;
+	long budget, training;
 };
 
 struct form_list {
@@ -189,6 +193,10 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 		infer_options_noisy(&o);
 		o.max_benchmarks = a->budget >= 0 ? (unsigned)a->budget
 						  : (unsigned)(forms.n * forms.n / 2 + 40 * forms.n + 2000);
+		o.train_kernels = a->training >= 0 ? (unsigned)a->training
+						   : (unsigned)(forms.n * 100 + 1000 < 15000
+								    ? forms.n * 100 + 1000
+								    : 15000);
 		o.progress = a->quiet ? NULL : stderr;
 		rc = infer_model(&ms, forms.names, forms.n, &o, m, stats);
 		*cached = ib.cached;
@@ -208,10 +216,11 @@ static int palmed_build(int argc, char **argv)
 		{"no-db", no_argument, NULL, 'n'},       {"budget", required_argument, NULL, 'b'},
 		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
 		{"from", required_argument, NULL, 'F'},  {"help", no_argument, NULL, 'h'},
-		{0}};
+		{"training", required_argument, NULL, 't'}, {0}};
 	struct build_args a = {0};
 	int c;
 	a.budget = -1;
+	a.training = -1;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -226,6 +235,13 @@ static int palmed_build(int argc, char **argv)
 		case 'n': a.no_db = 1; break;
 		case 'o': a.out = optarg; break;
 		case 'q': a.quiet = 1; break;
+		case 't':
+			if (bench_cli_count(optarg, &a.training, 0, 10000000) < 0) {
+				fprintf(stderr, "perpi: palmed build: --training: %s\n",
+					perpi_error());
+				return 2;
+			}
+			break;
 		case 'b':
 			if (bench_cli_count(optarg, &a.budget, 1, 100000000) < 0) {
 				fprintf(stderr, "perpi: palmed build: --budget: %s\n", perpi_error());

@@ -53,7 +53,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->max_benchmarks = 3000;
 	o->seed = 1;
 	o->refit = 1;
-	o->train_kernels = 600;
+	o->train_kernels = 2000;
 }
 
 /* Lines starting with \r update in place on a terminal and are left out
@@ -399,11 +399,10 @@ static void map_singles(struct state *st)
 /* Random kernels like the code a model predicts (2-5 distinct forms,
  * multiplicities 1-4): the search measures kernels at the model's extreme
  * points and long kernels to isolate resources, while the final fit should
- * also see ordinary small ones. train_kernels plus 10 per form, measured
- * together. */
+ * also see ordinary small ones: train_kernels of them, measured together. */
 static void measure_training(struct state *st)
 {
-	size_t count = st->n >= 2 ? st->o->train_kernels + 10 * st->n : 0;
+	size_t count = st->n >= 2 ? st->o->train_kernels : 0;
 	double **sigmas = xmalloc((count + 1) * sizeof(double *)), *cycles;
 	int *ok;
 	for (size_t t = 0; t < count; t++) {

@@ -21,7 +21,9 @@ struct infer_options {
 	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
 	int refit;               /* fit the usages to all measurements at the end */
-	unsigned train_kernels;  /* random small kernels measured for that fit */
+	unsigned train_kernels;  /* random small kernels measured for that fit
+				  * (perpi palmed build: 1000 + 100 per form, at
+				  * most 15000) */
 	FILE *progress; /* NULL: quiet */
 };
 

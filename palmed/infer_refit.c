@@ -41,42 +41,75 @@
 #define REFIT_SMALL 24
 #define REFIT_LARGE_WEIGHT 0.05
 
-/* Mean absolute relative error of the model rho over the measurements. */
-static double fit_error(const struct state *st, double *const *rho)
-{
-	double sum = 0;
-	for (size_t b = 0; b < st->nmeas; b++) {
-		double best = 0;
-		for (size_t r = 0; r < st->nres; r++)
-			best = fmax(best, infer_dot(rho[r], st->meas[b].sigma, st->n));
-		sum += fabs(best - st->meas[b].cycles) / st->meas[b].cycles;
-	}
-	return st->nmeas ? sum / (double)st->nmeas : 0;
-}
+/* The measurements the fit uses: every short kernel, and among the long
+ * ones an evenly spaced sample of at most REFIT_MAX_LONG (a long build
+ * measures tens of thousands of probes; they weigh little, and GLPK's time
+ * grows faster than the rows). */
+#define REFIT_MAX_LONG 4000
 
 struct sparse {
 	size_t n, *cols;
 	double *val;
 	double weight; /* of the kernel's error in the fit */
+	double cycles;
 };
 
-/* The nonzero multiplicities of each measurement. */
-static struct sparse *supports(const struct state *st)
+static double sigma_size(const struct state *st, const double *sigma)
 {
+	double size = 0;
+	for (size_t j = 0; j < st->n; j++)
+		size += sigma[j];
+	return size;
+}
+
+/* The nonzero multiplicities of each measurement used; *count of them. */
+static struct sparse *supports(const struct state *st, size_t *count)
+{
+	size_t nlong = 0, seen = 0;
+	for (size_t b = 0; b < st->nmeas; b++)
+		nlong += sigma_size(st, st->meas[b].sigma) > REFIT_SMALL;
+	size_t stride = (nlong + REFIT_MAX_LONG - 1) / REFIT_MAX_LONG;
 	struct sparse *sp = xcalloc(st->nmeas + 1, sizeof(*sp));
+	*count = 0;
 	for (size_t b = 0; b < st->nmeas; b++) {
-		sp[b].cols = xmalloc((st->n + 1) * sizeof(size_t));
-		sp[b].val = xmalloc((st->n + 1) * sizeof(double));
-		double size = 0;
+		const double *sigma = st->meas[b].sigma;
+		int small = sigma_size(st, sigma) <= REFIT_SMALL;
+		if (!small && seen++ % stride)
+			continue;
+		struct sparse *e = &sp[(*count)++];
+		e->cols = xmalloc((st->n + 1) * sizeof(size_t));
+		e->val = xmalloc((st->n + 1) * sizeof(double));
 		for (size_t j = 0; j < st->n; j++)
-			if (st->meas[b].sigma[j] != 0) {
-				sp[b].cols[sp[b].n] = j;
-				sp[b].val[sp[b].n++] = st->meas[b].sigma[j];
-				size += st->meas[b].sigma[j];
+			if (sigma[j] != 0) {
+				e->cols[e->n] = j;
+				e->val[e->n++] = sigma[j];
 			}
-		sp[b].weight = size <= REFIT_SMALL ? 1 : REFIT_LARGE_WEIGHT;
+		e->weight = small ? 1 : REFIT_LARGE_WEIGHT;
+		e->cycles = st->meas[b].cycles;
 	}
 	return sp;
+}
+
+static double load(const double *rho, const struct sparse *e)
+{
+	double sum = 0;
+	for (size_t k = 0; k < e->n; k++)
+		sum += rho[e->cols[k]] * e->val[k];
+	return sum;
+}
+
+/* Mean absolute relative error of the model rho over the kernels used. */
+static double fit_error(const struct state *st, const struct sparse *sp, size_t M,
+			double *const *rho)
+{
+	double sum = 0;
+	for (size_t b = 0; b < M; b++) {
+		double best = 0;
+		for (size_t r = 0; r < st->nres; r++)
+			best = fmax(best, load(rho[r], &sp[b]));
+		sum += fabs(best - sp[b].cycles) / sp[b].cycles;
+	}
+	return M ? sum / (double)M : 0;
 }
 
 /* Resource r's usages fitted with the assignment of rho (kernels whose
@@ -84,10 +117,10 @@ static struct sparse *supports(const struct state *st)
  * theirs), into out. Each row gets its own slack, so resources fit apart:
  * R small programs instead of one large one. Returns 0, or -1 if GLPK
  * fails. */
-static int fit_resource(const struct state *st, const struct sparse *sp, const size_t *assign,
-			double *const *rho, size_t r, double *out)
+static int fit_resource(const struct state *st, const struct sparse *sp, size_t M,
+			const size_t *assign, double *const *rho, size_t r, double *out)
 {
-	size_t n = st->n, M = st->nmeas, nrows = 0, cap = 64;
+	size_t n = st->n, nrows = 0, cap = 64;
 	size_t *rows = xmalloc(cap * sizeof(size_t)); /* the kernel of each slack column */
 	unsigned char *added = xcalloc(M + 1, 1);
 	size_t *cols = xmalloc((n + 2) * sizeof(size_t));
@@ -101,13 +134,11 @@ static int fit_resource(const struct state *st, const struct sparse *sp, const s
 		for (size_t b = 0; b < M; b++) {
 			if (added[b])
 				continue;
-			double cb = st->meas[b].cycles, load = 0;
-			for (size_t k = 0; k < sp[b].n; k++)
-				load += (x ? x[sp[b].cols[k]] : rho[r][sp[b].cols[k]]) * sp[b].val[k];
+			double cb = sp[b].cycles, now = load(x ? x : rho[r], &sp[b]);
 			int mine = assign[b] == r;
 			/* at first the rows the model makes nearly tight, then the
 			 * ones the solution violates */
-			if (!mine && load <= cb * (x ? 1 + 1e-7 : 0.9))
+			if (!mine && now <= cb * (x ? 1 + 1e-7 : 0.9))
 				continue;
 			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
 			size_t k = sp[b].n, first = n + nrows;
@@ -150,20 +181,21 @@ static int fit_resource(const struct state *st, const struct sparse *sp, const s
 }
 
 /* Every resource fitted with the assignment of rho, into out. */
-static int fit(const struct state *st, const struct sparse *sp, double *const *rho, double **out)
+static int fit(const struct state *st, const struct sparse *sp, size_t M, double *const *rho,
+	       double **out)
 {
-	size_t *assign = xmalloc((st->nmeas + 1) * sizeof(size_t));
-	for (size_t b = 0; b < st->nmeas; b++) {
+	size_t *assign = xmalloc((M + 1) * sizeof(size_t));
+	for (size_t b = 0; b < M; b++) {
 		double best = -1;
 		for (size_t r = 0; r < st->nres; r++) {
-			double load = infer_dot(rho[r], st->meas[b].sigma, st->n);
-			if (load > best)
-				best = load, assign[b] = r;
+			double l = load(rho[r], &sp[b]);
+			if (l > best)
+				best = l, assign[b] = r;
 		}
 	}
 	int rc = 0;
 	for (size_t r = 0; r < st->nres && rc == 0; r++)
-		rc = fit_resource(st, sp, assign, rho, r, out[r]);
+		rc = fit_resource(st, sp, M, assign, rho, r, out[r]);
 	free(assign);
 	return rc;
 }
@@ -172,27 +204,28 @@ void infer_refit(struct state *st)
 {
 	if (!st->nres || !st->nmeas)
 		return;
-	struct sparse *sp = supports(st);
+	size_t M;
+	struct sparse *sp = supports(st, &M);
 	double **cand = xmalloc(st->nres * sizeof(double *));
 	for (size_t r = 0; r < st->nres; r++)
 		cand[r] = xmalloc(st->n * sizeof(double));
-	double before = fit_error(st, st->rho), err = before;
+	double before = fit_error(st, sp, M, st->rho), err = before;
 	for (unsigned f = 0; f < REFIT_FITS; f++) {
-		if (fit(st, sp, st->rho, cand) < 0)
+		if (fit(st, sp, M, st->rho, cand) < 0)
 			break;
-		double e = fit_error(st, cand);
+		double e = fit_error(st, sp, M, cand);
 		if (!(e < err * (1 - 1e-3)))
 			break;
 		err = e;
 		for (size_t r = 0; r < st->nres; r++)
 			memcpy(st->rho[r], cand[r], st->n * sizeof(double));
 	}
-	infer_progress(st, "palmed: usages refitted to all %zu measurements: mean error %.2f%% -> %.2f%%\n",
-		       st->nmeas, 100 * before, 100 * err);
+	infer_progress(st, "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
+		       M, st->nmeas, 100 * before, 100 * err);
 	for (size_t r = 0; r < st->nres; r++)
 		free(cand[r]);
 	free(cand);
-	for (size_t b = 0; b < st->nmeas; b++) {
+	for (size_t b = 0; b < M; b++) {
 		free(sp[b].cols);
 		free(sp[b].val);
 	}

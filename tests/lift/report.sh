@@ -88,6 +88,10 @@ has from-count 'palmed: 7 forms from' "$tmp/err"
 has from-built '3 forms on 3 resources (4 unmapped)' "$tmp/out"
 "$PERPI" report -i "$tmp/t.data" --model "$tmp/sim.json" > "$tmp/out" 2>&1
 has from-lifted '(1 call) :: cycles [12.0] :: IPC [2.75]' "$tmp/out"
+# The same run twice: the union is still those 7 forms, each measured once.
+"$PERPI" palmed build --sim intel --from "$tmp/t.data" --from "$tmp/t.data" -o "$tmp/sim2.json" \
+	> "$tmp/out" 2> "$tmp/err" || { echo "FAIL: palmed build --from twice"; cat "$tmp/err"; fail=1; }
+has from-twice '3 forms on 3 resources (4 unmapped)' "$tmp/out"
 "$PERPI" palmed build --sim intel --from "$tmp/nosuch.data" -o "$tmp/x.json" > /dev/null 2> "$tmp/err"
 [ $? = 1 ] && grep -q '^perpi: palmed build: --from' "$tmp/err" || { echo "FAIL: --from a missing file"; cat "$tmp/err"; fail=1; }
 

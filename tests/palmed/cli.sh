@@ -86,4 +86,12 @@ echo 'addq %rax' | $PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 
 check "bad assembly is an error" $?
 
 $PERPI palmed frobnicate >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown subcommand: exit 2" $?
+$PERPI palmed build --training -5 --sim overlap -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --training"
+check "a negative --training: exit 2 and which option" $?
+# --from twice: the union of the runs' forms (a missing second run is named)
+$PERPI palmed build --sim overlap --from /nonexistent/a.data --from /nonexistent/b.data \
+	-o "$tmp/x.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && contains "$tmp/err" "a.data"
+check "--from a missing run: exit 1, the file named" $?
 exit $fail

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A small real build on this CPU: a dozen forms measured by the Pipedream
 # runner, then 40 held-out kernels measured natively and predicted. The
-# bound is generous (RMS IPC error under 25%): real timings are noisy and a
+# bound is generous (RMS IPC error under 15%; about 6% on a calm host): real timings are noisy and a
 # shared VM disturbs them. Skipped when this machine cannot time a kernel
 # at all right now (no runner, or a host too busy to give one clean run).
 set -u
@@ -28,7 +28,7 @@ FORMS
 start=$(date +%s)
 # A host that keeps disturbing the runs can stretch this without end: give
 # it 5 minutes, then skip (the runner's own tests cover the timing).
-timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" --budget 300 -q \
+timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" --budget 300 --training 1000 -q \
 	-o "$tmp/m.json" >"$tmp/build" 2>&1
 status=$?
 if [ $status -eq 124 ]; then
@@ -55,8 +55,8 @@ rms=$(awk '$1 == "palmed" { sub("%", "", $4); print $4 }' "$tmp/eval.out")
 if [ -z "$rms" ]; then
 	echo "FAIL: no evaluation"; exit 1
 fi
-if awk -v r="$rms" 'BEGIN { exit !(r < 25) }'; then
+if awk -v r="$rms" 'BEGIN { exit !(r < 15) }'; then
 	echo "ok real model: RMS IPC error $rms% on its held-out kernels"
 else
-	echo "FAIL real model: RMS IPC error $rms% (bound 25%)"; exit 1
+	echo "FAIL real model: RMS IPC error $rms% (bound 15%)"; exit 1
 fi
