@@ -26,7 +26,8 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
 			break;
 		if (rc == 0)
-			rc = perpi_set_error("repetitions spread by %.0f%% (a busy host)",
+			rc = perpi_set_error("repetitions spread by %.0f%% (a busy host, or a "
+					     "kernel whose timing varies from run to run)",
 					     100 * r->spread);
 		else if (!strstr(perpi_error(), "disturbed"))
 			break;
