@@ -2,6 +2,7 @@
  * with it, evaluate it. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,13 @@ static int collect_forms(const struct build_args *a, const struct sim_machine *s
 	return 0;
 }
 
+static volatile sig_atomic_t build_stop;
+
+static void on_stop(int sig)
+{
+	build_stop = sig;
+}
+
 static int build_model(const struct build_args *a, struct model **m, struct infer_stats *stats,
 		       unsigned *cached)
 {
@@ -198,7 +206,31 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 								    ? forms.n * 100 + 1000
 								    : 15000);
 		o.progress = a->quiet ? NULL : stderr;
+		/* Ctrl-C: stop after the batch being measured (a second one
+		 * kills at once); what was measured stays in the database. */
+		struct sigaction sa, old_int, old_term;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop;
+		sa.sa_flags = SA_RESETHAND;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+		o.stop = &build_stop;
 		rc = infer_model(&ms, forms.names, forms.n, &o, m, stats);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		if (rc < 0 && build_stop) {
+			char *why = xstrdup(perpi_error());
+			char *where = a->db_path ? xstrdup(a->db_path) : db_default_path();
+			if (db)
+				perpi_set_error("%s; the measurements are in %s: the same command "
+						"resumes from them",
+						why, where);
+			else
+				perpi_set_error("%s (--no-db: none kept)", why);
+			free(where);
+			free(why);
+		}
 		*cached = ib.cached;
 		infer_bench_done(&ib);
 		if (db)
@@ -272,6 +304,12 @@ static int palmed_build(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "perpi: palmed build: %s\n", perpi_error());
+		if (build_stop) {
+			model_delete(m);
+			free(def);
+			free(a.from);
+			return 128 + build_stop;
+		}
 	} else {
 		printf("%s: %zu forms on %zu resources (%zu unmapped) from %u benchmarks", out,
 		       m->nforms, m->nres, m->nunmapped, stats.benchmarks);

@@ -56,6 +56,11 @@ void infer_options_noisy(struct infer_options *o)
 	o->train_kernels = 2000;
 }
 
+int infer_stopped(const struct state *st)
+{
+	return st->o->stop && *st->o->stop;
+}
+
 /* Lines starting with \r update in place on a terminal and are left out
  * elsewhere (logs keep the stage summaries only). */
 void infer_progress(struct state *st, const char *fmt, ...)
@@ -301,7 +306,7 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 		kernel_add(&ks[i], sorted[i], 1);
 	}
 	/* In slices, to show progress (a slice is measured at once). */
-	for (size_t at = 0; at < distinct; at += 32) {
+	for (size_t at = 0; at < distinct && !infer_stopped(st); at += 32) {
 		size_t m = distinct - at < 32 ? distinct - at : 32;
 		measure_kernels(st, ks + at, m, cycles + at, status + at, errors + at);
 		infer_progress(st, "\rpalmed: singles %zu/%zu", at + m, distinct);
@@ -366,7 +371,7 @@ static int raise_usage(struct state *st, size_t r, size_t i)
 static void map_singles(struct state *st)
 {
 	double *e = xcalloc(st->n, sizeof(double));
-	for (size_t i = 0; i < st->n; i++) {
+	for (size_t i = 0; i < st->n && !infer_stopped(st); i++) {
 		e[i] = 1;
 		size_t near = nearest_resource(st, i);
 		if (infer_lower_bound(st, e) >= st->single[i] * (1 - st->o->tol)) {
@@ -421,7 +426,7 @@ static void measure_training(struct state *st)
 	cycles = xmalloc((count + 1) * sizeof(double));
 	ok = xmalloc((count + 1) * sizeof(int));
 	unsigned before = st->stats->benchmarks;
-	for (size_t at = 0; at < count; at += 256) {
+	for (size_t at = 0; at < count && !infer_stopped(st); at += 256) {
 		size_t m = count - at < 256 ? count - at : 256;
 		infer_measure_many(st, sigmas + at, m, cycles + at, ok + at);
 		infer_progress(st, "\rpalmed: training kernels %zu/%zu", at + m, count);
@@ -489,6 +494,14 @@ static void state_done(struct state *st)
 	free(st->satkern);
 }
 
+static int interrupted(struct state *st)
+{
+	unsigned done = st->stats->benchmarks;
+	state_done(st);
+	model_delete(st->model);
+	return perpi_set_error("interrupted after %u benchmarks", done);
+}
+
 int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats)
 {
@@ -509,6 +522,8 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		return perpi_set_error("no instruction forms to model");
 	}
 	measure_singles(&st, forms, nforms);
+	if (infer_stopped(&st))
+		return interrupted(&st);
 	if (st.n == 0) {
 		char *why = xasprintf("none of the %zu forms could be measured (%s: %s)", nforms,
 				      st.model->unmapped[0].form, st.model->unmapped[0].reason);
@@ -518,18 +533,22 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		free(why);
 		return -1;
 	}
-	map_singles(&st);
-	for (unsigned pass = 0; pass < o->max_passes; pass++) {
+	if (!infer_stopped(&st))
+		map_singles(&st);
+	for (unsigned pass = 0; pass < o->max_passes && !infer_stopped(&st); pass++) {
 		infer_progress(&st, "palmed: pass %u\n", pass + 1);
 		unsigned found = infer_search_pairs(&st);
 		found += infer_search_mixes(&st);
 		if (!found)
 			break;
 	}
-	if (o->refit) {
+	if (o->refit && !infer_stopped(&st)) {
 		measure_training(&st);
-		infer_refit(&st);
+		if (!infer_stopped(&st))
+			infer_refit(&st);
 	}
+	if (infer_stopped(&st))
+		return interrupted(&st);
 	*out = make_model(&st);
 	state_done(&st);
 	return 0;

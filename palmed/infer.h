@@ -4,6 +4,7 @@
 #ifndef PERPI_INFER_H
 #define PERPI_INFER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,10 @@ struct infer_options {
 				  * (perpi palmed build: 1000 + 100 per form, at
 				  * most 15000) */
 	FILE *progress; /* NULL: quiet */
+	/* When *stop becomes non-zero (a signal handler sets it), the
+	 * inference stops after the batch being measured and infer_model
+	 * fails with "interrupted"; NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Exact measurements (simulated machines): tight tolerance, large scale. */

@@ -184,6 +184,8 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 	int found = 0, noisy = st->o->probe_fraction > 0;
 	for (unsigned attempt = 0; attempt < st->o->attempts && !found; attempt++) {
 		/* a base and n probes: within the budget, or not at all */
+		if (infer_stopped(st))
+			break;
 		if (st->o->max_benchmarks &&
 		    st->stats->benchmarks + n + 1 > st->o->max_benchmarks) {
 			st->stats->budget_exhausted = 1;

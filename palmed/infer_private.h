@@ -29,6 +29,8 @@ struct state {
 	unsigned long long rng;
 };
 
+/* Whether the caller asked the inference to stop (infer_options.stop). */
+int infer_stopped(const struct state *st);
 void infer_progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);

@@ -62,6 +62,8 @@ static void to_integers(const double *x, size_t k, double *out)
 
 static int budget_left(struct state *st, size_t more)
 {
+	if (infer_stopped(st))
+		return 0;
 	if (st->o->max_benchmarks && st->stats->benchmarks + more >= st->o->max_benchmarks) {
 		st->stats->budget_exhausted = 1;
 		return 0;

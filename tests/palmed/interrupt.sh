@@ -1,0 +1,45 @@
+#!/bin/sh
+# Ctrl-C during `perpi palmed build`: the build stops after the batch it is
+# measuring, says how many benchmarks it made and where they are, exits
+# 128 + SIGINT = 130 without writing a model, and the same command then
+# resumes from the database (its first kernels come from there).
+# Skipped when this machine cannot time a kernel now.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! $PERPI bench --no-db ADD_GPR64_GPR64 >"$tmp/probe" 2>&1; then
+	echo "SKIP: this machine cannot time a kernel now: $(tail -1 "$tmp/probe")"
+	exit 77
+fi
+printf '%s\n' ADD_GPR64_GPR64 IMUL_GPR64_GPR64 MOV_GPR64_M64 MOV_M64_GPR64 \
+	ADDSD_XMM_XMM MULSD_XMM_XMM PADDD_XMM_XMM SHL_GPR64_IMM8 >"$tmp/forms"
+fail=0
+$PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" -q -o "$tmp/m.json" 2>"$tmp/err" &
+pid=$!
+# Wait for the first measurements (the singles) to reach the database.
+for i in $(seq 1 100); do
+	[ -s "$tmp/db" ] && break
+	sleep 0.1
+done
+sleep 1
+kill -INT $pid
+wait $pid
+status=$?
+if [ $status -eq 0 ]; then
+	echo "SKIP: the build finished before the interrupt (a very fast machine)"
+	exit 77
+fi
+[ $status -eq 130 ] || { echo "FAIL: exit status $status, not 130"; fail=1; }
+grep -q '^perpi: palmed build: interrupted after [0-9]* benchmarks; the measurements are in .*db: the same command resumes' "$tmp/err" ||
+	{ echo "FAIL: no interruption message"; cat "$tmp/err"; fail=1; }
+[ ! -e "$tmp/m.json" ] || { echo "FAIL: a model was written"; fail=1; }
+made=$(sed -n 's/.*interrupted after \([0-9]*\) benchmarks.*/\1/p' "$tmp/err")
+# Resume: a small budget; the kernels measured before come from the database.
+timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" -q --budget 200 --training 50 \
+	-o "$tmp/m.json" >"$tmp/out" 2>&1 || { echo "FAIL: resumed build"; cat "$tmp/out"; fail=1; }
+found=$(sed -n 's/.*(\([0-9]*\) found in the database).*/\1/p' "$tmp/out")
+if [ "${found:-0}" -lt 1 ] || [ "${made:-0}" -lt 1 ]; then
+	echo "FAIL: nothing resumed (interrupted after ${made:-?}, found ${found:-0})"; cat "$tmp/out"; fail=1
+fi
+[ $fail = 0 ] && echo "ok interrupted after $made benchmarks, exit 130, resumed with $found of them"
+exit $fail
