@@ -3,6 +3,7 @@
  * simulated machine, and predicted by the model (and llvm-mca). */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -154,6 +155,14 @@ static int blocks_heldout(const struct eval_args *a, struct reference *ref, cons
 	return 0;
 }
 
+/* Ctrl-C or SIGTERM: stop measuring, report on what was measured. */
+static volatile sig_atomic_t eval_stop;
+
+static void on_stop(int sig)
+{
+	eval_stop = sig;
+}
+
 /* The reference IPC of every kernel; kernels it refuses (or that stay too
  * noisy to be a reference) are dropped, counted, and their weight kept. */
 static void measure_set(struct reference *ref, struct heldout *h, struct eval_set *s)
@@ -162,6 +171,14 @@ static void measure_set(struct reference *ref, struct heldout *h, struct eval_se
 	size_t kept = 0, dropped = 0;
 	bench_cli_progress_init(&p, "palmed eval: measuring");
 	for (size_t i = 0; i < h->n; i++) {
+		if (eval_stop) {
+			perpi_warn("palmed eval: interrupted: %zu of the %zu %s kernels measured, the "
+				   "report covers those",
+				   i, h->n, strcmp(s->name, "blocks") ? s->name : "block");
+			for (size_t j = i; j < h->n; j++)
+				kernel_done(&h->ks[j]);
+			break;
+		}
 		char *spec = kernel_to_string(&h->ks[i]);
 		double ipc;
 		bench_cli_progress(&p, i, h->n);
@@ -422,10 +439,21 @@ int palmed_eval_main(int argc, char **argv)
 		fprintf(stderr, "perpi: palmed eval: unexpected argument '%s'\n", argv[optind]);
 		rc = 2;
 	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C stops at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (rc == 0 && (a.sim ? eval_sim(&a) : eval_native(&a)) < 0) {
 		fprintf(stderr, "perpi: palmed eval: %s\n", perpi_error());
 		rc = 1;
 	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (rc == 0 && eval_stop)
+		rc = 128 + eval_stop;
 	free(a.from);
 	return rc < 0 ? 0 : rc;
 }

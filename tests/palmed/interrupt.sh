@@ -42,4 +42,27 @@ if [ "${found:-0}" -lt 1 ] || [ "${made:-0}" -lt 1 ]; then
 	echo "FAIL: nothing resumed (interrupted after ${made:-?}, found ${found:-0})"; cat "$tmp/out"; fail=1
 fi
 [ $fail = 0 ] && echo "ok interrupted after $made benchmarks, exit 130, resumed with $found of them"
+
+# Ctrl-C during `perpi palmed eval`: the report covers the kernels measured
+# so far (its kernel count is that number), then exit 130.
+$PERPI palmed eval -m "$tmp/m.json" --db "$tmp/db" -n 2000 --no-mca -o "$tmp/eval" \
+	>"$tmp/eval.out" 2>"$tmp/eval.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+status=$?
+if [ $status -ne 0 ]; then
+	[ $status -eq 130 ] || { echo "FAIL: eval exit status $status, not 130"; cat "$tmp/eval.err"; fail=1; }
+	n=$(sed -n 's/.*interrupted: \([0-9]*\) of the 2000 random kernels measured.*/\1/p' "$tmp/eval.err")
+	rows=$(awk '$1 == "palmed" { print $2 }' "$tmp/eval.out")
+	lines=$(($(wc -l <"$tmp/eval/eval.csv") - 1))
+	# the table counts the measured kernels the runner accepted: at most n,
+	# and exactly the CSV's rows
+	if [ -n "$n" ] && [ -n "$rows" ] && [ "$rows" -le "$n" ] && [ "$rows" -eq "$lines" ]; then
+		echo "ok eval interrupted after $n of 2000 kernels: reported on $rows, exit 130"
+	else
+		echo "FAIL: interrupted eval (n=$n, table $rows, csv $lines)"; cat "$tmp/eval.out" "$tmp/eval.err"; fail=1
+	fi
+fi
 exit $fail
