@@ -220,6 +220,13 @@ void infer_refit(struct state *st)
 		for (size_t r = 0; r < st->nres; r++)
 			memcpy(st->rho[r], cand[r], st->n * sizeof(double));
 	}
+	/* Below the tolerance of a form's own cycles, a usage is the fit's
+	 * noise (about half of them on this Zen 4; zeroing them changes the
+	 * held-out error by 0.02 points) and only clutters the model. */
+	for (size_t r = 0; r < st->nres; r++)
+		for (size_t j = 0; j < st->n; j++)
+			if (st->rho[r][j] < st->o->tol * st->single[j])
+				st->rho[r][j] = 0;
 	infer_progress(st, "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
 		       M, st->nmeas, 100 * before, 100 * err);
 	for (size_t r = 0; r < st->nres; r++)
