@@ -261,7 +261,8 @@ double infer_upper_bound(const struct state *st, const double *sigma)
 int infer_consistent(const struct state *st, const double *rho)
 {
 	for (size_t b = 0; b < st->nmeas; b++)
-		if (infer_dot(rho, st->meas[b].sigma, st->n) > st->meas[b].cycles * (1 + st->o->tol) + 1e-9)
+		if (infer_dot(rho, st->meas[b].sigma, st->n) >
+		    st->meas[b].cycles * (1 + st->o->tol) + 1e-9)
 			return 0;
 	return 1;
 }
@@ -392,13 +393,14 @@ static void map_singles(struct state *st)
 			infer_add_resource(st, rho, e);
 		}
 		e[i] = 0;
-		infer_progress(st, "\rpalmed: bounding the forms alone %zu/%zu, %zu resources, %u benchmarks",
-			       i + 1, st->n, st->nres, st->stats->benchmarks);
+		infer_progress(
+		    st, "\rpalmed: bounding the forms alone %zu/%zu, %zu resources, %u benchmarks",
+		    i + 1, st->n, st->nres, st->stats->benchmarks);
 	}
 	free(e);
 	infer_progress(st, "\n");
 	infer_progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
-		 st->stats->benchmarks);
+		       st->stats->benchmarks);
 }
 
 /* Random kernels like the code a model predicts (2-5 distinct forms,
@@ -470,7 +472,8 @@ static struct model *make_model(struct state *st)
 	for (size_t r = 0; r < st->nres; r++)
 		if (index[r] != (size_t)-1)
 			for (size_t i = 0; i < st->n; i++)
-				model_set_rho(m, i, index[r], st->rho[r][i] < 1e-9 ? 0 : st->rho[r][i]);
+				model_set_rho(m, i, index[r],
+					      st->rho[r][i] < 1e-9 ? 0 : st->rho[r][i]);
 	free(index);
 	m->benchmarks = st->stats->benchmarks;
 	return m;

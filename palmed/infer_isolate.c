@@ -203,10 +203,14 @@ int infer_isolate(struct state *st, const double *kernel, double ck)
 			for (size_t j = 0; j < n; j++)
 				if (rho[j] < st->o->tol * st->single[j])
 					rho[j] = 0;
-		found = fabs(infer_dot(rho, base, n) - cb) <= st->o->tol * cb && infer_consistent(st, rho) &&
-			infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol);
+		found =
+		    fabs(infer_dot(rho, base, n) - cb) <= st->o->tol * cb &&
+		    infer_consistent(st, rho) &&
+		    infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol);
 		if (!found && noisy && attempt + 1 == st->o->attempts) {
-			found = repair(st, rho) == 0 && infer_dot(rho, kernel, n) > infer_lower_bound(st, kernel) * (1 + st->o->tol / 4);
+			found = repair(st, rho) == 0 &&
+				infer_dot(rho, kernel, n) >
+				    infer_lower_bound(st, kernel) * (1 + st->o->tol / 4);
 		}
 		if (found) {
 			infer_add_resource(st, rho, kernel);

@@ -17,14 +17,14 @@ struct state {
 	const struct infer_options *o;
 	struct infer_stats *stats;
 	struct model *model; /* unmapped forms and the measurement log */
-	size_t n;            /* forms that could be measured alone */
-	char **forms;        /* sorted */
-	double *single;      /* cycles of each form alone */
+	size_t n;	     /* forms that could be measured alone */
+	char **forms;	     /* sorted */
+	double *single;	     /* cycles of each form alone */
 	size_t nmeas;
 	struct measured *meas;
 	size_t *slots, nslots; /* open addressing: index + 1 of a measurement, 0 free */
 	size_t nres;
-	double **rho;   /* nres vectors of n */
+	double **rho;	/* nres vectors of n */
 	char **satkern; /* a kernel whose bottleneck each resource is */
 	unsigned long long rng;
 };

@@ -227,8 +227,10 @@ void infer_refit(struct state *st)
 		for (size_t j = 0; j < st->n; j++)
 			if (st->rho[r][j] < st->o->tol * st->single[j])
 				st->rho[r][j] = 0;
-	infer_progress(st, "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
-		       M, st->nmeas, 100 * before, 100 * err);
+	infer_progress(
+	    st,
+	    "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
+	    M, st->nmeas, 100 * before, 100 * err);
 	for (size_t r = 0; r < st->nres; r++)
 		free(cand[r]);
 	free(cand);

@@ -76,7 +76,8 @@ static int budget_left(struct state *st, size_t more)
 static int certified(const struct state *st, const double *sigma)
 {
 	return !infer_find_measured(st, sigma) &&
-	       infer_upper_bound(st, sigma) <= infer_lower_bound(st, sigma) * (1 + st->o->tol) + 1e-12;
+	       infer_upper_bound(st, sigma) <=
+		   infer_lower_bound(st, sigma) * (1 + st->o->tol) + 1e-12;
 }
 
 /* Measures the kernel (unless the measurements already settle it) and
@@ -160,15 +161,15 @@ unsigned infer_search_pairs(struct state *st)
 				count++;
 		}
 		found += check_batch(st, sigmas, count);
-		infer_progress(st, "\rpalmed: pairs %zu/%zu, %u resources, %u benchmarks", i + 1, st->n,
-			 (unsigned)st->nres, st->stats->benchmarks);
+		infer_progress(st, "\rpalmed: pairs %zu/%zu, %u resources, %u benchmarks", i + 1,
+			       st->n, (unsigned)st->nres, st->stats->benchmarks);
 	}
 	for (size_t j = 0; j < st->n; j++)
 		free(sigmas[j]);
 	free(sigmas);
 	infer_progress(st, "\n");
-	infer_progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n", (unsigned)st->nres,
-		 st->stats->benchmarks);
+	infer_progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n",
+		       (unsigned)st->nres, st->stats->benchmarks);
 	return found;
 }
 
@@ -207,6 +208,6 @@ unsigned infer_search_mixes(struct state *st)
 		free(sigmas[t]);
 	free(sigmas);
 	infer_progress(st, "palmed: %u mixes searched, %u resources, %u benchmarks\n",
-		 st->o->random_kernels, (unsigned)st->nres, st->stats->benchmarks);
+		       st->o->random_kernels, (unsigned)st->nres, st->stats->benchmarks);
 	return found;
 }
