@@ -46,6 +46,9 @@
  * measures tens of thousands of probes; they weigh little, and GLPK's time
  * grows faster than the rows). */
 #define REFIT_MAX_LONG 4000
+/* Rows of one resource's program: kernels it bounds, and kernels it must
+ * not exceed added per round. */
+#define REFIT_MAX_ROWS 3000
 
 struct sparse {
 	size_t n, *cols;
@@ -128,17 +131,26 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 	struct lp *lp = lp_new(n, 0);
 	for (size_t j = 0; j < n; j++)
 		lp_set_objective(lp, j, REFIT_LAMBDA / st->single[j]);
+	/* The kernels r bounds: all of them, or an evenly spaced sample of
+	 * REFIT_MAX_ROWS (the others are left out of this fit). */
+	size_t nmine = 0, seen = 0;
+	for (size_t b = 0; b < M; b++)
+		nmine += assign[b] == r;
+	size_t stride = (nmine + REFIT_MAX_ROWS - 1) / REFIT_MAX_ROWS;
+	for (size_t b = 0; b < M; b++)
+		if (assign[b] == r && seen++ % stride)
+			added[b] = 2;
 	int rc = -1;
 	for (unsigned round = 0; round < REFIT_ROUNDS; round++) {
-		size_t more = 0;
+		size_t more = 0, others = 0;
 		for (size_t b = 0; b < M; b++) {
 			if (added[b])
 				continue;
 			double cb = sp[b].cycles, now = load(x ? x : rho[r], &sp[b]);
 			int mine = assign[b] == r;
 			/* at first the rows the model makes nearly tight, then the
-			 * ones the solution violates */
-			if (!mine && now <= cb * (x ? 1 + 1e-7 : 0.9))
+			 * ones the solution violates (REFIT_MAX_ROWS a round) */
+			if (!mine && (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
 				continue;
 			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
 			size_t k = sp[b].n, first = n + nrows;
