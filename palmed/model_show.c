@@ -95,10 +95,28 @@ void model_show(const struct model *m, FILE *out)
 		fprintf(out, "  %-28s %s\n", m->unmapped[i].form, m->unmapped[i].reason);
 }
 
+/* Past this many edges the usages are left off the edges (the table has
+ * them) and edges are straight and translucent: a fitted model of a
+ * hundred forms has a thousand or more, and labelled edges made the
+ * picture 76,000 points tall. */
+#define DOT_LABELLED_EDGES 150
+
 void model_write_dot(const struct model *m, FILE *out)
 {
-	fprintf(out, "// perpi palmed show --dot: forms (boxes) and the resources they use\n"
-		     "graph palmed {\n\trankdir=LR;\n\tnode [fontname=\"sans-serif\"];\n");
+	size_t edges = 0;
+	for (size_t i = 0; i < m->nforms; i++)
+		for (size_t r = 0; r < m->nres; r++)
+			edges += model_rho(m, i, r) > 0;
+	int dense = edges > DOT_LABELLED_EDGES;
+	fprintf(out, "// perpi palmed show --dot: forms (boxes) and the resources they use\n");
+	if (dense)
+		fprintf(out, "// %zu edges: the usages are in 'perpi palmed show', the edges' width "
+			     "shows them\n",
+			edges);
+	fprintf(out, "graph palmed {\n\trankdir=LR;\n\tnode [fontname=\"sans-serif\"];\n");
+	if (dense)
+		fprintf(out, "\tsplines=line;\n\tnodesep=0.05;\n\tranksep=6;\n"
+			     "\tedge [color=\"#1f3b6040\"];\n");
 	for (size_t i = 0; i < m->nforms; i++)
 		fprintf(out, "\t\"f:%s\" [label=\"%s\", shape=box];\n", m->forms[i], m->forms[i]);
 	for (size_t r = 0; r < m->nres; r++)
@@ -107,10 +125,15 @@ void model_write_dot(const struct model *m, FILE *out)
 			m->res[r].name, m->res[r].name);
 	for (size_t i = 0; i < m->nforms; i++)
 		for (size_t r = 0; r < m->nres; r++) {
-			double rho = model_rho(m, i, r);
-			if (rho > 0)
+			double rho = model_rho(m, i, r), width = 0.5 + 2.5 * (rho > 1 ? 1 : rho);
+			if (rho <= 0)
+				continue;
+			if (dense)
+				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [penwidth=%.2f];\n", m->forms[i],
+					m->res[r].name, width);
+			else
 				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [label=\"%.3g\", penwidth=%.2f];\n",
-					m->forms[i], m->res[r].name, rho, 0.5 + 2.5 * (rho > 1 ? 1 : rho));
+					m->forms[i], m->res[r].name, rho, width);
 		}
 	fprintf(out, "}\n");
 }
