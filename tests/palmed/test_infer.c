@@ -111,6 +111,29 @@ static int check_deterministic(const struct sim_machine *sim)
 	return !same;
 }
 
+/* RMS relative IPC error of model against the simulated truth over n
+ * random kernels (2-5 forms, multiplicities 1-4). */
+static double heldout_rms(const struct sim_machine *sim, const struct model *model, unsigned n)
+{
+	double sum = 0;
+	for (unsigned t = 0; t < n; t++) {
+		struct kernel k;
+		struct prediction p;
+		double truth;
+		kernel_init(&k);
+		for (unsigned a = 0, nf = 2 + next_random(4); a < nf; a++)
+			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
+				   1 + next_random(4));
+		sim_cycles(sim, &k, &truth);
+		model_predict(model, &k, &p);
+		double ipc = kernel_size(&k) / truth, rel = (p.ipc - ipc) / ipc;
+		sum += rel * rel;
+		prediction_done(&p);
+		kernel_done(&k);
+	}
+	return sqrt(sum / n);
+}
+
 /* Noisy measurements (each kernel off by up to 0.5%, as a real runner
  * after cleaning): a model fitted to them can be off by a few times that
  * on kernels it never saw, not more: RMS IPC error under 2% on every
@@ -131,24 +154,8 @@ static int check_noisy(const struct sim_machine *sim)
 		printf("FAIL noisy %s: %s\n", sim->name, perpi_error());
 		return 1;
 	}
-	double sum = 0;
 	unsigned n = 500;
-	for (unsigned t = 0; t < n; t++) {
-		struct kernel k;
-		struct prediction p;
-		double truth;
-		kernel_init(&k);
-		for (unsigned a = 0, nf = 2 + next_random(4); a < nf; a++)
-			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
-				   1 + next_random(4));
-		sim_cycles(sim, &k, &truth);
-		model_predict(model, &k, &p);
-		double ipc = kernel_size(&k) / truth, rel = (p.ipc - ipc) / ipc;
-		sum += rel * rel;
-		prediction_done(&p);
-		kernel_done(&k);
-	}
-	double rms = sqrt(sum / n);
+	double rms = heldout_rms(sim, model, n);
 	printf("%s noisy %s: %zu resources, %u benchmarks, RMS IPC error %.2f%% over %u kernels\n",
 	       rms < 0.02 ? "ok" : "FAIL", sim->name, model->nres, stats.benchmarks, 100 * rms, n);
 	model_delete(model);
@@ -172,7 +179,7 @@ static int flaky_cycles(void *ctx, const struct kernel *k, double *cycles)
 
 static int check_flaky(const struct sim_machine *sim)
 {
-	struct measure ms = {(void *)sim, flaky_cycles, sim->cpu};
+	struct measure ms = {.ctx = (void *)sim, .cycles = flaky_cycles, .cpu = sim->cpu};
 	struct infer_options o;
 	struct infer_stats stats;
 	struct model *model;
@@ -187,24 +194,7 @@ static int check_flaky(const struct sim_machine *sim)
 		printf("FAIL flaky %s: %s\n", sim->name, perpi_error());
 		return 1;
 	}
-	double sum = 0;
-	unsigned n = 300;
-	for (unsigned t = 0; t < n; t++) {
-		struct kernel k;
-		struct prediction p;
-		double truth;
-		kernel_init(&k);
-		for (unsigned a = 0, nf = 2 + next_random(4); a < nf; a++)
-			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
-				   1 + next_random(4));
-		sim_cycles(sim, &k, &truth);
-		model_predict(model, &k, &p);
-		double ipc = kernel_size(&k) / truth, rel = (p.ipc - ipc) / ipc;
-		sum += rel * rel;
-		prediction_done(&p);
-		kernel_done(&k);
-	}
-	double rms = sqrt(sum / n);
+	double rms = heldout_rms(sim, model, 300);
 	int ok = model->nforms == supported && rms < 0.10;
 	printf("%s flaky %s: %zu of %zu forms mapped with 1 mix in 5 refused, %u not isolated, "
 	       "RMS IPC error %.2f%%\n",
