@@ -431,11 +431,11 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 	if (progress && c.done_before)
 		progress(arg, c.done_before, n);
 	if (n_pending) {
-		struct kernel *todo = xcalloc(n_pending, sizeof(*todo));
+		struct kernel *pending_ks = xcalloc(n_pending, sizeof(*pending_ks));
 		for (size_t j = 0; j < n_pending; j++)
-			todo[j] = ks[pending[j]];
-		int rc = probe_kernels(b, todo, n_pending);
-		free(todo);
+			pending_ks[j] = ks[pending[j]];
+		int rc = probe_kernels(b, pending_ks, n_pending);
+		free(pending_ks);
 		if (rc < 0)
 			fail_all(&c, pending, n_pending, perpi_error());
 	}
