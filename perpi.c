@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "commands.h"
+#include "cmd/commands.h"
 
 struct command {
 	const char *name;

@@ -12,8 +12,6 @@
 void predict_print(const struct model *m, const struct kernel *k, const struct prediction *p,
 		   FILE *out);
 
-int palmed_predict_main(int argc, char **argv);
-int palmed_eval_main(int argc, char **argv);
 
 
 /* Machine code from hex text ("48 01 d8", "4801d8", "\x48\x01", "0x48,

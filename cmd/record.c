@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "ilp/srcline.h"
 #include "ilp/trace_file.h"

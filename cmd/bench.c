@@ -7,10 +7,10 @@
 
 #include <json-c/json.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "palmed/bench.h"
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 #include "palmed/db.h"
 
 static void usage(FILE *out)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "ilp/filter.h"
 #include "ilp/graph.h"

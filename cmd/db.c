@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 #include "palmed/db.h"
 
 static int usage(FILE *out)

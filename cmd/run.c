@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "ilp/engine.h"
 #include "ilp/report.h"

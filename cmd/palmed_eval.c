@@ -12,12 +12,13 @@
 
 #include "common/util.h"
 #include "palmed/bench.h"
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 #include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/eval_blocks.h"
 #include "palmed/infer.h"
 #include "palmed/infer_bench.h"
+#include "cmd/palmed.h"
 #include "palmed/predict.h"
 #include "palmed/sim.h"
 

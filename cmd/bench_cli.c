@@ -1,4 +1,4 @@
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 
 #include <errno.h>
 #include <stdio.h>

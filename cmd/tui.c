@@ -1,7 +1,7 @@
 /* perpi tui [FILE] | perpi tui -- PROGRAM: replay a recorded run (or trace
  * a program) through the engine into the browser's model, then browse it
  * (perpi-tui(1)). */
-#include "tui/cmd_tui.h"
+#include "cmd/commands.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "ilp/filter.h"
 #include "ilp/hist.h"

@@ -8,16 +8,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
 #include "palmed/bench.h"
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 #include "palmed/db.h"
 #include "palmed/form_discover.h"
 #include "palmed/infer.h"
 #include "palmed/lift.h"
 #include "palmed/infer_bench.h"
 #include "palmed/model.h"
+#include "cmd/palmed.h"
 #include "palmed/predict.h"
 #include "palmed/sim.h"
 

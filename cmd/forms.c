@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common/util.h"
-#include "palmed/bench_cli.h"
+#include "cmd/bench_cli.h"
 #include "palmed/db.h"
 #include "palmed/form.h"
 #include "palmed/form_discover.h"
