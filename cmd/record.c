@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "cmd/measure.h"
 #include "common/util.h"
 #include "ilp/srcline.h"
 #include "ilp/trace_file.h"
@@ -23,7 +24,8 @@
 struct record {
 	struct trace_options trace;
 	const char *output;
-	int program; /* index of PROGRAM in argv (argc when -p) */
+	unsigned measure; /* --measure[=N]: native runs before the traced one */
+	int program;	  /* index of PROGRAM in argv (argc when -p) */
 	struct tracer *tracer;
 	struct srcline *lines; /* the program's, or NULL */
 	char name[512];	       /* last function name returned */
@@ -36,6 +38,8 @@ static void usage(FILE *out)
 	      "Trace PROGRAM and write its instructions, with their names and source\n"
 	      "lines, to perpi.data for 'perpi report', 'hist', 'graph' and 'critical'.\n\n"
 	      "  -o FILE            write FILE instead of perpi.data\n"
+	      "  --measure[=N]      first time the program natively N times (default 4) as\n"
+	      "                     'perpi measure' does, and keep the figures in the file\n"
 	      "  -q                 no warnings\n",
 	      out);
 	trace_options_usage(out);
@@ -60,6 +64,14 @@ static int parse(struct record *r, int argc, char **argv)
 		if (!strcmp(a, "-q")) {
 			perpi_quiet = 1;
 			i++;
+		} else if (!strcmp(a, "--measure") || !strncmp(a, "--measure=", 10)) {
+			char *end = NULL;
+			long n = a[9] ? strtol(a + 10, &end, 10) : MEASURE_DEFAULT_RUNS;
+			if ((end && (*end || end == a + 10)) || n < 1 || n > 10000)
+				return perpi_set_error(
+				    "%s: N must be a number of runs (1 to 10000)", a);
+			r->measure = (unsigned)n;
+			i++;
 		} else if (!strcmp(a, "-o")) {
 			if (i + 1 >= argc)
 				return perpi_set_error("-o needs a file name");
@@ -75,6 +87,9 @@ static int parse(struct record *r, int argc, char **argv)
 		}
 	}
 	r->program = i;
+	if (r->measure && r->trace.pid)
+		return perpi_set_error("--measure: times a program perpi starts, not one attached "
+				       "to with -p");
 	return trace_options_check(&r->trace, i < argc) < 0 ? -1 : 1;
 }
 
@@ -141,7 +156,8 @@ static char *program_path(const struct record *r, char **argv)
 	return path ? path : xstrdup(argv[r->program]);
 }
 
-static struct trace_writer *open_writer(struct record *r, int argc, char **argv, char *program)
+static struct trace_writer *open_writer(struct record *r, int argc, char **argv, char *program,
+					const struct measure_summary *measured)
 {
 	struct strbuf args;
 	char date[32];
@@ -162,7 +178,8 @@ static struct trace_writer *open_writer(struct record *r, int argc, char **argv,
 	    {"kernel", uname(&uts) == 0 ? uts.release : "unknown"},
 	    {"lines", r->lines ? "libdw" : "none"}};
 	const struct trace_symbolizer sym = {record_function, record_line, r};
-	struct trace_writer *w = trace_writer_open(r->output, meta, ARRAY_SIZE(meta), &sym);
+	struct trace_writer *w =
+	    trace_writer_open_measured(r->output, meta, ARRAY_SIZE(meta), &sym, measured);
 	free(cpu);
 	strbuf_done(&args);
 	return w;
@@ -180,14 +197,41 @@ static struct trace_end end_of(const struct trace_result *res)
 	return end;
 }
 
+/* --measure: the native runs, before the traced one (perpi measure's
+ * work); 0 to go on and trace, else the exit status. */
+static int record_measure(struct record *r, char **argv, struct measure_outcome *o)
+{
+	struct measure_options mo = {r->trace.functions, r->trace.n_functions, r->trace.start,
+				     r->trace.stop,	 MEASURE_AUTO,	       0,
+				     r->trace.cpu};
+	int status = measure_collect("record", &mo, argv + r->program, r->measure, o);
+	if (!o->summary)
+		return status;
+	if (status == 130) { /* Ctrl-C: what was timed, and no trace */
+		measure_print_text(stderr, o->summary, argv[r->program], o);
+		fprintf(stderr, "perpi record: interrupted while measuring: nothing recorded\n");
+		return status;
+	}
+	return 0;
+}
+
 static int record_run(struct record *r, int argc, char **argv)
 {
+	struct measure_outcome measured = {0};
+	if (r->measure) {
+		int status = record_measure(r, argv, &measured);
+		if (status) {
+			measure_outcome_done(&measured);
+			return status;
+		}
+	}
 	char *program = program_path(r, argv);
 	r->lines = srcline_open(program);
 	if (!r->lines)
 		perpi_warn("no source lines in the trace: %s", perpi_error());
-	struct trace_writer *w = open_writer(r, argc, argv, program);
+	struct trace_writer *w = open_writer(r, argc, argv, program, measured.summary);
 	free(program);
+	measure_outcome_done(&measured);
 	if (!w) {
 		fprintf(stderr, "perpi record: %s\n", perpi_error());
 		return 2;

@@ -10,6 +10,7 @@
 
 #include "common/util.h"
 #include "ilp/trace_codec.h"
+#include "ilp/trace_measured.h"
 #include "ilp/trace_file.h"
 
 struct rinsn {
@@ -41,6 +42,11 @@ struct trace_reader {
 	uint64_t prev_sp, events;
 	struct trace_end end;
 	int replayed, ended;
+	uint32_t version;
+	struct measure_summary *measured; /* the MEAS chunk, or NULL */
+	uint8_t pending[12];		  /* a chunk header read ahead at open */
+	uint64_t pending_at;
+	int have_pending;
 	struct perpi_event ev;
 	const struct perpi_insn *ev_units_of; /* whose units ev.src/dst hold */
 };
@@ -122,9 +128,11 @@ static int read_header(struct trace_reader *r)
 	if (read_exact(r, fixed, 8, "the header") < 0)
 		return -1;
 	uint32_t version = trace_get_u32(fixed), len = trace_get_u32(fixed + 4);
-	if (version != TRACE_FILE_VERSION)
-		return perpi_set_error("%s: trace format version %u; this perpi reads version %d",
+	if (version < 1 || version > TRACE_FILE_VERSION)
+		return perpi_set_error("%s: trace format version %u; this perpi reads versions 1 "
+				       "to %d",
 				       r->path, version, TRACE_FILE_VERSION);
+	r->version = version;
 	if (len > TRACE_CHUNK_MAX)
 		return corrupt(r, "metadata too long");
 	uint8_t *buf = xmalloc(len + 8);
@@ -144,6 +152,43 @@ static int read_header(struct trace_reader *r)
 	return rc;
 }
 
+/* Version 2: a MEAS chunk may follow the header; any other chunk header
+ * read here is kept for the replay. */
+static int read_measured(struct trace_reader *r)
+{
+	uint64_t at = r->pos;
+	uint8_t head[12];
+	size_t got = fread(head, 1, sizeof(head), r->fp);
+	if (got == 0 && !ferror(r->fp))
+		return 0; /* the replay says the file was cut short */
+	if (got != sizeof(head))
+		return perpi_set_error(
+		    "%s: truncated file: ends inside a chunk header at byte %llu", r->path,
+		    (unsigned long long)(at + got));
+	r->pos += got;
+	if (trace_get_u32(head) != TRACE_CHUNK_MEASURED) {
+		memcpy(r->pending, head, sizeof(head));
+		r->pending_at = at;
+		r->have_pending = 1;
+		return 0;
+	}
+	uint32_t len = trace_get_u32(head + 4);
+	if (len > TRACE_CHUNK_MAX)
+		return r->pos = at, corrupt(r, "bad measurement chunk header");
+	uint8_t *buf = xmalloc(len + 1);
+	const char *why;
+	int rc = read_exact(r, buf, len, "the measurement chunk");
+	if (rc == 0 && trace_crc32(0, buf, len) != trace_get_u32(head + 8)) {
+		r->pos = at;
+		rc = corrupt(r, "measurement chunk checksum mismatch");
+	} else if (rc == 0 && !(r->measured = trace_measured_decode(buf, buf + len, &why))) {
+		r->pos = at;
+		rc = corrupt(r, why);
+	}
+	free(buf);
+	return rc;
+}
+
 struct trace_reader *trace_reader_open(const char *path)
 {
 	FILE *fp = fopen(path, "rb");
@@ -157,7 +202,7 @@ struct trace_reader *trace_reader_open(const char *path)
 	r->path = xstrdup(path);
 	r->prev_id = UINT32_MAX;
 	setvbuf(fp, NULL, _IOFBF, 1 << 20);
-	if (read_header(r) < 0) {
+	if (read_header(r) < 0 || (r->version >= 2 && read_measured(r) < 0)) {
 		trace_reader_close(r);
 		return NULL;
 	}
@@ -169,6 +214,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (!r)
 		return;
 	fclose(r->fp);
+	measure_summary_free(r->measured);
 	for (size_t i = 0; i < r->n_meta; i++) {
 		free((char *)r->meta[i].key);
 		free((char *)r->meta[i].value);
@@ -196,6 +242,11 @@ const char *trace_reader_meta(const struct trace_reader *r, const char *key)
 		if (!strcmp(r->meta[i].key, key))
 			return r->meta[i].value;
 	return NULL;
+}
+
+const struct measure_summary *trace_reader_measured(const struct trace_reader *r)
+{
+	return r->measured;
 }
 
 size_t trace_reader_meta_all(const struct trace_reader *r, const struct trace_meta_entry **out)
@@ -537,7 +588,11 @@ int trace_reader_replay(struct trace_reader *r, perpi_event_fn fn, void *ctx)
 	r->replayed = 1;
 	for (;;) {
 		uint64_t at = r->pos;
-		if (read_exact(r, head, 12, "a chunk header") < 0) {
+		if (r->have_pending) {
+			memcpy(head, r->pending, sizeof(head));
+			at = r->pending_at;
+			r->have_pending = 0;
+		} else if (read_exact(r, head, 12, "a chunk header") < 0) {
 			if (feof(r->fp) && at == r->pos)
 				perpi_set_error(
 				    "%s: truncated file: no end record after %llu events "
@@ -546,6 +601,10 @@ int trace_reader_replay(struct trace_reader *r, perpi_event_fn fn, void *ctx)
 			return -1;
 		}
 		uint32_t type = trace_get_u32(head), len = trace_get_u32(head + 4);
+		if (type == TRACE_CHUNK_MEASURED) {
+			r->pos = at;
+			return corrupt(r, "a measurement chunk away from the header");
+		}
 		if ((type != TRACE_CHUNK_EVENTS && type != TRACE_CHUNK_END) ||
 		    len > TRACE_CHUNK_MAX) {
 			r->pos = at;

@@ -1,0 +1,132 @@
+/* Native timing of a program's region or functions (perpi measure): the
+ * unmodified binary runs at full speed, with no ptrace stop inside a
+ * timed window. At its first instruction perpi maps a code page near the
+ * program and a data area it shares with it, writes timing stubs there
+ * (tracer/measure_stub.S) and takes over each timed function's entry with
+ * a jump to its stub (or, where no jump fits, a breakpoint whose stop
+ * falls before the timed window). The stubs read the clock at each entry
+ * and return and append every finished call to the shared buffer. The
+ * stubs' own cost is measured in each run and subtracted. See
+ * perpi-measure(1) for the method and what it assumes. */
+#ifndef PERPI_TRACER_MEASURE_H
+#define PERPI_TRACER_MEASURE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a function's entry is taken over. */
+enum measure_method {
+	MEASURE_AUTO,	   /* a jump, else a breakpoint */
+	MEASURE_JUMP,	   /* a jump; a function where none fits is an error */
+	MEASURE_BREAKPOINT /* a breakpoint stop before every call */
+};
+
+/* The clock the stubs read. */
+enum measure_clock {
+	MEASURE_CLOCK_TSC,   /* rdtsc: ticks, converted to cycles by the caller's calibration */
+	MEASURE_CLOCK_CYCLES /* the core cycle counter (PAPI_TOT_CYC's event), by rdpmc */
+};
+
+struct measure_options {
+	char **functions; /* --function SYM (the program's functions), repeatable */
+	size_t n_functions;
+	const char *start, *stop; /* --start SYM --stop SYM: a region between two calls */
+	int method;		  /* enum measure_method */
+	int counter;		  /* try the cycle counter first (where counters work) */
+	int cpu;		  /* pin perpi and the program; -1: the current CPU */
+};
+
+/* Set by measure's SIGINT/SIGTERM handler: the run in progress stops, what
+ * it timed so far is kept. */
+extern volatile sig_atomic_t measure_stop_signal;
+
+/* One function's or the region's figures over the runs, in core cycles,
+ * the timing overhead subtracted. */
+struct measure_figure {
+	char *name;	     /* "Sum"; the region: "main", "perpi_start..perpi_stop", "A..B" */
+	int is_region;	     /* the region of interest rather than a --function */
+	uint64_t calls;	     /* calls (regions) timed, in the run whose total is the smallest */
+	uint64_t unfinished; /* calls entered that never returned, regions never ended (that run) */
+	double min, median;  /* per call: the smallest over the runs of each run's min, median */
+	double total;	     /* all calls of a run: the smallest over the runs */
+};
+
+/* What perpi measure found, over all runs. Owned by whoever got it
+ * (measure_summary_free). */
+struct measure_summary {
+	struct measure_figure *figures; /* the --functions in the order given, then the region */
+	size_t n_figures;
+	double whole;  /* cycles of the whole timed part of a run (smallest over the
+			* runs): the region's total, or the outermost calls' total */
+	unsigned runs; /* runs whose figures are in (the last may be cut short) */
+	unsigned runs_asked;
+	int clock;		/* enum measure_clock */
+	double ticks_per_cycle; /* TSC ticks per core cycle (1 with the cycle counter) */
+	double overhead;	/* cycles subtracted from each timed call */
+	double region_overhead; /* ... from each region */
+	double nested_overhead; /* ... per timed call nested in a timed call */
+	int method;		/* MEASURE_JUMP, or MEASURE_BREAKPOINT if any entry used one */
+};
+
+void measure_summary_free(struct measure_summary *m);
+/* The figure named name (a function, or the region's name), or NULL. */
+const struct measure_figure *measure_summary_find(const struct measure_summary *m,
+						  const char *name);
+/* The region's figure, or NULL when functions were timed. */
+const struct measure_figure *measure_summary_region(const struct measure_summary *m);
+const char *measure_clock_name(int clock);   /* "tsc", "cycles" */
+const char *measure_method_name(int method); /* "jump", "breakpoint" */
+
+/* One run's figures, in the clock's units (TSC ticks or cycles). */
+struct measure_series {
+	double *v; /* each timed call, overhead subtracted; owned */
+	size_t n, cap;
+	uint64_t unfinished;
+};
+
+struct measure_run {
+	struct measure_series *series; /* one per figure, as in the summary */
+	size_t n_series;
+	double whole;
+	int clock;
+	double overhead, region_overhead, nested_overhead; /* clock units */
+	int method;
+	uint64_t lost;	    /* calls not timed: too deep (shadow stack full) */
+	uint64_t abandoned; /* calls left by longjmp or an exception */
+	/* how the run ended */
+	int exited, exit_code, term_signal, interrupted, execed;
+	char problem[256]; /* why it stopped early, when it did */
+};
+
+void measure_run_done(struct measure_run *r);
+
+struct measure_session;
+
+struct measure_session *measure_new(const struct measure_options *opt);
+void measure_delete(struct measure_session *s);
+
+/* Check PROGRAM (argv[0]) and the functions to time. 0; -1 with
+ * perpi_error() set when the program cannot be run ("./x: not an ELF
+ * file"); -2 when what to time is wrong ("--function f: no function of
+ * that name in ./x"). */
+int measure_prepare(struct measure_session *s, char *const argv[]);
+
+/* The figures' names and kinds, valid after measure_prepare. */
+size_t measure_figures(const struct measure_session *s, const char *const **names,
+		       const int **is_region);
+
+/* One native run of the program (argv as for measure_prepare). The stubs'
+ * cost is timed around a chain of known cycles: ticks_per_cycle is the
+ * TSC's, as calibrated so far. 0 when it ran (to its end, or cut short: r
+ * says how), -1 with perpi_error() when it could not be measured at all.
+ * r is filled either way (free it with measure_run_done). */
+int measure_run_once(struct measure_session *s, char *const argv[], double ticks_per_cycle,
+		     struct measure_run *r);
+
+/* The summary of n runs, ticks converted by ticks_per_cycle. */
+struct measure_summary *measure_summarize(const struct measure_session *s,
+					  const struct measure_run *runs, size_t n,
+					  double ticks_per_cycle, unsigned runs_asked);
+
+#endif
