@@ -73,15 +73,15 @@ static int plan_region(struct measure_session *s)
 					       "the other)");
 		s->region_name = xasprintf("%s..%s", o->start, o->stop);
 		s->region_figure = figure_add(s, s->region_name, 1);
-		if (probe_add(s, "--start", o->start, ROLE_START_ENTRY, -1) < 0 ||
-		    probe_add(s, "--stop", o->stop, ROLE_STOP_ENTRY, -1) < 0)
+		if (probe_add(s, "--start", o->start, ROLE_START, -1) < 0 ||
+		    probe_add(s, "--stop", o->stop, ROLE_STOP, -1) < 0)
 			return -1;
 		return 0;
 	}
 	if (elf_image_lookup(s->prog, "perpi_start") && elf_image_lookup(s->prog, "perpi_stop")) {
 		s->region_figure = figure_add(s, "perpi_start..perpi_stop", 1);
-		if (probe_add(s, "marker", "perpi_start", ROLE_START_RETURN, -1) < 0 ||
-		    probe_add(s, "marker", "perpi_stop", ROLE_STOP_ENTRY, -1) < 0)
+		if (probe_add(s, "marker", "perpi_start", ROLE_START, -1) < 0 ||
+		    probe_add(s, "marker", "perpi_stop", ROLE_STOP, -1) < 0)
 			return -1;
 		return 0;
 	}

@@ -16,14 +16,22 @@
 
 extern const uint8_t measure_tpl_probe[], measure_tpl_probe_end[];
 extern const uint8_t measure_tpl_exit[], measure_tpl_exit_end[];
+extern const uint8_t measure_tpl_mark_start[], measure_tpl_mark_start_end[];
+extern const uint8_t measure_tpl_mark_stop[], measure_tpl_mark_stop_end[];
 extern const uint8_t measure_tpl_misc[], measure_tpl_misc_end[];
 extern const uint32_t measure_tpl_offsets[];
+
+/* A mark's patched fields, in the order of measure_tpl_offsets. */
+struct mark_offsets {
+	uint32_t data, probe, clock, full_rel, jmp_rel;
+};
 
 /* The order of measure_tpl_offsets in measure_stub.S. */
 struct tpl_offsets {
 	uint32_t p_data, p_probe, p_clock1, p_call_rel, p_return, p_clock2, p_tail_rel, p_pass_rel;
-	uint32_t x_data, x_full, x_broken;
-	uint32_t m_empty, m_chain, m_outer, m_outer_rel, m_plain, m_calibrate, m_cal_func,
+	uint32_t x_data, x_full_rel, x_broken;
+	struct mark_offsets mark_start, mark_stop;
+	uint32_t m_full, m_empty, m_chain, m_outer, m_outer_rel, m_plain, m_calibrate, m_cal_func,
 	    m_cal_start, m_cal_stop, m_cal_outer, m_cal_plain, m_cal_done;
 };
 #define TPL ((const struct tpl_offsets *)measure_tpl_offsets)
@@ -325,6 +333,7 @@ void code_page_init(struct code_page *c, uint64_t base, uint64_t data, int cycle
 	c->exit = base + x;
 	size_t m = page_put(c, measure_tpl_misc, measure_tpl_misc_end - measure_tpl_misc);
 	c->misc = base + m;
+	patch_rel32(c, x + TPL->x_full_rel, c->misc + TPL->m_full);
 }
 
 void code_page_done(struct code_page *c)
@@ -333,20 +342,56 @@ void code_page_done(struct code_page *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static size_t stub_size(int kind)
+{
+	if (kind == STUB_MARK_START)
+		return measure_tpl_mark_start_end - measure_tpl_mark_start;
+	if (kind == STUB_MARK_STOP)
+		return measure_tpl_mark_stop_end - measure_tpl_mark_stop;
+	return measure_tpl_probe_end - measure_tpl_probe;
+}
+
+/* The displaced code right after the stub at s. */
+static size_t put_displaced(struct code_page *c, const uint8_t *displaced, size_t n)
+{
+	page_reserve(c, n);
+	size_t d = c->len;
+	memcpy(c->buf + d, displaced, n);
+	c->len += n;
+	return d;
+}
+
+static size_t add_mark(struct code_page *c, int kind, uint32_t id, const uint8_t *displaced,
+		       size_t n)
+{
+	const struct mark_offsets *o = kind == STUB_MARK_START ? &TPL->mark_start : &TPL->mark_stop;
+	size_t s =
+	    page_put(c, kind == STUB_MARK_START ? measure_tpl_mark_start : measure_tpl_mark_stop,
+		     stub_size(kind));
+	uint8_t *b = c->buf + s;
+	memcpy(b + o->data, &c->data, 8);
+	memcpy(b + o->probe, &id, 4);
+	patch_clock(c, b + o->clock);
+	size_t d = put_displaced(c, displaced, n);
+	patch_rel32(c, s + o->full_rel, c->misc + TPL->m_full);
+	patch_rel32(c, s + o->jmp_rel, c->base + d);
+	return s;
+}
+
 /* A probe's stub, its displaced code (already relocated for right after
  * the stub) appended; returns the stub's offset. */
-static size_t add_stub(struct code_page *c, uint32_t id, const uint8_t *displaced, size_t n)
+static size_t add_stub(struct code_page *c, int kind, uint32_t id, const uint8_t *displaced,
+		       size_t n)
 {
-	size_t s = page_put(c, measure_tpl_probe, measure_tpl_probe_end - measure_tpl_probe);
+	if (kind != STUB_CALL)
+		return add_mark(c, kind, id, displaced, n);
+	size_t s = page_put(c, measure_tpl_probe, stub_size(kind));
 	uint8_t *b = c->buf + s;
 	memcpy(b + TPL->p_data, &c->data, 8);
 	memcpy(b + TPL->p_probe, &id, 4);
 	patch_clock(c, b + TPL->p_clock1);
 	patch_clock(c, b + TPL->p_clock2);
-	page_reserve(c, n);
-	size_t d = c->len;
-	memcpy(c->buf + d, displaced, n);
-	c->len += n;
+	size_t d = put_displaced(c, displaced, n);
 	patch_rel32(c, s + TPL->p_call_rel, c->base + d);
 	patch_rel32(c, s + TPL->p_pass_rel, c->base + d);
 	patch_rel32(c, s + TPL->p_tail_rel, c->exit);
@@ -354,16 +399,16 @@ static size_t add_stub(struct code_page *c, uint32_t id, const uint8_t *displace
 }
 
 /* Where the displaced code of the next stub will start. */
-static uint64_t next_displaced(const struct code_page *c)
+static uint64_t next_displaced(const struct code_page *c, int kind)
 {
 	size_t at = (c->len + 15) / 16 * 16;
-	return c->base + at + (measure_tpl_probe_end - measure_tpl_probe);
+	return c->base + at + stub_size(kind);
 }
 
-int code_add_probe(struct code_page *c, struct x86_decoder *dec, uint32_t id,
+int code_add_probe(struct code_page *c, struct x86_decoder *dec, int kind, uint32_t id,
 		   const struct code_function *f, struct code_patch *p)
 {
-	uint64_t to = next_displaced(c);
+	uint64_t to = next_displaced(c, kind);
 	size_t n = 0;
 	for (size_t off = 0; off < p->moved;) {
 		struct insn_info ii;
@@ -383,7 +428,7 @@ int code_add_probe(struct code_page *c, struct x86_decoder *dec, uint32_t id,
 	p->displaced[n] = 0xe9;
 	put_rel32(p->displaced + n + 1, back);
 	p->displaced_len = n + JUMP_LEN;
-	size_t s = add_stub(c, id, p->displaced, p->displaced_len);
+	size_t s = add_stub(c, kind, id, p->displaced, p->displaced_len);
 	p->stub = c->base + s;
 	if (p->kind == ENTRY_BREAKPOINT) {
 		p->bytes[0] = 0xcc;
@@ -399,21 +444,23 @@ int code_add_probe(struct code_page *c, struct x86_decoder *dec, uint32_t id,
 }
 
 /* A calibration probe whose "function" is at target in the page. */
-static uint64_t add_calibration_probe(struct code_page *c, uint32_t id, uint64_t target)
+static uint64_t add_calibration_probe(struct code_page *c, int kind, uint32_t id, uint64_t target)
 {
 	uint8_t jmp[JUMP_LEN] = {0xe9};
-	put_rel32(jmp + 1, (int64_t)(target - (next_displaced(c) + JUMP_LEN)));
-	return c->base + add_stub(c, id, jmp, sizeof(jmp));
+	put_rel32(jmp + 1, (int64_t)(target - (next_displaced(c, kind) + JUMP_LEN)));
+	return c->base + add_stub(c, kind, id, jmp, sizeof(jmp));
 }
 
 int code_add_calibration(struct code_page *c)
 {
-	uint64_t empty = c->misc + TPL->m_empty;
-	uint64_t func = add_calibration_probe(c, CAL_PROBE_FUNC, c->misc + TPL->m_chain);
-	uint64_t start = add_calibration_probe(c, CAL_PROBE_START, empty);
-	uint64_t stop = add_calibration_probe(c, CAL_PROBE_STOP, empty);
-	uint64_t outer = add_calibration_probe(c, CAL_PROBE_OUTER, c->misc + TPL->m_outer);
-	uint64_t plain = add_calibration_probe(c, CAL_PROBE_PLAIN, c->misc + TPL->m_plain);
+	uint64_t empty = c->misc + TPL->m_empty, chain = c->misc + TPL->m_chain;
+	uint64_t func = add_calibration_probe(c, STUB_CALL, CAL_PROBE_FUNC, chain);
+	uint64_t start = add_calibration_probe(c, STUB_MARK_START, CAL_PROBE_START, empty);
+	uint64_t stop = add_calibration_probe(c, STUB_MARK_STOP, CAL_PROBE_STOP, empty);
+	uint64_t outer =
+	    add_calibration_probe(c, STUB_CALL, CAL_PROBE_OUTER, c->misc + TPL->m_outer);
+	uint64_t plain =
+	    add_calibration_probe(c, STUB_CALL, CAL_PROBE_PLAIN, c->misc + TPL->m_plain);
 	size_t m = c->misc - c->base;
 	patch_rel32(c, m + TPL->m_outer_rel, func);
 	patch_rel32(c, m + TPL->m_cal_func, func);
@@ -441,7 +488,7 @@ uint64_t code_calibrate_done(const struct code_page *c)
 
 uint64_t code_buffer_full(const struct code_page *c)
 {
-	return c->exit + TPL->x_full + 1;
+	return c->misc + TPL->m_full + 1;
 }
 
 uint64_t code_lost_return(const struct code_page *c)

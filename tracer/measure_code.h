@@ -24,6 +24,13 @@ enum {
 /* How a function's entry is taken over. */
 enum { ENTRY_JUMP, ENTRY_BREAKPOINT };
 
+/* What its stub does. */
+enum {
+	STUB_CALL,	 /* times each call, from its entry to its return */
+	STUB_MARK_START, /* a region starts at its entry */
+	STUB_MARK_STOP	 /* a region ends at its entry */
+};
+
 /* What is known of a function to time, at its run-time address. */
 struct code_function {
 	const char *name;
@@ -72,14 +79,16 @@ void code_page_init(struct code_page *c, uint64_t base, uint64_t data, int cycle
 		    uint32_t counter_index);
 void code_page_done(struct code_page *c);
 
-/* Adds probe number id's stub; p's displaced instructions are relocated
- * right after it and p->bytes (the jump at the entry) aimed at it. 0, or
- * -1 with perpi_error() (a displacement out of reach). */
-int code_add_probe(struct code_page *c, struct x86_decoder *dec, uint32_t id,
+/* Adds probe number id's stub (kind: STUB_*); p's displaced instructions
+ * are relocated right after it and p->bytes (the jump at the entry) aimed
+ * at it. 0, or -1 with perpi_error() (a displacement out of reach). */
+int code_add_probe(struct code_page *c, struct x86_decoder *dec, int kind, uint32_t id,
 		   const struct code_function *f, struct code_patch *p);
 
 /* The five calibration probes; call after code_page_init, before the
- * program's probes (they take numbers 0..CAL_PROBES-1). */
+ * program's probes (they take numbers 0..CAL_PROBES-1). A record of a
+ * mark (a region's start or stop) has RC_BEGIN == RC_END, 0 while it is
+ * being written. */
 int code_add_calibration(struct code_page *c);
 
 /* Addresses in the program of the helpers. */

@@ -10,10 +10,9 @@
 
 /* What a probe's calls mean. */
 enum probe_role {
-	ROLE_CALLS,	   /* each call is timed: a --function, or main as the region */
-	ROLE_START_ENTRY,  /* a region starts at its entry (--start SYM) */
-	ROLE_START_RETURN, /* ... when it returns (perpi_start) */
-	ROLE_STOP_ENTRY	   /* a region ends at its entry (--stop SYM, perpi_stop) */
+	ROLE_CALLS, /* each call is timed: a --function, or main as the region */
+	ROLE_START, /* a region starts at its entry (perpi_start, --start SYM) */
+	ROLE_STOP   /* a region ends at its entry (perpi_stop, --stop SYM) */
 };
 
 /* A function whose entry is taken over. Its probe number in the stubs is

@@ -50,14 +50,11 @@ static void calibration_record(struct run *u, uint32_t probe, uint64_t begin, ui
 		keep_min(&u->cal_func, d);
 		break;
 	case CAL_PROBE_START:
-		u->cal_start_begin = begin, u->cal_start_end = end, u->cal_have_start = 1;
+		u->cal_start = begin, u->cal_have_start = 1;
 		break;
 	case CAL_PROBE_STOP:
-		if (u->cal_have_start) {
-			keep_min(&u->cal_region_return, (begin - u->cal_start_end) & u->clock_mask);
-			keep_min(&u->cal_region_entry,
-				 (begin - u->cal_start_begin) & u->clock_mask);
-		}
+		if (u->cal_have_start)
+			keep_min(&u->cal_region, (begin - u->cal_start) & u->clock_mask);
 		u->cal_have_start = 0;
 		break;
 	case CAL_PROBE_OUTER:
@@ -87,6 +84,8 @@ static void user_record(struct run *u, const uint8_t *rec)
 	struct measure_run *r = u->r;
 	uint64_t begin = get64(rec + RC_BEGIN), end = get64(rec + RC_END);
 	double v;
+	if (!begin)
+		return; /* a mark being written when the program was killed */
 	switch (p->role) {
 	case ROLE_CALLS:
 		v = (double)((end - begin) & u->clock_mask) - r->overhead -
@@ -96,14 +95,8 @@ static void user_record(struct run *u, const uint8_t *rec)
 		if (get32(rec + RC_DEPTH) == 0 && u->s->region_figure < 0)
 			r->whole += v;
 		break;
-	case ROLE_START_ENTRY:
-		event_add(u, begin, 0);
-		break;
-	case ROLE_START_RETURN:
-		event_add(u, end, 0);
-		break;
 	default:
-		event_add(u, begin, 1);
+		event_add(u, begin, p->role == ROLE_STOP);
 	}
 }
 
@@ -124,17 +117,13 @@ void run_take_records(struct run *u, int calibrating)
 int run_calibration_done(struct run *u)
 {
 	struct measure_run *r = u->r;
-	if (u->cal_func == UINT64_MAX || u->cal_region_entry == UINT64_MAX ||
+	if (u->cal_func == UINT64_MAX || u->cal_region == UINT64_MAX ||
 	    u->cal_outer == UINT64_MAX || u->cal_plain == UINT64_MAX)
 		return perpi_set_error("the timing stubs' calibration timed nothing");
-	int at_return = 0;
-	for (size_t i = 0; i < u->s->n_probes; i++)
-		at_return |= u->s->probes[i].role == ROLE_START_RETURN;
 	/* the chain's own cycles, in the clock's units */
 	double chain = CAL_CHAIN * (r->clock == MEASURE_CLOCK_CYCLES ? 1 : u->ticks_per_cycle);
-	double region = (double)(at_return ? u->cal_region_return : u->cal_region_entry);
 	r->overhead = fmax(0, (double)u->cal_func - chain);
-	r->region_overhead = fmax(0, region - chain);
+	r->region_overhead = fmax(0, (double)u->cal_region - chain);
 	r->nested_overhead =
 	    u->cal_outer > u->cal_plain ? (double)(u->cal_outer - u->cal_plain) : 0;
 	return 0;
@@ -408,8 +397,6 @@ void run_collect(struct run *u)
 		const struct probe *p = &u->s->probes[probe];
 		if (p->role == ROLE_CALLS)
 			r->series[p->figure].unfinished++;
-		else if (p->role == ROLE_START_ENTRY || p->role == ROLE_STOP_ENTRY)
-			event_add(u, get64(e + SH_CLOCK), p->role == ROLE_STOP_ENTRY);
 	}
 	r->lost = *run_field(u, MD_LOST);
 	r->abandoned = *run_field(u, MD_STALE);

@@ -188,11 +188,10 @@ static int place_probes(struct run *u)
 		int rc = code_plan_entry(s->dec, &f, want, &u->patches[i]);
 		struct code_patch *cp = &u->patches[i];
 		if (rc == 0 && want == ENTRY_JUMP && cp->kind == ENTRY_BREAKPOINT &&
-		    (s->opt.method == MEASURE_JUMP || p->role == ROLE_STOP_ENTRY))
-			rc = perpi_set_error("%s: no jump fits at its entry (%s)%s", p->name,
-					     cp->why,
-					     p->role == ROLE_STOP_ENTRY
-						 ? ": a breakpoint would stop the program inside "
+		    (s->opt.method == MEASURE_JUMP || p->role == ROLE_STOP))
+			rc = perpi_set_error(
+			    "%s: no jump fits at its entry (%s)%s", p->name, cp->why,
+			    p->role == ROLE_STOP ? ": a breakpoint would stop the program inside "
 						   "the region it ends"
 						 : "");
 		if (rc == 0 && want == ENTRY_JUMP && cp->kind == ENTRY_BREAKPOINT &&
@@ -200,8 +199,11 @@ static int place_probes(struct run *u)
 			perpi_warn("%s: a breakpoint stops the program before each call (no jump "
 				   "fits: %s)",
 				   p->name, cp->why);
+		int kind = p->role == ROLE_START  ? STUB_MARK_START
+			   : p->role == ROLE_STOP ? STUB_MARK_STOP
+						  : STUB_CALL;
 		if (rc == 0)
-			rc = code_add_probe(&u->code, s->dec, CAL_PROBES + i, &f, cp);
+			rc = code_add_probe(&u->code, s->dec, kind, CAL_PROBES + i, &f, cp);
 		free(bytes);
 		if (rc < 0)
 			return -1;
@@ -344,8 +346,7 @@ int measure_run_once(struct measure_session *s, char *const argv[], double ticks
 			.records_at = MD_HEADER + (uint64_t)SHADOW_ENTRIES * SH_SIZE,
 			.shadow = SHADOW_ENTRIES,
 			.cal_func = UINT64_MAX,
-			.cal_region_return = UINT64_MAX,
-			.cal_region_entry = UINT64_MAX,
+			.cal_region = UINT64_MAX,
 			.cal_outer = UINT64_MAX,
 			.cal_plain = UINT64_MAX};
 	int rc = run_data_create(&u);

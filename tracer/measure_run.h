@@ -38,8 +38,8 @@ struct run {
 	int pending_signal;	    /* to deliver at the next resume */
 	unsigned run_index;
 	/* calibration: the smallest durations seen (clock units) */
-	uint64_t cal_func, cal_region_return, cal_region_entry, cal_outer, cal_plain;
-	uint64_t cal_start_begin, cal_start_end;
+	uint64_t cal_func, cal_region, cal_outer, cal_plain;
+	uint64_t cal_start;
 	int cal_have_start;
 	struct region_event *events;
 	size_t n_events, cap_events;

@@ -138,8 +138,9 @@ measure_tpl_exit:
 	mov [r11 + MD_COUNT], rcx
 	cmp rcx, [r11 + MD_CAP]
 	jb 5f
-.Lbuffer_full:
-	int3				/* perpi empties the buffer and goes on */
+	.byte 0xe8			/* call the full-buffer int3: perpi empties it */
+	.long 0
+.Lx_full:
 5:	mov rcx, [rsi + SH_RET]
 	mov rax, [rsp + 40]
 	mov [rsp + 40], rcx		/* the return address where rax was saved */
@@ -153,11 +154,121 @@ measure_tpl_exit:
 .Lbroken:
 measure_tpl_exit_end:
 
+/* A region's start at a function's entry (perpi_start, --start SYM): its
+ * record reserved and written first, the clock read last, so that the
+ * region holds none of the stub's memory accesses (cold after the
+ * program's start-up, they would cost it hundreds of cycles). A record
+ * whose RC_BEGIN is still 0 was not finished. */
+	.globl measure_tpl_mark_start, measure_tpl_mark_start_end
+measure_tpl_mark_start:
+	push rax
+	push rcx
+	push rdx
+	push r11
+	movabs r11, 0x1122334455667788
+.Lms_data:
+	lea rax, [rsp + 32]
+	cmp qword ptr [r11 + MD_DISABLED], 0
+	jne .Lms_pass
+	cmp rax, [r11 + MD_STACK_LO]
+	jb .Lms_pass
+	cmp rax, [r11 + MD_STACK_HI]
+	ja .Lms_pass
+	mov rcx, [r11 + MD_COUNT]
+	cmp rcx, [r11 + MD_CAP]
+	jb 1f
+	.byte 0xe8			/* call the full-buffer int3 */
+	.long 0
+.Lms_full:
+	xor ecx, ecx
+1:	lea rdx, [rcx + 1]
+	mov [r11 + MD_COUNT], rdx
+	shl rcx, 5
+	add rcx, [r11 + MD_REC_OFF]
+	add r11, rcx			/* the record */
+	mov qword ptr [r11 + RC_BEGIN], 0
+	mov dword ptr [r11 + RC_PROBE], 0x7fffffff
+.Lms_probe:
+	mov dword ptr [r11 + RC_DEPTH], 0
+	mov dword ptr [r11 + RC_NESTED], 0
+	lfence
+.Lms_clock:
+	rdtsc
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	lfence
+	shl rdx, 32
+	or rax, rdx
+	mov [r11 + RC_END], rax
+	mov [r11 + RC_BEGIN], rax	/* last: the record is complete */
+.Lms_pass:
+	pop r11
+	pop rdx
+	pop rcx
+	pop rax
+	.byte 0xe9			/* jmp to the displaced instructions */
+	.long 0
+.Lms_jmp:
+measure_tpl_mark_start_end:
+
+/* A region's end at a function's entry (perpi_stop, --stop SYM): the
+ * clock read first, once what the program did before has completed. */
+	.globl measure_tpl_mark_stop, measure_tpl_mark_stop_end
+measure_tpl_mark_stop:
+	push rax
+	push rdx
+	push rcx
+	lfence
+.Lmt_clock:
+	rdtsc
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	push r11
+	shl rdx, 32
+	or rax, rdx
+	movabs r11, 0x1122334455667788
+.Lmt_data:
+	lea rdx, [rsp + 32]
+	cmp qword ptr [r11 + MD_DISABLED], 0
+	jne .Lmt_pass
+	cmp rdx, [r11 + MD_STACK_LO]
+	jb .Lmt_pass
+	cmp rdx, [r11 + MD_STACK_HI]
+	ja .Lmt_pass
+	mov rcx, [r11 + MD_COUNT]
+	cmp rcx, [r11 + MD_CAP]
+	jb 1f
+	.byte 0xe8			/* call the full-buffer int3 */
+	.long 0
+.Lmt_full:
+	xor ecx, ecx
+1:	lea rdx, [rcx + 1]
+	shl rcx, 5
+	add rcx, [r11 + MD_REC_OFF]
+	add rcx, r11			/* the record */
+	mov [rcx + RC_BEGIN], rax
+	mov [rcx + RC_END], rax
+	mov dword ptr [rcx + RC_PROBE], 0x7fffffff
+.Lmt_probe:
+	mov dword ptr [rcx + RC_DEPTH], 0
+	mov dword ptr [rcx + RC_NESTED], 0
+	mov [r11 + MD_COUNT], rdx	/* last: the record is complete */
+.Lmt_pass:
+	pop r11
+	pop rcx
+	pop rdx
+	pop rax
+	.byte 0xe9			/* jmp to the displaced instructions */
+	.long 0
+.Lmt_jmp:
+measure_tpl_mark_stop_end:
+
 /* What perpi runs in the program itself: system calls, the calibration. */
 	.globl measure_tpl_misc, measure_tpl_misc_end
 measure_tpl_misc:
 	syscall				/* the system call gadget */
 	int3
+.Lfull_trap:
+	int3				/* the buffer is full: perpi empties it */
+	ret
 .Lempty:
 	ret				/* an empty function */
 .Lchain:				/* a function of CAL_CHAIN cycles */
@@ -226,8 +337,19 @@ measure_tpl_offsets:
 	.long .Ltail - 4 - measure_tpl_probe	/* rel32: measure_tpl_exit */
 	.long .Lpassjmp - 4 - measure_tpl_probe	/* rel32: the displaced instructions */
 	.long .Ldata2 - 8 - measure_tpl_exit	/* imm64: the data area */
-	.long .Lbuffer_full - measure_tpl_exit	/* the int3 of a full buffer */
+	.long .Lx_full - 4 - measure_tpl_exit	/* rel32: the full-buffer int3 */
 	.long .Lbroken - 2 - measure_tpl_exit	/* the ud2 of a lost return */
+	.long .Lms_data - 8 - measure_tpl_mark_start
+	.long .Lms_probe - 4 - measure_tpl_mark_start
+	.long .Lms_clock - measure_tpl_mark_start
+	.long .Lms_full - 4 - measure_tpl_mark_start
+	.long .Lms_jmp - 4 - measure_tpl_mark_start
+	.long .Lmt_data - 8 - measure_tpl_mark_stop
+	.long .Lmt_probe - 4 - measure_tpl_mark_stop
+	.long .Lmt_clock - measure_tpl_mark_stop
+	.long .Lmt_full - 4 - measure_tpl_mark_stop
+	.long .Lmt_jmp - 4 - measure_tpl_mark_stop
+	.long .Lfull_trap - measure_tpl_misc
 	.long .Lempty - measure_tpl_misc
 	.long .Lchain - measure_tpl_misc
 	.long .Louter - measure_tpl_misc
