@@ -26,7 +26,8 @@
  *   cases killed N     work N times, then SIGKILL to itself
  *   cases spin         work forever
  *   cases noend        perpi_start(), work once, exit without perpi_stop()
- *   cases exit N       work N times, then exit(0) from main */
+ *   cases exit N       work N times, then exit(0) from main
+ *   cases OTHER N      work N times, then exit status 2 */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>

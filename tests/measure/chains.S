@@ -18,6 +18,8 @@
  * fib(n) makes 2 fib(n+1) - 1 calls; its entry starts with a compare and
  * a conditional jump (moved and re-aimed next to the stub).
  * tiny: "ret" alone (1 byte, padding after it); returns at once.
+ * loop_head: a loop whose head is its first instruction (its calls cannot
+ * be told from the loop's turns at the entry).
  * short_one, then right after it short_two: 3 bytes each with no padding
  * between, so no 5-byte jump fits at short_one's entry. */
 	.intel_syntax noprefix
@@ -81,6 +83,15 @@ fib:
 tiny:
 	ret
 	.size tiny, .-tiny
+
+	.p2align 4
+	.globl loop_head
+	.type loop_head, @function
+loop_head:
+	dec rdi
+	jnz loop_head
+	ret
+	.size loop_head, .-loop_head
 
 	.p2align 4
 	.globl short_one
