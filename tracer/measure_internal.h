@@ -38,6 +38,7 @@ struct measure_session {
 	int region_figure; /* the region's figure, or -1 */
 	char *region_name; /* "A..B", owned */
 	int cpu;
+	int warned; /* a breakpoint entry was said (once) */
 };
 
 /* Where the region starts and ends. */

@@ -169,6 +169,32 @@ static int padding_ok(void *ctx, uint64_t from, uint64_t to)
 	return 1;
 }
 
+/* How probe p's entry is taken over; 0 or -1 with perpi_error(). A
+ * region's end is always a jump: a breakpoint would stop the program
+ * inside the region. */
+static int plan_probe(struct run *u, const struct probe *p, const struct code_function *f,
+		      struct code_patch *cp)
+{
+	struct measure_session *s = u->s;
+	int want = s->opt.method == MEASURE_BREAKPOINT && p->role != ROLE_STOP ? ENTRY_BREAKPOINT
+									       : ENTRY_JUMP;
+	if (code_plan_entry(s->dec, f, want, cp) < 0)
+		return -1;
+	if (want == ENTRY_BREAKPOINT || cp->kind == ENTRY_JUMP)
+		return 0;
+	if (p->role == ROLE_STOP)
+		return perpi_set_error(
+		    "%s: no jump fits at its entry (%s): a breakpoint would stop "
+		    "the program inside the region it ends",
+		    p->name, cp->why);
+	if (s->opt.method == MEASURE_JUMP)
+		return perpi_set_error("%s: no jump fits at its entry (%s)", p->name, cp->why);
+	if (!s->warned++)
+		perpi_warn("%s: a breakpoint stops the program before each call (no jump fits: %s)",
+			   p->name, cp->why);
+	return 0;
+}
+
 /* Plan and place each timed function's entry. */
 static int place_probes(struct run *u)
 {
@@ -177,6 +203,7 @@ static int place_probes(struct run *u)
 	u->entries = xcalloc(s->n_probes, sizeof(*u->entries));
 	for (size_t i = 0; i < s->n_probes; i++) {
 		const struct probe *p = &s->probes[i];
+		struct code_patch *cp = &u->patches[i];
 		size_t avail = p->size + 32;
 		uint8_t *bytes = xmalloc(avail);
 		u->entries[i] = run_addr(u, p->link);
@@ -184,24 +211,10 @@ static int place_probes(struct run *u)
 		struct code_function f = {
 		    p->name, u->entries[i], bytes, p->size, got > 0 ? (size_t)got : 0, padding_ok,
 		    u};
-		int want = s->opt.method == MEASURE_BREAKPOINT ? ENTRY_BREAKPOINT : ENTRY_JUMP;
-		int rc = code_plan_entry(s->dec, &f, want, &u->patches[i]);
-		struct code_patch *cp = &u->patches[i];
-		if (rc == 0 && want == ENTRY_JUMP && cp->kind == ENTRY_BREAKPOINT &&
-		    (s->opt.method == MEASURE_JUMP || p->role == ROLE_STOP))
-			rc = perpi_set_error(
-			    "%s: no jump fits at its entry (%s)%s", p->name, cp->why,
-			    p->role == ROLE_STOP ? ": a breakpoint would stop the program inside "
-						   "the region it ends"
-						 : "");
-		if (rc == 0 && want == ENTRY_JUMP && cp->kind == ENTRY_BREAKPOINT &&
-		    u->run_index == 0)
-			perpi_warn("%s: a breakpoint stops the program before each call (no jump "
-				   "fits: %s)",
-				   p->name, cp->why);
 		int kind = p->role == ROLE_START  ? STUB_MARK_START
 			   : p->role == ROLE_STOP ? STUB_MARK_STOP
 						  : STUB_CALL;
+		int rc = plan_probe(u, p, &f, cp);
 		if (rc == 0)
 			rc = code_add_probe(&u->code, s->dec, kind, CAL_PROBES + i, &f, cp);
 		free(bytes);
@@ -238,8 +251,6 @@ static int run_inject(struct run *u)
 	u->r->clock = MEASURE_CLOCK_TSC;
 	if (u->s->opt.counter && counter_open(u, &index) == 0)
 		u->r->clock = MEASURE_CLOCK_CYCLES;
-	else
-		u->clock_mask = UINT64_MAX;
 	code_page_init(&u->code, u->code_addr, u->data_addr, u->r->clock == MEASURE_CLOCK_CYCLES,
 		       index);
 	u->gadget = 0;
@@ -331,7 +342,6 @@ static void run_free(struct run *u)
 int measure_run_once(struct measure_session *s, char *const argv[], double ticks_per_cycle,
 		     struct measure_run *r)
 {
-	static unsigned runs;
 	memset(r, 0, sizeof(*r));
 	r->series = xcalloc(s->n_figures, sizeof(*r->series));
 	r->n_series = s->n_figures;
@@ -339,7 +349,6 @@ int measure_run_once(struct measure_session *s, char *const argv[], double ticks
 	struct run u = {.s = s,
 			.r = r,
 			.memfd = -1,
-			.run_index = runs++,
 			.ticks_per_cycle = ticks_per_cycle,
 			.data_size = DATA_SIZE,
 			.records = RECORDS,

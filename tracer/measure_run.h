@@ -36,7 +36,6 @@ struct run {
 	struct code_patch *patches; /* per probe */
 	uint64_t *entries;	    /* per probe: run-time entry */
 	int pending_signal;	    /* to deliver at the next resume */
-	unsigned run_index;
 	/* calibration: the smallest durations seen (clock units) */
 	uint64_t cal_func, cal_region, cal_outer, cal_plain;
 	uint64_t cal_start;
