@@ -10,8 +10,11 @@
 #
 # The harness (cases chains N, run without perpi) times each call with
 # lfence; rdtsc around it and keeps the smallest ticks over the calls,
-# its own overhead subtracted; perpi's figure in ticks (cycles x ticks
-# per cycle, both in its output) must be within 5% of it.
+# its own overhead subtracted, and converts them to cycles with the TSC
+# rate it measures between the calls (a chain of dependent adds); perpi's
+# cycles must be within 5% of its. (Cycles, not ticks: on this shared VM
+# the core's clock, hence the ticks per call, moves by several % from one
+# moment to the next; each side converts at its own moment.)
 #
 # This machine is shared and its clock moves: each comparison gets three
 # tries (the noise comes and goes; a method that is wrong stays wrong).
@@ -29,17 +32,17 @@ one()
 	method=$1
 	"$C" chains 300 >"$tmp/harness" || return 1
 	measure 0 --method "$method" --function add_chain --function imul_chain "$C" chains 300
-	ratio=$(sed -n 's/.*TSC at \([0-9.]*\) ticks per cycle.*/\1/p' "$out")
+	ratio=$(sed -n 's/^ticks_per_cycle //p' "$tmp/harness")
 	ok=0
 	for f in add_chain:2000 imul_chain:3000; do
 		name=${f%:*}
 		want=${f#*:}
 		got=$(column "$name" 3)
-		ticks=$(awk -v c="$got" -v r="$ratio" 'BEGIN { printf "%.0f", c * r }')
 		harness=$(sed -n "s/^$name //p" "$tmp/harness")
-		echo "$method $name: $got cycles (by hand $want), $ticks ticks (harness $harness)"
+		harness=$(awk -v t="$harness" -v r="$ratio" 'BEGIN { printf "%.0f", t / r }')
+		echo "$method $name: $got cycles (by hand $want, harness $harness)"
 		within "$got" "$want" 4 || ok=1
-		within "$ticks" "$harness" 5 || ok=1
+		within "$got" "$harness" 5 || ok=1
 	done
 	return $ok
 }
@@ -55,10 +58,9 @@ for method in jump breakpoint; do
 	done
 done
 
-# the region between the markers: one call of add_chain, paged in and
-# cached before perpi_start(): 2000 cycles, and a few for the calls and
-# returns of add_chain, perpi_start and perpi_stop (within 5%). One region
-# per run: its stubs are as cold as the program left them. (Not more
+# the region between the markers: one call of add_chain, 2000 cycles and a
+# few for the calls and returns of add_chain, perpi_start and perpi_stop
+# (within 4%); the fastest of the two regions of a run, warm. (Not more
 # calls: the next call's chain, independent of the last, starts before
 # the last ends, by as much as the CPU's scheduler holds.)
 try=1
@@ -66,8 +68,8 @@ while :; do
 	measure 0 --runs 4 "$C" region 1
 	got=$(column perpi_start..perpi_stop 3)
 	echo "region of one add_chain call: $got cycles (by hand 2000)"
-	within "$got" 2000 5 && break
-	[ $try -ge 3 ] && { fail "region: $got cycles, want 2000 within 5%"; break; }
+	within "$got" 2000 4 && break
+	[ $try -ge 3 ] && { fail "region: $got cycles, want 2000 within 4%"; break; }
 	try=$((try + 1))
 done
 finish

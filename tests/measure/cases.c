@@ -3,14 +3,21 @@
  * perpi counts are derived here by hand; chains.S holds the functions
  * whose cycles are known by hand.
  *
- *   cases chains N     add_chain and imul_chain N times each, every call
- *                      timed by an in-process rdtsc harness, which prints
- *                      "add_chain TICKS" and "imul_chain TICKS": the
- *                      smallest ticks of a call over the N, its own timing
- *                      overhead subtracted
+ *   cases chains N     add_chain, imul_chain and sum_array N times each,
+ *                      every call timed by an in-process rdtsc harness,
+ *                      which prints "add_chain TICKS", "imul_chain TICKS"
+ *                      and "sum_array TICKS": the smallest ticks of a call
+ *                      over the N, its own timing overhead subtracted
+ *                      (sum_array: 1000 doubles summed in order, 8 KiB that
+ *                      stay in the L1 cache between calls); and
+ *                      "ticks_per_cycle R": the fastest of 64 timings of
+ *                      16384 dependent adds (16384 cycles), taken between
+ *                      the calls, so that its figures convert to cycles at
+ *                      the clock rate of the moment
  *   cases region K     add_chain once (its code and data paged in and
- *                      cached), then between perpi_start() and perpi_stop()
- *                      K calls of add_chain (2000 cycles each, chains.S)
+ *                      cached), then twice a region: between perpi_start()
+ *                      and perpi_stop(), K calls of add_chain (2000 cycles
+ *                      each, chains.S); the second region runs warm
  *   cases small N      rip_first, tiny, short_one, short_two N times each;
  *                      exits 1 if one returns a wrong value
  *   cases recurse N    fib(N) by the naive recursion (chains.S): 2 fib(N+1) - 1
@@ -28,6 +35,7 @@
  *   cases noend        perpi_start(), work once, exit without perpi_stop()
  *   cases exit N       work N times, then exit(0) from main
  *   cases OTHER N      work N times, then exit status 2 */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -78,6 +86,16 @@ static long fib_plain(long n)
 	return a;
 }
 
+static double data[1000];
+
+NOINLINE long sum_array(long n)
+{
+	double s = 0;
+	for (long i = 0; i < 1000; i++)
+		s += data[i];
+	return (long)s + n;
+}
+
 static jmp_buf env;
 
 NOINLINE void jumper(long i)
@@ -108,6 +126,23 @@ static uint64_t harness(long (*fn)(long), long n, uint64_t overhead)
 	return best > overhead ? best - overhead : 0;
 }
 
+/* TSC ticks per cycle: 256 turns of 64 dependent adds (the loop's own
+ * dec/jnz runs beside the chain), the fastest of 64 timings. */
+static double ticks_per_cycle(uint64_t overhead)
+{
+	uint64_t best = UINT64_MAX;
+	for (int k = 0; k < 64; k++) {
+		uint64_t turns = 256, x = 0, t0 = tsc();
+		__asm__ volatile("1:\n\t.rept 64\n\tadd %[one], %[x]\n\t.endr\n\tdec %[n]\n\tjnz 1b"
+				 : [n] "+r"(turns), [x] "+r"(x)
+				 : [one] "r"(1ull)
+				 : "cc");
+		uint64_t t = tsc() - t0;
+		best = t < best ? t : best;
+	}
+	return (double)(best - overhead) / 16384;
+}
+
 static int chains(long n)
 {
 	uint64_t overhead = UINT64_MAX;
@@ -115,8 +150,14 @@ static int chains(long n)
 		uint64_t t0 = tsc(), t1 = tsc();
 		overhead = t1 - t0 < overhead ? t1 - t0 : overhead;
 	}
+	for (int i = 0; i < 1000; i++)
+		data[i] = i * 0.5;
 	uint64_t a = harness(add_chain, n, overhead), m = harness(imul_chain, n, overhead);
-	printf("add_chain %llu\nimul_chain %llu\n", (unsigned long long)a, (unsigned long long)m);
+	double r = ticks_per_cycle(overhead);
+	uint64_t s = harness(sum_array, n, overhead);
+	r = fmin(r, ticks_per_cycle(overhead));
+	printf("add_chain %llu\nimul_chain %llu\nsum_array %llu\nticks_per_cycle %.6f\n",
+	       (unsigned long long)a, (unsigned long long)m, (unsigned long long)s, r);
 	return 0;
 }
 
@@ -184,10 +225,12 @@ int main(int argc, char **argv)
 		return chains(n);
 	if (!strcmp(mode, "region")) {
 		sink = add_chain(1);
-		perpi_start();
-		for (long i = 0; i < n; i++)
-			sink = add_chain(1);
-		perpi_stop();
+		for (int r = 0; r < 2; r++) {
+			perpi_start();
+			for (long i = 0; i < n; i++)
+				sink = add_chain(1);
+			perpi_stop();
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "small"))

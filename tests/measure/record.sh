@@ -31,7 +31,7 @@ grep -q "^add_chain .*(20 calls)" "$tmp/report" || fail "the trace lost add_chai
 "$PERPI" record -q -o "$tmp/region.data" --measure=1 "$C" region 1 >/dev/null 2>&1 ||
 	fail "record --measure of a region"
 "$PERPI" measure -i "$tmp/region.data" >"$out" 2>&1
-expect_calls perpi_start..perpi_stop 1 "-i region"
+expect_calls perpi_start..perpi_stop 2 "-i region"
 
 # without --measure: no figures; with -p: refused
 "$PERPI" record -q -o "$tmp/plain.data" "$C" small 1 >/dev/null 2>&1
