@@ -99,6 +99,7 @@ int inject_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 
 struct map_line {
 	uint64_t start, end;
+	char perms[8];
 	unsigned major, minor;
 	uint64_t inode;
 	char name[256];
@@ -107,13 +108,12 @@ struct map_line {
 static int map_parse(const char *line, struct map_line *m)
 {
 	m->name[0] = 0;
-	int n = sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %x:%x %" SCNu64 " %255s", &m->start,
-		       &m->end, &m->major, &m->minor, &m->inode, m->name);
-	return n >= 5 ? 0 : -1;
+	int n = sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %x:%x %" SCNu64 " %255s", &m->start,
+		       &m->end, m->perms, &m->major, &m->minor, &m->inode, m->name);
+	return n >= 6 ? 0 : -1;
 }
 
-int inject_maps(pid_t pid, const char *path, uint64_t *low, uint64_t *high, uint64_t *stack_lo,
-		uint64_t *stack_hi)
+int inject_maps(pid_t pid, const char *path, struct inject_layout *out)
 {
 	struct stat st;
 	if (stat(path, &st) < 0)
@@ -123,23 +123,28 @@ int inject_maps(pid_t pid, const char *path, uint64_t *low, uint64_t *high, uint
 	FILE *f = fopen(name, "re");
 	if (!f)
 		return perpi_set_error("%s: %s", name, strerror(errno));
-	*low = UINT64_MAX, *high = 0, *stack_lo = *stack_hi = 0;
+	memset(out, 0, sizeof(*out));
+	out->low = out->text_lo = UINT64_MAX;
 	struct map_line m;
 	while (fgets(line, sizeof(line), f)) {
 		if (map_parse(line, &m) < 0)
 			continue;
 		if (m.inode == st.st_ino && m.major == major(st.st_dev) &&
 		    m.minor == minor(st.st_dev)) {
-			*low = m.start < *low ? m.start : *low;
-			*high = m.end > *high ? m.end : *high;
+			out->low = m.start < out->low ? m.start : out->low;
+			out->high = m.end > out->high ? m.end : out->high;
+			if (m.perms[2] == 'x') {
+				out->text_lo = m.start < out->text_lo ? m.start : out->text_lo;
+				out->text_hi = m.end > out->text_hi ? m.end : out->text_hi;
+			}
 		}
 		if (!strcmp(m.name, "[stack]"))
-			*stack_lo = m.start, *stack_hi = m.end;
+			out->stack_lo = m.start, out->stack_hi = m.end;
 	}
 	fclose(f);
-	if (!*high)
+	if (!out->high || !out->text_hi)
 		return perpi_set_error("%s: not mapped in process %d", path, (int)pid);
-	if (!*stack_hi)
+	if (!out->stack_hi)
 		return perpi_set_error("process %d: no [stack] in %s", (int)pid, name);
 	return 0;
 }

@@ -23,11 +23,14 @@ int inject_syscall(pid_t pid, uint64_t gadget, long nr, const long a[6], long *r
  * page (read-only text included). 0 or -1 with perpi_error(). */
 int inject_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 
-/* From /proc/PID/maps: the lowest and highest addresses of the mappings
- * of the file path (run-time extent of the program), and the [stack]. 0,
- * or -1 with perpi_error(). */
-int inject_maps(pid_t pid, const char *path, uint64_t *low, uint64_t *high, uint64_t *stack_lo,
-		uint64_t *stack_hi);
+/* What /proc/PID/maps says of the program (the file path) and its stack. */
+struct inject_layout {
+	uint64_t low, high;	     /* all the program's mappings */
+	uint64_t text_lo, text_hi;   /* its executable ones */
+	uint64_t stack_lo, stack_hi; /* [stack] */
+};
+/* 0, or -1 with perpi_error(). */
+int inject_maps(pid_t pid, const char *path, struct inject_layout *out);
 
 /* Whether [from, to) is free in the tracee's address space. */
 int inject_range_free(pid_t pid, uint64_t from, uint64_t to);

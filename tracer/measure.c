@@ -28,6 +28,8 @@ void measure_delete(struct measure_session *s)
 	if (s->dec)
 		x86_decoder_delete(s->dec);
 	elf_image_delete(s->prog);
+	for (size_t i = 0; i < s->n_probes; i++)
+		free(s->probes[i].sites);
 	free(s->probes);
 	free(s->names);
 	free(s->is_region);
@@ -58,7 +60,11 @@ static int probe_add(struct measure_session *s, const char *what, const char *na
 		if (s->probes[i].link == sym->value)
 			return perpi_set_error("%s %s: given twice", what, name);
 	s->probes = xrealloc(s->probes, (s->n_probes + 1) * sizeof(*s->probes));
-	s->probes[s->n_probes++] = (struct probe){sym->name, role, figure, sym->value, sym->size};
+	s->probes[s->n_probes++] = (struct probe){.name = sym->name,
+						  .role = role,
+						  .figure = figure,
+						  .link = sym->value,
+						  .size = sym->size};
 	return 0;
 }
 

@@ -285,6 +285,34 @@ int code_plan_entry(struct x86_decoder *dec, const struct code_function *f, int 
 	return 0;
 }
 
+void code_plan_call_sites(const struct code_function *f, struct code_patch *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = ENTRY_CALL_SITES;
+}
+
+size_t code_call_sites(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t size,
+		       uint64_t target, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	struct insn_info ii;
+	for (size_t off = 0; off < size;) {
+		if (insn_analyse(dec, addr + off, bytes + off, size - off, &ii) < 0) {
+			off++;
+			continue;
+		}
+		uint8_t op = bytes[off + ii.len - 5];
+		if ((ii.branch == 'c' || ii.branch == 'j') && ii.target == target && ii.len >= 5 &&
+		    (op == 0xe8 || op == 0xe9)) {
+			if (n < max)
+				out[n] = addr + off + ii.len;
+			n++;
+		}
+		off += ii.len;
+	}
+	return n;
+}
+
 static void page_reserve(struct code_page *c, size_t more)
 {
 	if (c->len + more <= c->cap)
@@ -430,6 +458,8 @@ int code_add_probe(struct code_page *c, struct x86_decoder *dec, int kind, uint3
 	p->displaced_len = n + JUMP_LEN;
 	size_t s = add_stub(c, kind, id, p->displaced, p->displaced_len);
 	p->stub = c->base + s;
+	if (p->kind == ENTRY_CALL_SITES)
+		return 0;
 	if (p->kind == ENTRY_BREAKPOINT) {
 		p->bytes[0] = 0xcc;
 		return 0;

@@ -22,7 +22,11 @@ enum {
 };
 
 /* How a function's entry is taken over. */
-enum { ENTRY_JUMP, ENTRY_BREAKPOINT };
+enum {
+	ENTRY_JUMP,	  /* a jump to the stub over its first instructions */
+	ENTRY_BREAKPOINT, /* an int3: perpi sends the program to the stub */
+	ENTRY_CALL_SITES  /* its entry untouched: the direct calls of it go to the stub */
+};
 
 /* What its stub does. */
 enum {
@@ -62,6 +66,17 @@ struct code_patch {
  * perpi_error() set when the function cannot be timed at all. */
 int code_plan_entry(struct x86_decoder *dec, const struct code_function *f, int want,
 		    struct code_patch *p);
+
+/* Plans p for ENTRY_CALL_SITES (nothing moved, nothing written at the
+ * entry: the stub ends with a jump to it). */
+void code_plan_call_sites(const struct code_function *f, struct code_patch *p);
+
+/* The direct calls and jumps (E8/E9 rel32) to target among the
+ * instructions of [addr, addr + size) (bytes): the address where each
+ * ends (its rel32 is the 4 bytes before), at most max of them in out.
+ * Returns how many there are. */
+size_t code_call_sites(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t size,
+		       uint64_t target, uint64_t *out, size_t max);
 
 /* The code page being built. */
 struct code_page {

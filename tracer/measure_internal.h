@@ -23,6 +23,11 @@ struct probe {
 	int figure;	  /* ROLE_CALLS: the figure its calls go to */
 	uint64_t link;	  /* link-time address and size of its symbol */
 	uint64_t size;
+	/* where no jump fits at a region's start or end: the direct calls of
+	 * it in the program (link-time addresses where they end), found once */
+	uint64_t *sites;
+	size_t n_sites;
+	int sites_known;
 };
 
 struct measure_session {

@@ -146,6 +146,8 @@ static void child_disarm(struct run *u, pid_t pid)
 {
 	for (size_t i = 0; i < u->s->n_probes; i++)
 		inject_write(pid, u->entries[i], u->patches[i].orig, u->patches[i].len);
+	for (size_t i = 0; i < u->n_sites; i++)
+		inject_write(pid, u->sites[i].at, u->sites[i].orig, 4);
 	long got;
 	const long a[6] = {(long)u->data_addr,
 			   (long)u->data_size,

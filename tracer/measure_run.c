@@ -169,10 +169,60 @@ static int padding_ok(void *ctx, uint64_t from, uint64_t to)
 	return 1;
 }
 
+/* The direct calls of the function at link-time address link, swept
+ * once over the program's functions (the ends of the calls, link-time). */
+static void find_sites(struct run *u, struct probe *p)
+{
+	const struct inject_layout *l = &u->layout;
+	size_t len = l->text_hi - l->text_lo, cap = 16;
+	uint8_t *text = xmalloc(len);
+	ssize_t got = process_read(u->pid, l->text_lo, text, len);
+	p->sites = xmalloc(cap * sizeof(*p->sites));
+	for (uint64_t a = l->text_lo; got > 0 && a < l->text_lo + (size_t)got;) {
+		const struct elf_symbol *f = elf_image_find(u->s->prog, a - u->bias);
+		uint64_t start = f ? f->value + u->bias : 0, end = f ? start + f->size : 0;
+		if (!f || !f->size || start != a || end > l->text_lo + (size_t)got) {
+			a = f && end > a ? end : a + 1;
+			continue;
+		}
+		size_t n;
+		while ((n = code_call_sites(u->s->dec, a, text + (a - l->text_lo), f->size,
+					    p->link + u->bias, p->sites + p->n_sites,
+					    cap - p->n_sites)) > cap - p->n_sites) {
+			cap = 2 * cap + n;
+			p->sites = xrealloc(p->sites, cap * sizeof(*p->sites));
+		}
+		for (size_t k = 0; k < n; k++)
+			p->sites[p->n_sites + k] -= u->bias;
+		p->n_sites += n;
+		a = end;
+	}
+	p->sites_known = 1;
+	free(text);
+}
+
+/* Its direct calls go to the stub instead (p->stub known). */
+static int redirect_sites(struct run *u, const struct probe *p, const struct code_patch *cp)
+{
+	u->sites = xrealloc(u->sites, (u->n_sites + p->n_sites) * sizeof(*u->sites));
+	for (size_t k = 0; k < p->n_sites; k++) {
+		uint64_t end = p->sites[k] + u->bias;
+		int32_t rel = (int32_t)(cp->stub - end);
+		struct run_site *site = &u->sites[u->n_sites];
+		site->at = end - 4;
+		if (process_read(u->pid, site->at, site->orig, 4) != 4 ||
+		    inject_write(u->pid, site->at, &rel, 4) < 0)
+			return perpi_set_error("%s: cannot redirect its call at %#llx", p->name,
+					       (unsigned long long)site->at);
+		u->n_sites++;
+	}
+	return 0;
+}
+
 /* How probe p's entry is taken over; 0 or -1 with perpi_error(). A
- * region's end is always a jump: a breakpoint would stop the program
- * inside the region. */
-static int plan_probe(struct run *u, const struct probe *p, const struct code_function *f,
+ * region's end is never a breakpoint (it would stop the program inside
+ * the region): where no jump fits, its direct calls are redirected. */
+static int plan_probe(struct run *u, struct probe *p, const struct code_function *f,
 		      struct code_patch *cp)
 {
 	struct measure_session *s = u->s;
@@ -182,11 +232,17 @@ static int plan_probe(struct run *u, const struct probe *p, const struct code_fu
 		return -1;
 	if (want == ENTRY_BREAKPOINT || cp->kind == ENTRY_JUMP)
 		return 0;
+	if (p->role != ROLE_CALLS && !p->sites_known)
+		find_sites(u, p);
+	if (p->role != ROLE_CALLS && p->n_sites) {
+		code_plan_call_sites(f, cp);
+		return 0;
+	}
 	if (p->role == ROLE_STOP)
-		return perpi_set_error(
-		    "%s: no jump fits at its entry (%s): a breakpoint would stop "
-		    "the program inside the region it ends",
-		    p->name, cp->why);
+		return perpi_set_error("%s: no jump fits at its entry (%s) and nothing calls it "
+				       "directly: a breakpoint would stop the program inside the "
+				       "region it ends",
+				       p->name, cp->why);
 	if (s->opt.method == MEASURE_JUMP)
 		return perpi_set_error("%s: no jump fits at its entry (%s)", p->name, cp->why);
 	if (!s->warned++)
@@ -202,7 +258,7 @@ static int place_probes(struct run *u)
 	u->patches = xcalloc(s->n_probes, sizeof(*u->patches));
 	u->entries = xcalloc(s->n_probes, sizeof(*u->entries));
 	for (size_t i = 0; i < s->n_probes; i++) {
-		const struct probe *p = &s->probes[i];
+		struct probe *p = &s->probes[i];
 		struct code_patch *cp = &u->patches[i];
 		size_t avail = p->size + 32;
 		uint8_t *bytes = xmalloc(avail);
@@ -217,6 +273,8 @@ static int place_probes(struct run *u)
 		int rc = plan_probe(u, p, &f, cp);
 		if (rc == 0)
 			rc = code_add_probe(&u->code, s->dec, kind, CAL_PROBES + i, &f, cp);
+		if (rc == 0 && cp->kind == ENTRY_CALL_SITES)
+			rc = redirect_sites(u, p, cp);
 		free(bytes);
 		if (rc < 0)
 			return -1;
@@ -235,12 +293,11 @@ static size_t code_estimate(const struct measure_session *s)
 /* Everything that happens at the program's first instruction. */
 static int run_inject(struct run *u)
 {
-	uint64_t low, high, stack_lo, stack_hi;
-	if (run_load_bias(u) < 0 ||
-	    inject_maps(u->pid, u->s->path, &low, &high, &stack_lo, &stack_hi) < 0)
+	if (run_load_bias(u) < 0 || inject_maps(u->pid, u->s->path, &u->layout) < 0)
 		return -1;
-	if (map_data(u) < 0 || map_code(u, code_estimate(u->s), low, high) < 0)
+	if (map_data(u) < 0 || map_code(u, code_estimate(u->s), u->layout.low, u->layout.high) < 0)
 		return -1;
+	uint64_t stack_hi = u->layout.stack_hi;
 	*run_field(u, MD_CAP) = RECORDS;
 	*run_field(u, MD_TOP_CAP) = SHADOW_ENTRIES;
 	*run_field(u, MD_STACK_HI) = stack_hi;
@@ -334,6 +391,7 @@ static void run_free(struct run *u)
 	code_page_done(&u->code);
 	free(u->patches);
 	free(u->entries);
+	free(u->sites);
 	free(u->events);
 	free(u->children);
 	free(u->threads);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tracer/inject.h"
 #include "tracer/measure_code.h"
 #include "tracer/measure_internal.h"
 
@@ -16,6 +17,12 @@ struct run_child {
 	pid_t pid;
 	char kind;    /* 'f' forked (its copy of the stubs is disarmed), 'v' shares our memory */
 	char stopped; /* its first stop was seen */
+};
+
+/* A call redirected to a stub: its rel32 field and what it held. */
+struct run_site {
+	uint64_t at;
+	uint8_t orig[4];
 };
 
 struct run {
@@ -30,12 +37,15 @@ struct run {
 	uint64_t data_addr, code_addr;
 	size_t code_size;
 	uint64_t bias, gadget;
-	uint64_t clock_mask; /* the counter's width */
+	struct inject_layout layout; /* the program's mappings */
+	uint64_t clock_mask;	     /* the counter's width */
 	double ticks_per_cycle;
 	struct code_page code;
 	struct code_patch *patches; /* per probe */
 	uint64_t *entries;	    /* per probe: run-time entry */
-	int pending_signal;	    /* to deliver at the next resume */
+	struct run_site *sites;	    /* calls redirected (ENTRY_CALL_SITES) */
+	size_t n_sites;
+	int pending_signal; /* to deliver at the next resume */
 	/* calibration: the smallest durations seen (clock units) */
 	uint64_t cal_func, cal_region, cal_outer, cal_plain;
 	uint64_t cal_start;

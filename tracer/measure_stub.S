@@ -15,7 +15,11 @@
  * longjmp are dropped), appends the finished call to the buffer and
  * returns to the caller with a RET the return stack buffer predicts too.
  * Between the two clock reads run only the function and a fixed number of
- * stub instructions, whose cost perpi measures and subtracts. */
+ * stub instructions, whose cost perpi measures and subtracts.
+ *
+ * A region's start and end are marks (measure_tpl_mark_start/stop): one
+ * clock read, placed so that the stub's memory accesses stay outside the
+ * region. */
 #include "tracer/measure_layout.h"
 
 	.intel_syntax noprefix

@@ -17,6 +17,16 @@ for method in jump breakpoint; do
 	measure 0 --runs 2 --method $method "$C" region 3
 	expect_calls perpi_start..perpi_stop 2 "region ($method)"
 done
+# built with -Os, perpi_start and perpi_stop are a 1-byte ret each, side
+# by side: no jump fits, their calls are redirected instead (a breakpoint
+# at perpi_stop would stop the program inside the region)
+objdump -d "${C}_os" | grep -A1 '<perpi_start>:' | grep -q 'ret' ||
+	fail "cases_os: perpi_start is not the 1-byte function this test is about"
+for method in jump breakpoint; do
+	measure 0 --runs 2 --method $method "${C}_os" region 1
+	expect_calls perpi_start..perpi_stop 2 "tiny markers ($method)"
+done
+
 # short_one is 3 bytes with short_two right after it: no jump fits, a
 # breakpoint is used and said so
 measure 0 --runs 1 --function short_one "$C" small 2
