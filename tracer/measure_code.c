@@ -348,6 +348,29 @@ static void patch_clock(const struct code_page *c, uint8_t *slot)
 	slot[5] = 0x0f, slot[6] = 0x33;
 }
 
+static size_t stub_size(int kind)
+{
+	if (kind == STUB_MARK_START)
+		return measure_tpl_mark_start_end - measure_tpl_mark_start;
+	if (kind == STUB_MARK_STOP)
+		return measure_tpl_mark_stop_end - measure_tpl_mark_stop;
+	return measure_tpl_probe_end - measure_tpl_probe;
+}
+
+size_t code_page_size(size_t n_probes)
+{
+	size_t stub = stub_size(STUB_CALL);
+	if (stub_size(STUB_MARK_START) > stub)
+		stub = stub_size(STUB_MARK_START);
+	if (stub_size(STUB_MARK_STOP) > stub)
+		stub = stub_size(STUB_MARK_STOP);
+	size_t n =
+	    (measure_tpl_exit_end - measure_tpl_exit) + (measure_tpl_misc_end - measure_tpl_misc) +
+	    32 +
+	    (n_probes + CAL_PROBES) * (stub + sizeof(((struct code_patch *)0)->displaced) + 16);
+	return (n + 4095) & ~(size_t)4095;
+}
+
 void code_page_init(struct code_page *c, uint64_t base, uint64_t data, int cycles_counter,
 		    uint32_t counter_index)
 {
@@ -368,15 +391,6 @@ void code_page_done(struct code_page *c)
 {
 	free(c->buf);
 	memset(c, 0, sizeof(*c));
-}
-
-static size_t stub_size(int kind)
-{
-	if (kind == STUB_MARK_START)
-		return measure_tpl_mark_start_end - measure_tpl_mark_start;
-	if (kind == STUB_MARK_STOP)
-		return measure_tpl_mark_stop_end - measure_tpl_mark_stop;
-	return measure_tpl_probe_end - measure_tpl_probe;
 }
 
 /* The displaced code right after the stub at s. */

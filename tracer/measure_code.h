@@ -89,6 +89,9 @@ struct code_page {
 	uint64_t exit, misc; /* where the templates went */
 };
 
+/* The bytes (whole pages) a page with n_probes program probes needs. */
+size_t code_page_size(size_t n_probes);
+
 /* Lays out the shared exit and the helpers. */
 void code_page_init(struct code_page *c, uint64_t base, uint64_t data, int cycles_counter,
 		    uint32_t counter_index);

@@ -284,18 +284,13 @@ static int place_probes(struct run *u)
 	return 0;
 }
 
-static size_t code_estimate(const struct measure_session *s)
-{
-	size_t n = 2048 + (s->n_probes + CAL_PROBES) * 320;
-	return (n + 4095) & ~(size_t)4095;
-}
-
 /* Everything that happens at the program's first instruction. */
 static int run_inject(struct run *u)
 {
 	if (run_load_bias(u) < 0 || inject_maps(u->pid, u->s->path, &u->layout) < 0)
 		return -1;
-	if (map_data(u) < 0 || map_code(u, code_estimate(u->s), u->layout.low, u->layout.high) < 0)
+	if (map_data(u) < 0 ||
+	    map_code(u, code_page_size(u->s->n_probes), u->layout.low, u->layout.high) < 0)
 		return -1;
 	uint64_t stack_hi = u->layout.stack_hi;
 	*run_field(u, MD_CAP) = RECORDS;
