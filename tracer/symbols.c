@@ -35,6 +35,7 @@ struct symbolizer {
 	size_t n_maps, cap_maps;
 	struct sym_name *names; /* every name handed out, kept for its owner */
 	size_t n_names, cap_names;
+	char function[512]; /* symbolizer_function's last answer */
 	size_t last_hit;
 };
 
@@ -248,4 +249,21 @@ const char *symbolizer_name(struct symbolizer *sym, uint64_t addr)
 const char *symbolizer_name_fn(void *ctx, uint64_t addr)
 {
 	return symbolizer_name(ctx, addr);
+}
+
+const char *symbolizer_function(struct symbolizer *sym, uint64_t addr, uint64_t *offset)
+{
+	symbolizer_note(sym, addr);
+	const char *s = symbolizer_name(sym, addr);
+	*offset = 0;
+	if (!s || !strncmp(s, "0x", 2))
+		return NULL;
+	snprintf(sym->function, sizeof(sym->function), "%s", s);
+	char *plus = strstr(sym->function, "+0x");
+	if (plus) {
+		char *end;
+		*offset = strtoull(plus + 3, &end, 16);
+		memmove(plus, end, strlen(end) + 1);
+	}
+	return sym->function;
 }

@@ -35,7 +35,12 @@ void symbolizer_forget_process(struct symbolizer *sym);
  * The string is owned by sym and stays valid until symbolizer_delete. */
 const char *symbolizer_name(struct symbolizer *sym, uint64_t addr);
 
-/* The same, in the signature of a name callback (ctx is the symbolizer). */
+/* The function holding addr as symbolizer_name names it, without the
+ * offset ("puts@libc.so.6"), and addr's offset in it in *offset; NULL when
+ * addr has no name. The string stays valid until the next call. */
+const char *symbolizer_function(struct symbolizer *sym, uint64_t addr, uint64_t *offset);
+
+/* symbolizer_name in the signature of a name callback (ctx is the symbolizer). */
 const char *symbolizer_name_fn(void *ctx, uint64_t addr);
 
 #endif
