@@ -38,20 +38,6 @@ static const struct cmd_info info = {
     "basic blocks. Press ? in the browser for its keys; 'man perpi-tui' tells more.\n\n",
     NULL};
 
-/* "f" at an entry, "f+0x1c" inside, as the live tracer's symbolizer. */
-static const char *reader_function(void *ctx, uint64_t addr)
-{
-	static char name[256];
-	struct trace_reader *r = ctx;
-	const struct perpi_insn *insn = trace_reader_insn_at(r, addr);
-	uint64_t offset = 0;
-	const char *f = insn ? trace_reader_function(r, insn, &offset) : NULL;
-	if (!f || !offset)
-		return f;
-	snprintf(name, sizeof(name), "%s+0x%" PRIx64, f, offset);
-	return name;
-}
-
 static int reader_line(void *ctx, uint64_t addr, const char **file, unsigned *line)
 {
 	struct trace_reader *r = ctx;
@@ -170,7 +156,7 @@ static int browse_file(const struct cmd_args *o)
 		trace_reader_close(reader);
 		return 1;
 	}
-	struct tui_symbols sym = {reader_function, reader_line, reader};
+	struct tui_symbols sym = {filter_function_name, reader_line, reader};
 	struct tee tee = {tui_model_new(&o->filter.engine, &sym), lr};
 	struct tui_blocks_source blocks = {.ilp_pass = file_block_ilp};
 	struct block_ilp ilp = {o->filter.input, &blocks.cancel, NULL};

@@ -118,10 +118,18 @@ static int is_entry_of(struct filter *p, const struct perpi_insn *insn)
 {
 	uint64_t off = 0;
 	const char *name = p->namer.function ? p->namer.function(p->namer.ctx, insn, &off) : NULL;
-	size_t n = strlen(p->o->function);
+	const char *sym = p->o->function;
+	if (!name || off)
+		return 0;
 	/* "strlen" names "strlen@libc.so.6" too */
-	return name && off == 0 && !strncmp(name, p->o->function, n) &&
-	       (name[n] == 0 || (name[n] == '@' && !strchr(p->o->function, '@')));
+	size_t n = strlen(sym);
+	if (!strncmp(name, sym, n) && (name[n] == 0 || (name[n] == '@' && !strchr(sym, '@'))))
+		return 1;
+	/* A call through a PLT stub ("puts@plt", "puts@plt@libc.so.6") is a
+	 * call of its target, as the report's rows count it ("puts@libc.so.6"). */
+	size_t base = strcspn(sym, "@");
+	return !strncmp(name, sym, base) && !strncmp(name + base, "@plt", 4) &&
+	       (name[base + 4] == 0 || name[base + 4] == '@');
 }
 
 /* --function: feeds only the events of SYM's call instances, an engine per

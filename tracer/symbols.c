@@ -202,7 +202,8 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static char *name_of(struct symbolizer *sym, uint64_t addr)
+/* The mapping holding addr, its object loaded, and the object's load bias. */
+static struct sym_object *object_of(struct symbolizer *sym, uint64_t addr, uint64_t *bias)
 {
 	const struct sym_mapping *m = mapping_find(sym, addr);
 	if (!m && sym->pid) {
@@ -211,14 +212,22 @@ static char *name_of(struct symbolizer *sym, uint64_t addr)
 	}
 	if (!m)
 		return NULL;
-	struct sym_object *o = m->object;
-	object_load(o);
+	object_load(m->object);
+	if (!m->object->image || elf_image_bias(m->object->image, m->start, m->offset, bias) < 0)
+		return NULL;
+	return m->object;
+}
+
+static char *name_of(struct symbolizer *sym, uint64_t addr)
+{
 	uint64_t bias;
-	if (!o->image || elf_image_bias(o->image, m->start, m->offset, &bias) < 0)
+	struct sym_object *o = object_of(sym, addr, &bias);
+	if (!o)
 		return NULL;
 	const struct elf_symbol *s = elf_image_find(o->image, addr - bias);
-	if (!s)
-		return NULL;
+	if (!s) /* the same in every run, whatever the load address */
+		return xasprintf("%s+%#llx", basename_of(o->path),
+				 (unsigned long long)(addr - bias));
 	uint64_t off = addr - bias - s->value;
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -266,4 +275,30 @@ const char *symbolizer_function(struct symbolizer *sym, uint64_t addr, uint64_t 
 		memmove(plus, end, strlen(end) + 1);
 	}
 	return sym->function;
+}
+
+static int in_plt(struct symbolizer *sym, uint64_t addr)
+{
+	uint64_t bias;
+	struct sym_object *o = object_of(sym, addr, &bias);
+	return o && elf_image_in_plt(o->image, addr - bias);
+}
+
+unsigned symbolizer_follow_plt(struct symbolizer *sym, struct symbolizer_plt *plt,
+			       const struct perpi_event *ev)
+{
+	unsigned last = plt->last_control;
+	plt->last_control = ev->insn->control;
+	while (plt->n && ev->sp > plt->sp[plt->n - 1]) /* returned, or unwound */
+		plt->n--;
+	if (last == CTRL_CALL) {
+		if (in_plt(sym, ev->insn->addr) && plt->n < ARRAY_SIZE(plt->sp))
+			plt->sp[plt->n++] = ev->sp;
+		return 0;
+	}
+	if (!plt->n || last != CTRL_JUMP || ev->sp != plt->sp[plt->n - 1] ||
+	    in_plt(sym, ev->insn->addr))
+		return 0;
+	plt->n--;
+	return EVENT_CALL_TARGET;
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tracer/event.h"
+
 struct symbolizer;
 
 /* program: the path of the main executable as mapped (its functions are
@@ -31,8 +33,10 @@ int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr);
 void symbolizer_forget_process(struct symbolizer *sym);
 
 /* "name" for the program's functions, "name@libc.so.6" for a shared
- * object's, "name+0x1c" inside a function, "0x7f..." without a symbol.
- * The string is owned by sym and stays valid until symbolizer_delete. */
+ * object's, "name+0x1c" inside a function; without a symbol, the object
+ * and the link-time address, the same in every run: "libc.so.6+0x9a3c0"
+ * ("0x7f..." outside any mapped file). The string is owned by sym and
+ * stays valid until symbolizer_delete. */
 const char *symbolizer_name(struct symbolizer *sym, uint64_t addr);
 
 /* The function holding addr as symbolizer_name names it, without the
@@ -42,5 +46,20 @@ const char *symbolizer_function(struct symbolizer *sym, uint64_t addr, uint64_t 
 
 /* symbolizer_name in the signature of a name callback (ctx is the symbolizer). */
 const char *symbolizer_name_fn(void *ctx, uint64_t addr);
+
+/* Calls through PLT stubs, followed over the events of a run: a stub
+ * entered by a call opens a trampoline; the first instruction outside the
+ * PLTs reached by a jump at the call's stack pointer is the function the
+ * call reached (after the lazy binding's resolver, if any). */
+struct symbolizer_plt {
+	uint64_t sp[16]; /* stack pointers of the open trampolines */
+	unsigned n;
+	uint8_t last_control; /* the previous event's enum perpi_control */
+};
+
+/* On every event, in order: EVENT_CALL_TARGET for the callee's first
+ * instruction of a call through a PLT stub, else 0. ev->flags is not set. */
+unsigned symbolizer_follow_plt(struct symbolizer *sym, struct symbolizer_plt *plt,
+			       const struct perpi_event *ev);
 
 #endif

@@ -370,6 +370,7 @@ static int region_trace(struct tracer *t, uint64_t end_rsp, int call_entry)
 {
 	struct perpi_event *cur = &t->ev[0], *prev = &t->ev[1];
 	int have_prev = 0, signal_entry = 0;
+	struct symbolizer_plt plt = {{0}, 0, CTRL_NONE}; /* calls through PLT stubs */
 	t->res.regions++;
 	for (;;) {
 		int at_stop = t->have_stop && t->regs.rip == t->stop_addr;
@@ -392,6 +393,7 @@ static int region_trace(struct tracer *t, uint64_t end_rsp, int call_entry)
 		case STEP_DONE:
 			t->res.steps++;
 			step_fixups(t, e);
+			cur->flags |= symbolizer_follow_plt(t->syms, &plt, cur);
 			struct perpi_event *tmp = prev;
 			prev = cur;
 			cur = tmp;
