@@ -173,21 +173,26 @@ static void object_load(struct sym_object *o)
 	}
 }
 
+/* As the dynamic linker binds: the first object exporting name (a global
+ * symbol); failing that, a local one (a static function named by a debug
+ * file, ld.so's own strlen...). */
 int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr)
 {
-	for (size_t i = 0; i < sym->n_maps; i++) {
-		const struct sym_mapping *m = &sym->maps[i];
-		if (m->object->is_program)
-			continue;
-		object_load(m->object);
-		const struct elf_symbol *s;
-		uint64_t bias;
-		if (m->object->image && (s = elf_image_lookup(m->object->image, name)) &&
-		    elf_image_bias(m->object->image, m->start, m->offset, &bias) == 0) {
-			*addr = s->value + bias;
-			return s->ifunc ? -2 : 0;
+	for (int local = 0; local < 2; local++)
+		for (size_t i = 0; i < sym->n_maps; i++) {
+			const struct sym_mapping *m = &sym->maps[i];
+			if (m->object->is_program)
+				continue;
+			object_load(m->object);
+			const struct elf_symbol *s;
+			uint64_t bias;
+			if (m->object->image && (s = elf_image_lookup(m->object->image, name)) &&
+			    s->local == local &&
+			    elf_image_bias(m->object->image, m->start, m->offset, &bias) == 0) {
+				*addr = s->value + bias;
+				return s->ifunc ? -2 : 0;
+			}
 		}
-	}
 	return -1;
 }
 

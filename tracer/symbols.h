@@ -25,8 +25,9 @@ void symbolizer_note(struct symbolizer *sym, uint64_t addr);
 void symbolizer_refresh(struct symbolizer *sym);
 
 /* The run-time address of the function named name in a shared object
- * mapped in the process (not the program itself). 0; -1 if none has it;
- * -2 if it is an IFUNC (*addr is then its resolver). */
+ * mapped in the process (not the program itself): the first exporting it,
+ * else one with a local symbol of that name. 0; -1 if none has it; -2 if
+ * it is an IFUNC (*addr is then its resolver). */
 int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr);
 
 /* The process is gone (or detached): use the snapshot only. */
