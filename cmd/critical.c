@@ -17,7 +17,7 @@ static const struct cmd_info info = {
     "last step, with function and source line, and a per-line summary.\n\n",
     NULL};
 
-static int critical(const struct cmd_args *a)
+static int critical(struct cmd_args *a, char **argv)
 {
 	struct filter_result r;
 	struct trace_reader *reader;
@@ -47,11 +47,5 @@ static int critical(const struct cmd_args *a)
 
 int cmd_critical(int argc, char **argv)
 {
-	struct cmd_args a;
-	cmd_args_init(&a, &info);
-	int rc = cmd_parse(&a, &info, argc, argv);
-	if (rc == CMD_GO_ON)
-		rc = critical(&a);
-	cmd_args_done(&a);
-	return rc;
+	return cmd_main(&info, argc, argv, critical);
 }

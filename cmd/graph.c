@@ -50,8 +50,12 @@ static int write_graph(const struct cmd_args *a, const struct graph *g,
 	return rc;
 }
 
-static int graph(const struct cmd_args *a)
+static int graph(struct cmd_args *a, char **argv)
 {
+	if (!a->output) {
+		fprintf(stderr, "perpi graph: no output file: give -o FILE.dot\n");
+		return 2;
+	}
 	struct filter_result r;
 	struct trace_reader *reader;
 	struct graph *g = graph_new(a->max_nodes);
@@ -75,16 +79,5 @@ static int graph(const struct cmd_args *a)
 
 int cmd_graph(int argc, char **argv)
 {
-	struct cmd_args a;
-	cmd_args_init(&a, &info);
-	a.max_nodes = GRAPH_DEFAULT_MAX_NODES;
-	int rc = cmd_parse(&a, &info, argc, argv);
-	if (rc == CMD_GO_ON && !a.output) {
-		fprintf(stderr, "perpi graph: no output file: give -o FILE.dot\n");
-		rc = 2;
-	}
-	if (rc == CMD_GO_ON)
-		rc = graph(&a);
-	cmd_args_done(&a);
-	return rc;
+	return cmd_main(&info, argc, argv, graph);
 }

@@ -77,7 +77,7 @@ static int output(const struct cmd_args *a, struct filter_result *r, const struc
 	return rc;
 }
 
-static int hist(const struct cmd_args *a)
+static int hist(struct cmd_args *a, char **argv)
 {
 	struct filter_result r;
 	struct trace_reader *reader;
@@ -102,11 +102,5 @@ static int hist(const struct cmd_args *a)
 
 int cmd_hist(int argc, char **argv)
 {
-	struct cmd_args a;
-	cmd_args_init(&a, &info);
-	int rc = cmd_parse(&a, &info, argc, argv);
-	if (rc == CMD_GO_ON)
-		rc = hist(&a);
-	cmd_args_done(&a);
-	return rc;
+	return cmd_main(&info, argc, argv, hist);
 }

@@ -8,6 +8,8 @@
 
 #include "common/util.h"
 #include "config.h"
+#include "ilp/graph.h"
+#include "ilp/trace_file.h"
 #include "palmed/latency.h"
 
 #define ARGS(field) offsetof(struct cmd_args, field), sizeof(((struct cmd_args *)0)->field)
@@ -161,6 +163,12 @@ void cmd_args_init(struct cmd_args *a, const struct cmd_info *info)
 	trace_options_init(&a->trace);
 	filter_options_init(&a->filter);
 	a->colour = -1;
+	if (a->command & CMD_RUN)
+		a->filter.input = NULL; /* a live run: no file (the JSON's "file" is null) */
+	if (a->command & CMD_RECORD)
+		a->output = TRACE_FILE_DEFAULT;
+	if (a->command & CMD_GRAPH)
+		a->max_nodes = GRAPH_DEFAULT_MAX_NODES;
 }
 
 void cmd_args_done(struct cmd_args *a)
@@ -374,6 +382,18 @@ static void usage_option(FILE *out, const struct cmd_option *o)
 		first = 0;
 		h += n + (h[n] == '\n');
 	}
+}
+
+int cmd_main(const struct cmd_info *info, int argc, char **argv,
+	     int (*run)(struct cmd_args *a, char **argv))
+{
+	struct cmd_args a;
+	cmd_args_init(&a, info);
+	int rc = cmd_parse(&a, info, argc, argv);
+	if (rc == CMD_GO_ON)
+		rc = run(&a, argv);
+	cmd_args_done(&a);
+	return rc;
 }
 
 void cmd_usage(FILE *out, const struct cmd_info *info)

@@ -97,6 +97,11 @@ void cmd_args_done(struct cmd_args *a);
 #define CMD_GO_ON (-1)
 int cmd_parse(struct cmd_args *a, const struct cmd_info *info, int argc, char **argv);
 
+/* A command's entry point: parses argv, then run(&args, argv) gives the
+ * exit status. */
+int cmd_main(const struct cmd_info *info, int argc, char **argv,
+	     int (*run)(struct cmd_args *a, char **argv));
+
 /* The --help text of a command: usage, its options from the table, notes. */
 void cmd_usage(FILE *out, const struct cmd_info *info);
 

@@ -24,7 +24,7 @@ static const struct cmd_info info = {
     "perpi record exits with the program's status (128+N when signal N killed it).\n"};
 
 struct record {
-	struct cmd_args args;
+	const struct cmd_args *args;
 	struct tracer *tracer;
 	struct srcline *lines; /* the program's, or NULL */
 };
@@ -51,28 +51,28 @@ static int record_line(void *ctx, uint64_t addr, const char **file, unsigned *li
 static struct trace_writer *open_writer(struct record *r, char **argv)
 {
 	struct live_meta meta;
-	live_meta_init(&meta, &r->args, argv);
+	live_meta_init(&meta, r->args, argv);
 	r->lines = srcline_open(meta.program);
 	if (!r->lines)
 		perpi_warn("no source lines in the trace: %s", perpi_error());
 	live_meta_add(&meta, "lines", r->lines ? "libdw" : "none");
 	const struct trace_symbolizer sym = {record_function, record_line, r};
-	struct trace_writer *w = trace_writer_open(r->args.output, meta.entries, meta.n, &sym);
+	struct trace_writer *w = trace_writer_open(r->args->output, meta.entries, meta.n, &sym);
 	live_meta_done(&meta);
 	return w;
 }
 
 static int record_run(struct record *r, char **argv)
 {
-	const char *output = r->args.output;
+	const char *output = r->args->output;
 	struct trace_writer *w = open_writer(r, argv);
 	if (!w) {
 		fprintf(stderr, "perpi record: %s\n", perpi_error());
 		return 2;
 	}
 	struct trace_result res;
-	r->tracer = tracer_new(&r->args.trace, trace_writer_event, w);
-	if (tracer_start(r->tracer, argv + r->args.program) < 0) {
+	r->tracer = tracer_new(&r->args->trace, trace_writer_event, w);
+	if (tracer_start(r->tracer, argv + r->args->program) < 0) {
 		fprintf(stderr, "perpi record: %s\n", perpi_error());
 		trace_writer_abort(w);
 		remove(output);
@@ -96,19 +96,17 @@ static int record_run(struct record *r, char **argv)
 	return res.status;
 }
 
-int cmd_record(int argc, char **argv)
+static int record(struct cmd_args *a, char **argv)
 {
-	struct record r;
-	memset(&r, 0, sizeof(r));
-	cmd_args_init(&r.args, &info);
-	int rc = cmd_parse(&r.args, &info, argc, argv);
-	if (!r.args.output)
-		r.args.output = TRACE_FILE_DEFAULT;
-	if (rc == CMD_GO_ON)
-		rc = record_run(&r, argv);
+	struct record r = {a, NULL, NULL};
+	int rc = record_run(&r, argv);
 	if (r.tracer)
 		tracer_delete(r.tracer);
 	srcline_close(r.lines);
-	cmd_args_done(&r.args);
 	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return cmd_main(&info, argc, argv, record);
 }

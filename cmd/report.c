@@ -14,7 +14,7 @@ static const struct cmd_info info = {
     "written by 'perpi record'.\n\n",
     NULL};
 
-static int report(const struct cmd_args *a, struct analysis *an)
+static int report_file(const struct cmd_args *a, struct analysis *an)
 {
 	struct trace_reader *reader;
 	if (analysis_replay(an, &reader) < 0) {
@@ -39,21 +39,19 @@ static int report(const struct cmd_args *a, struct analysis *an)
 	return rc;
 }
 
+static int report(struct cmd_args *a, char **argv)
+{
+	struct analysis an;
+	int rc = 1;
+	if (analysis_open(&an, a) < 0)
+		fprintf(stderr, "perpi report: %s\n", perpi_error());
+	else
+		rc = report_file(a, &an);
+	analysis_close(&an);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct cmd_args a;
-	struct analysis an;
-	cmd_args_init(&a, &info);
-	int rc = cmd_parse(&a, &info, argc, argv);
-	if (rc == CMD_GO_ON) {
-		if (analysis_open(&an, &a) < 0) {
-			fprintf(stderr, "perpi report: %s\n", perpi_error());
-			rc = 1;
-		} else {
-			rc = report(&a, &an);
-		}
-		analysis_close(&an);
-	}
-	cmd_args_done(&a);
-	return rc;
+	return cmd_main(&info, argc, argv, report);
 }

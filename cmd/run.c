@@ -76,26 +76,24 @@ static int trace(const struct cmd_args *a, struct analysis *an, FILE *out, char 
 	return status;
 }
 
+static int run(struct cmd_args *a, char **argv)
+{
+	struct analysis an;
+	FILE *out = a->output ? cmd_open_output(a) : stderr;
+	int status = 2;
+	if (!out)
+		return 2;
+	if (analysis_open(&an, a) < 0)
+		fprintf(stderr, "perpi: %s\n", perpi_error());
+	else
+		status = trace(a, &an, out, argv);
+	analysis_close(&an);
+	if (out != stderr)
+		cmd_close_output(a, out);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct cmd_args a;
-	struct analysis an;
-	cmd_args_init(&a, &info);
-	a.filter.input = NULL; /* no file: the JSON's "file" is null */
-	int status = cmd_parse(&a, &info, argc, argv);
-	FILE *out = NULL;
-	if (status == CMD_GO_ON && !(out = a.output ? cmd_open_output(&a) : stderr))
-		status = 2;
-	if (out && analysis_open(&an, &a) < 0) {
-		fprintf(stderr, "perpi: %s\n", perpi_error());
-		status = 2;
-		analysis_close(&an);
-	} else if (out) {
-		status = trace(&a, &an, out, argv);
-		analysis_close(&an);
-	}
-	if (out && out != stderr)
-		cmd_close_output(&a, out);
-	cmd_args_done(&a);
-	return status;
+	return cmd_main(&info, argc, argv, run);
 }

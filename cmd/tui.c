@@ -204,14 +204,13 @@ static int browse_program(struct cmd_args *o, char **argv)
 	return r < 0;
 }
 
+static int tui(struct cmd_args *a, char **argv)
+{
+	return a->program ? browse_program(a, argv) : browse_file(a);
+}
+
 int cmd_tui(int argc, char **argv)
 {
-	struct cmd_args a;
-	cmd_args_init(&a, &info);
-	int r = cmd_parse(&a, &info, argc, argv);
-	if (r == CMD_GO_ON)
-		r = a.program ? browse_program(&a, argv) : browse_file(&a);
-	cmd_args_done(&a);
-	return r;
+	return cmd_main(&info, argc, argv, tui);
 }
 #endif

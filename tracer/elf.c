@@ -474,3 +474,36 @@ const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t ad
 		return s;
 	return NULL;
 }
+
+int elf_read_section(const char *path, const char *name, uint8_t **bytes, size_t *len,
+		     uint64_t *addr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perpi_set_error("%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	int rc = perpi_set_error("%s: no %s section", path, name);
+	while (e && elf_getshdrstrndx(e, &shstrndx) == 0 && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(sname, name))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		*len = d && d->d_buf ? d->d_size : 0;
+		*bytes = xcalloc(1, *len + 16);
+		if (*len)
+			memcpy(*bytes, d->d_buf, *len);
+		if (addr)
+			*addr = sh.sh_addr;
+		rc = 0;
+		break;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}

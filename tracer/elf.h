@@ -52,4 +52,11 @@ const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t ad
  * the stubs through which calls reach another object's functions. */
 int elf_image_in_plt(const struct elf_image *img, uint64_t addr);
 
+/* The contents of the section name (".text") of the ELF file path, and its
+ * link-time address (addr may be NULL). *bytes is malloc'd, with 16 zero
+ * bytes after the *len of the section (a decoder may read ahead). 0, or
+ * -1 with perpi_error() set. */
+int elf_read_section(const char *path, const char *name, uint8_t **bytes, size_t *len,
+		     uint64_t *addr);
+
 #endif
