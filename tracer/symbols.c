@@ -33,9 +33,9 @@ struct symbolizer {
 	size_t n_objects;
 	struct sym_mapping *maps; /* newest last: later mappings win */
 	size_t n_maps, cap_maps;
-	struct sym_name *names; /* every name handed out, kept for its owner */
-	size_t n_names, cap_names;
-	char function[512]; /* symbolizer_function's last answer */
+	struct sym_name *names;	   /* every name handed out, kept for its owner: */
+	size_t n_names, cap_names; /* an open-addressing table by address */
+	char function[512];	   /* symbolizer_function's last answer */
 	size_t last_hit;
 };
 
@@ -129,10 +129,8 @@ void symbolizer_delete(struct symbolizer *sym)
 		free(sym->objects[i]->path);
 		free(sym->objects[i]);
 	}
-	for (size_t i = 0; i < sym->n_names; i++)
+	for (size_t i = 0; i < sym->cap_names; i++)
 		free(sym->names[i].name);
-	free(sym->objects);
-	free(sym->maps);
 	free(sym->names);
 	free(sym->program);
 	free(sym);
@@ -244,20 +242,38 @@ static char *name_of(struct symbolizer *sym, uint64_t addr)
 	return sb.buf;
 }
 
+static size_t name_slot(const struct symbolizer *sym, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & (sym->cap_names - 1);
+	while (sym->names[i].name && sym->names[i].addr != addr)
+		i = (i + 1) & (sym->cap_names - 1);
+	return i;
+}
+
+static void names_grow(struct symbolizer *sym)
+{
+	struct sym_name *old = sym->names;
+	size_t cap = sym->cap_names;
+	sym->cap_names = cap ? 2 * cap : 1024;
+	sym->names = xcalloc(sym->cap_names, sizeof(*sym->names));
+	for (size_t i = 0; i < cap; i++)
+		if (old[i].name)
+			sym->names[name_slot(sym, old[i].addr)] = old[i];
+	free(old);
+}
+
 const char *symbolizer_name(struct symbolizer *sym, uint64_t addr)
 {
-	for (size_t i = 0; i < sym->n_names; i++)
-		if (sym->names[i].addr == addr)
-			return sym->names[i].name;
+	if (2 * (sym->n_names + 1) > sym->cap_names)
+		names_grow(sym);
+	size_t i = name_slot(sym, addr);
+	if (sym->names[i].name)
+		return sym->names[i].name;
 	char *name = name_of(sym, addr);
-	if (!name)
-		name = xasprintf("%#llx", (unsigned long long)addr);
-	if (sym->n_names == sym->cap_names) {
-		sym->cap_names = sym->cap_names ? sym->cap_names * 2 : 64;
-		sym->names = xrealloc(sym->names, sym->cap_names * sizeof(*sym->names));
-	}
-	sym->names[sym->n_names++] = (struct sym_name){addr, name};
-	return name;
+	sym->names[i] =
+	    (struct sym_name){addr, name ? name : xasprintf("%#llx", (unsigned long long)addr)};
+	sym->n_names++;
+	return sym->names[i].name;
 }
 
 const char *symbolizer_name_fn(void *ctx, uint64_t addr)
