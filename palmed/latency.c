@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "ilp/latency.h"
+#include "palmed/latency.h"
 #include "palmed/form.h"
 
 #define LATENCY_MAX 1000
@@ -19,11 +19,11 @@ struct latency_entry {
 struct latency_table {
 	struct latency_entry *entries; /* sorted by form */
 	size_t n, cap;
-	uint16_t *by_id;               /* per insn->id: steps, 0 = not worked out yet */
+	uint16_t *by_id; /* per insn->id: steps, 0 = not worked out yet */
 	size_t ids;
 	size_t unlisted;
 	csh cs;
-	int cs_open;                   /* 1 open, -1 failed, 0 not tried */
+	int cs_open; /* 1 open, -1 failed, 0 not tried */
 };
 
 static int by_form(const void *a, const void *b)
@@ -117,7 +117,7 @@ static unsigned lookup(struct latency_table *t, const struct perpi_insn *insn)
 	if (form_from_insn(ci, &form) == 0) {
 		form_print(&form, key.form, sizeof(key.form));
 		const struct latency_entry *e =
-			bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
+		    bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
 		steps = e ? e->steps : 0;
 	}
 	cs_free(ci, 1);
