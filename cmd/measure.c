@@ -195,9 +195,9 @@ static int run_end(struct measure_outcome *o, const char *who, const struct meas
 /* Figures that say something was never reached. */
 static void check_figures(struct measure_outcome *o, const char *who, unsigned runs)
 {
-	const struct measure_summary *m = o->summary;
+	const struct measured *m = o->summary;
 	for (size_t i = 0; i < m->n_figures; i++) {
-		const struct measure_figure *f = &m->figures[i];
+		const struct measured_figure *f = &m->figures[i];
 		if (f->calls)
 			continue;
 		if (!f->is_region)
@@ -278,15 +278,15 @@ int measure_collect(const char *who, const struct measure_options *opt, char *co
 
 void measure_outcome_done(struct measure_outcome *out)
 {
-	measure_summary_free(out->summary);
+	measured_free(out->summary);
 	for (size_t i = 0; i < out->n_problems; i++)
 		free(out->problems[i]);
 	free(out->problems);
 	memset(out, 0, sizeof(*out));
 }
 
-static int print_to(const struct measure_cli *c, const struct measure_summary *m,
-		    const char *program, const struct measure_outcome *o)
+static int print_to(const struct measure_cli *c, const struct measured *m, const char *program,
+		    const struct measure_outcome *o)
 {
 	/* as perpi run: the program keeps stdout, the figures go to stderr */
 	FILE *def = c->input ? stdout : stderr;
@@ -316,7 +316,7 @@ static int show_file(const struct measure_cli *c)
 		fprintf(stderr, "perpi measure: %s\n", perpi_error());
 		return 1;
 	}
-	const struct measure_summary *m = trace_reader_measured(r);
+	const struct measured *m = trace_reader_measured(r);
 	int rc = 0;
 	if (!m) {
 		fprintf(stderr,

@@ -6,14 +6,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ilp/measured.h"
 #include "tracer/measure.h"
 
 #define MEASURE_DEFAULT_RUNS 4
 
 /* What a series of native runs gave. */
 struct measure_outcome {
-	struct measure_summary *summary; /* NULL when nothing could be timed */
-	char **problems;		 /* what went wrong, one line each (also on stderr) */
+	struct measured *summary; /* NULL when nothing could be timed */
+	char **problems;	  /* what went wrong, one line each (also on stderr) */
 	size_t n_problems;
 	int status; /* the exit status perpi measure returns for it */
 };
@@ -30,12 +31,17 @@ int measure_collect(const char *who, const struct measure_options *opt, char *co
 		    unsigned runs, struct measure_outcome *out);
 void measure_outcome_done(struct measure_outcome *out);
 
+/* The figures of n runs (cmd/measure_summary.c), ticks converted by
+ * ticks_per_cycle; the caller's to free (measured_free). */
+struct measured *measure_summarize(const struct measure_session *s, const struct measure_run *runs,
+				   size_t n, double ticks_per_cycle, unsigned runs_asked);
+
 /* The figures as text or JSON (perpi measure's output, and perpi measure
  * -i FILE for what perpi record --measure kept). program: the command
  * line measured, for the heading. */
-void measure_print_text(FILE *out, const struct measure_summary *m, const char *program,
+void measure_print_text(FILE *out, const struct measured *m, const char *program,
 			const struct measure_outcome *outcome);
-void measure_print_json(FILE *out, const struct measure_summary *m, const char *program,
+void measure_print_json(FILE *out, const struct measured *m, const char *program,
 			const struct measure_outcome *outcome);
 
 #endif

@@ -7,9 +7,9 @@
 #include "cmd/measure.h"
 #include "common/util.h"
 
-static void clock_text(FILE *out, const struct measure_summary *m)
+static void clock_text(FILE *out, const struct measured *m)
 {
-	if (m->clock == MEASURE_CLOCK_CYCLES)
+	if (m->clock == MEASURED_CLOCK_CYCLES)
 		fprintf(out, "core cycles counted (the cycle counter, PAPI_TOT_CYC's event)");
 	else
 		fprintf(out,
@@ -18,7 +18,7 @@ static void clock_text(FILE *out, const struct measure_summary *m)
 			m->ticks_per_cycle);
 }
 
-static void figure_line(FILE *out, const struct measure_figure *f)
+static void figure_line(FILE *out, const struct measured_figure *f)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "%s%s", f->is_region ? "region " : "", f->name);
@@ -30,18 +30,18 @@ static void figure_line(FILE *out, const struct measure_figure *f)
 	fputc('\n', out);
 }
 
-void measure_print_text(FILE *out, const struct measure_summary *m, const char *program,
+void measure_print_text(FILE *out, const struct measured *m, const char *program,
 			const struct measure_outcome *o)
 {
 	fprintf(out, "# perpi measure: %s\n# %u run%s%s; ", program, m->runs,
 		m->runs == 1 ? "" : "s", m->runs < m->runs_asked ? " (fewer than asked)" : "");
 	clock_text(out, m);
 	fprintf(out, "\n# entries taken over by %s; overhead subtracted: ",
-		m->method == MEASURE_BREAKPOINT ? "a breakpoint (a stop before each call)"
-						: "a jump to the timing stub");
-	if (measure_summary_region(m) && !strcmp(measure_summary_region(m)->name, "main"))
+		m->method == MEASURED_BREAKPOINT ? "a breakpoint (a stop before each call)"
+						 : "a jump to the timing stub");
+	if (measured_region(m) && !strcmp(measured_region(m)->name, "main"))
 		fprintf(out, "%.1f cycles per call\n", m->overhead);
-	else if (measure_summary_region(m))
+	else if (measured_region(m))
 		fprintf(out, "%.1f cycles per region\n", m->region_overhead);
 	else
 		fprintf(out, "%.1f cycles per call, %.1f more per timed call nested in one\n",
@@ -67,7 +67,7 @@ static json_object *cycles(double v)
 	return json_object_new_double_s(v, text);
 }
 
-static json_object *figure_json(const struct measure_figure *f)
+static json_object *figure_json(const struct measured_figure *f)
 {
 	json_object *j = json_object_new_object();
 	json_object_object_add(j, "name", json_object_new_string(f->name));
@@ -79,7 +79,7 @@ static json_object *figure_json(const struct measure_figure *f)
 	return j;
 }
 
-static json_object *overhead_json(const struct measure_summary *m)
+static json_object *overhead_json(const struct measured *m)
 {
 	json_object *j = json_object_new_object();
 	json_object_object_add(j, "call", cycles(m->overhead));
@@ -88,7 +88,7 @@ static json_object *overhead_json(const struct measure_summary *m)
 	return j;
 }
 
-void measure_print_json(FILE *out, const struct measure_summary *m, const char *program,
+void measure_print_json(FILE *out, const struct measured *m, const char *program,
 			const struct measure_outcome *o)
 {
 	json_object *j = json_object_new_object(), *fns = json_object_new_array();
@@ -105,9 +105,10 @@ void measure_print_json(FILE *out, const struct measure_summary *m, const char *
 	json_object_object_add(j, "unit", json_object_new_string("cycles"));
 	json_object_object_add(j, "runs", json_object_new_int((int)m->runs));
 	json_object_object_add(j, "runs_asked", json_object_new_int((int)m->runs_asked));
-	json_object_object_add(j, "clock", json_object_new_string(measure_clock_name(m->clock)));
+	json_object_object_add(j, "clock", json_object_new_string(measured_clock_name(m->clock)));
 	json_object_object_add(j, "ticks_per_cycle", json_object_new_double(m->ticks_per_cycle));
-	json_object_object_add(j, "method", json_object_new_string(measure_method_name(m->method)));
+	json_object_object_add(j, "method",
+			       json_object_new_string(measured_method_name(m->method)));
 	json_object_object_add(j, "overhead", overhead_json(m));
 	json_object_object_add(j, "functions", fns);
 	json_object_object_add(j, "region", region);

@@ -50,7 +50,7 @@ static int record_line(void *ctx, uint64_t addr, const char **file, unsigned *li
 }
 
 static struct trace_writer *open_writer(struct record *r, char **argv,
-					const struct measure_summary *measured)
+					const struct measured *measured)
 {
 	struct live_meta meta;
 	live_meta_init(&meta, r->args, argv);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tracer/event.h"
-#include "tracer/measure.h"
+#include "ilp/measured.h"
 
 #define TRACE_FILE_VERSION 2 /* the newest this perpi reads and writes */
 #define TRACE_FILE_DEFAULT "perpi.data"
@@ -55,7 +55,7 @@ struct trace_writer *trace_writer_open(const char *path, const struct trace_meta
 struct trace_writer *trace_writer_open_measured(const char *path,
 						const struct trace_meta_entry *meta, size_t n_meta,
 						const struct trace_symbolizer *sym,
-						const struct measure_summary *measured);
+						const struct measured *measured);
 /* A perpi_event_fn: returns 0, or 1 after an I/O error (stops tracing); the
  * error is reported again by trace_writer_close. */
 int trace_writer_event(void *writer, const struct perpi_event *ev);
@@ -76,11 +76,11 @@ void trace_reader_close(struct trace_reader *reader);
  * (before any replay), owned by the reader, valid until
  * trace_reader_close. A corrupt MEAS chunk makes trace_reader_open fail.
  *
- * For a report beside the trace's own figures (see tracer/measure.h for
- * the fields): all cycles are core cycles, the timing overhead already
+ * For a report beside the trace's own figures (the fields: ilp/measured.h):
+ * all cycles are core cycles, the timing overhead already
  * subtracted, each the smallest over m->runs native runs of the same
  * program and arguments.
- *   - a function F of the trace: measure_summary_find(m, "F") is non-NULL
+ *   - a function F of the trace: measured_find(m, "F") is non-NULL
  *     exactly when F was timed (recorded with --measure --function F;
  *     the name is the program's symbol, as the trace names its functions);
  *     then f->total compares with F's figures summed over its calls (the
@@ -88,10 +88,10 @@ void trace_reader_close(struct trace_reader *reader);
  *     f->min and f->median with one call;
  *   - the whole traced run: m->whole (the region's total when the region
  *     was timed, else the outermost timed calls' total);
- *   - the region (markers, main, --start..--stop): measure_summary_region(m),
+ *   - the region (markers, main, --start..--stop): measured_region(m),
  *     NULL when functions were timed.
  * A figure with calls == 0 was never reached (show it as not measured). */
-const struct measure_summary *trace_reader_measured(const struct trace_reader *reader);
+const struct measured *trace_reader_measured(const struct trace_reader *reader);
 
 /* Metadata value for key, or NULL. */
 const char *trace_reader_meta(const struct trace_reader *reader, const char *key);

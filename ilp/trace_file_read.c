@@ -183,7 +183,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (!r)
 		return;
 	fclose(r->fp);
-	measure_summary_free(r->measured);
+	measured_free(r->measured);
 	for (size_t i = 0; i < r->n_meta; i++) {
 		free((char *)r->meta[i].key);
 		free((char *)r->meta[i].value);
@@ -213,7 +213,7 @@ const char *trace_reader_meta(const struct trace_reader *r, const char *key)
 	return NULL;
 }
 
-const struct measure_summary *trace_reader_measured(const struct trace_reader *r)
+const struct measured *trace_reader_measured(const struct trace_reader *r)
 {
 	return r->measured;
 }

@@ -307,7 +307,7 @@ struct trace_writer *trace_writer_open(const char *path, const struct trace_meta
 }
 
 /* The MEAS chunk, right after the header. */
-static int write_measured(struct trace_writer *w, const struct measure_summary *m)
+static int write_measured(struct trace_writer *w, const struct measured *m)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -322,7 +322,7 @@ static int write_measured(struct trace_writer *w, const struct measure_summary *
 struct trace_writer *trace_writer_open_measured(const char *path,
 						const struct trace_meta_entry *meta, size_t n_meta,
 						const struct trace_symbolizer *sym,
-						const struct measure_summary *measured)
+						const struct measured *measured)
 {
 	FILE *fp = fopen(path, "wb");
 	if (!fp) {

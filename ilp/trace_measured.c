@@ -7,7 +7,7 @@
 #include "common/util.h"
 #include "ilp/trace_codec.h"
 #include "ilp/trace_measured.h"
-#include "tracer/measure.h"
+#include "ilp/measured.h"
 
 #define MEASURED_LAYOUT 1 /* the payload's own version */
 #define MEASURED_MAX_FIGURES 4096
@@ -36,7 +36,7 @@ static void put_string(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, n);
 }
 
-void trace_measured_encode(struct strbuf *sb, const struct measure_summary *m)
+void trace_measured_encode(struct strbuf *sb, const struct measured *m)
 {
 	put_varint(sb, MEASURED_LAYOUT);
 	put_varint(sb, m->runs);
@@ -50,7 +50,7 @@ void trace_measured_encode(struct strbuf *sb, const struct measure_summary *m)
 	put_f64(sb, m->whole);
 	put_varint(sb, m->n_figures);
 	for (size_t i = 0; i < m->n_figures; i++) {
-		const struct measure_figure *f = &m->figures[i];
+		const struct measured_figure *f = &m->figures[i];
 		put_string(sb, f->name);
 		strbuf_add(sb, f->is_region ? "\1" : "\0", 1);
 		put_varint(sb, f->calls);
@@ -108,7 +108,7 @@ static char *get_string(struct cursor *c)
 	return s;
 }
 
-static int get_figure(struct cursor *c, struct measure_figure *f)
+static int get_figure(struct cursor *c, struct measured_figure *f)
 {
 	f->name = get_string(c);
 	if (c->bad || c->p >= c->end || *c->p > 1)
@@ -122,11 +122,10 @@ static int get_figure(struct cursor *c, struct measure_figure *f)
 	return c->bad ? -1 : 0;
 }
 
-struct measure_summary *trace_measured_decode(const uint8_t *p, const uint8_t *end,
-					      const char **why)
+struct measured *trace_measured_decode(const uint8_t *p, const uint8_t *end, const char **why)
 {
 	struct cursor c = {p, end, 0};
-	struct measure_summary *m = xcalloc(1, sizeof(*m));
+	struct measured *m = xcalloc(1, sizeof(*m));
 	*why = "bad measurement chunk";
 	if (get_varint(&c, UINT64_MAX) != MEASURED_LAYOUT) {
 		*why = c.bad ? *why : "measurement chunk of an unknown layout";
@@ -134,8 +133,8 @@ struct measure_summary *trace_measured_decode(const uint8_t *p, const uint8_t *e
 	}
 	m->runs = (unsigned)get_varint(&c, UINT32_MAX);
 	m->runs_asked = (unsigned)get_varint(&c, UINT32_MAX);
-	m->clock = (int)get_varint(&c, MEASURE_CLOCK_CYCLES);
-	m->method = (int)get_varint(&c, MEASURE_BREAKPOINT);
+	m->clock = (int)get_varint(&c, MEASURED_CLOCK_CYCLES);
+	m->method = (int)get_varint(&c, MEASURED_BREAKPOINT);
 	m->ticks_per_cycle = get_f64(&c);
 	m->overhead = get_f64(&c);
 	m->region_overhead = get_f64(&c);
@@ -152,7 +151,7 @@ struct measure_summary *trace_measured_decode(const uint8_t *p, const uint8_t *e
 		c.bad = 1;
 	}
 	if (c.bad) {
-		measure_summary_free(m);
+		measured_free(m);
 		return NULL;
 	}
 	return m;

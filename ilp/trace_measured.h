@@ -5,14 +5,13 @@
 
 #include <stdint.h>
 
-struct measure_summary;
+struct measured;
 struct strbuf;
 
 /* Appends m's payload to sb. */
-void trace_measured_encode(struct strbuf *sb, const struct measure_summary *m);
+void trace_measured_encode(struct strbuf *sb, const struct measured *m);
 /* The summary of the payload [p, end) (the caller's to free), or NULL
  * with *why set to what is wrong with it. */
-struct measure_summary *trace_measured_decode(const uint8_t *p, const uint8_t *end,
-					      const char **why);
+struct measured *trace_measured_decode(const uint8_t *p, const uint8_t *end, const char **why);
 
 #endif

@@ -40,7 +40,7 @@ struct trace_reader {
 	struct trace_end end;
 	int replayed, ended;
 	uint32_t version;
-	struct measure_summary *measured; /* the MEAS chunk, or NULL */
+	struct measured *measured; /* the MEAS chunk, or NULL */
 	uint8_t pending[12];		  /* a chunk header read ahead at open */
 	uint64_t pending_at;
 	int have_pending;

@@ -132,13 +132,3 @@ size_t measure_figures(const struct measure_session *s, const char *const **name
 	*is_region = s->is_region;
 	return s->n_figures;
 }
-
-const char *measure_clock_name(int clock)
-{
-	return clock == MEASURE_CLOCK_CYCLES ? "cycles" : "tsc";
-}
-
-const char *measure_method_name(int method)
-{
-	return method == MEASURE_BREAKPOINT ? "breakpoint" : "jump";
-}

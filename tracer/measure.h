@@ -41,43 +41,6 @@ struct measure_options {
  * it timed so far is kept. */
 extern volatile sig_atomic_t measure_stop_signal;
 
-/* One function's or the region's figures over the runs, in core cycles,
- * the timing overhead subtracted. */
-struct measure_figure {
-	char *name;	     /* "Sum"; the region: "main", "perpi_start..perpi_stop", "A..B" */
-	int is_region;	     /* the region of interest rather than a --function */
-	uint64_t calls;	     /* calls (regions) timed, in the run whose total is the smallest */
-	uint64_t unfinished; /* calls entered that never returned, regions never ended (that run) */
-	double min, median;  /* per call: the smallest over the runs of each run's min, median */
-	double total;	     /* all calls of a run: the smallest over the runs */
-};
-
-/* What perpi measure found, over all runs. Owned by whoever got it
- * (measure_summary_free). */
-struct measure_summary {
-	struct measure_figure *figures; /* the --functions in the order given, then the region */
-	size_t n_figures;
-	double whole;  /* cycles of the whole timed part of a run (smallest over the
-			* runs): the region's total, or the outermost calls' total */
-	unsigned runs; /* runs whose figures are in (the last may be cut short) */
-	unsigned runs_asked;
-	int clock;		/* enum measure_clock */
-	double ticks_per_cycle; /* TSC ticks per core cycle (1 with the cycle counter) */
-	double overhead;	/* cycles subtracted from each timed call */
-	double region_overhead; /* ... from each region */
-	double nested_overhead; /* ... per timed call nested in a timed call */
-	int method;		/* MEASURE_JUMP, or MEASURE_BREAKPOINT if any entry used one */
-};
-
-void measure_summary_free(struct measure_summary *m);
-/* The figure named name (a function, or the region's name), or NULL. */
-const struct measure_figure *measure_summary_find(const struct measure_summary *m,
-						  const char *name);
-/* The region's figure, or NULL when functions were timed. */
-const struct measure_figure *measure_summary_region(const struct measure_summary *m);
-const char *measure_clock_name(int clock);   /* "tsc", "cycles" */
-const char *measure_method_name(int method); /* "jump", "breakpoint" */
-
 /* One run's figures, in the clock's units (TSC ticks or cycles). */
 struct measure_series {
 	double *v; /* each timed call, overhead subtracted; owned */
@@ -86,7 +49,7 @@ struct measure_series {
 };
 
 struct measure_run {
-	struct measure_series *series; /* one per figure, as in the summary */
+	struct measure_series *series; /* one per figure (measure_figures) */
 	size_t n_series;
 	double whole;
 	int clock;
@@ -112,7 +75,8 @@ void measure_delete(struct measure_session *s);
  * that name in ./x"). */
 int measure_prepare(struct measure_session *s, char *const argv[]);
 
-/* The figures' names and kinds, valid after measure_prepare. */
+/* The figures' names and kinds (one per run series: the functions in the
+ * order given, then the region), valid after measure_prepare. */
 size_t measure_figures(const struct measure_session *s, const char *const **names,
 		       const int **is_region);
 
@@ -123,10 +87,5 @@ size_t measure_figures(const struct measure_session *s, const char *const **name
  * r is filled either way (free it with measure_run_done). */
 int measure_run_once(struct measure_session *s, char *const argv[], double ticks_per_cycle,
 		     struct measure_run *r);
-
-/* The summary of n runs, ticks converted by ticks_per_cycle. */
-struct measure_summary *measure_summarize(const struct measure_session *s,
-					  const struct measure_run *runs, size_t n,
-					  double ticks_per_cycle, unsigned runs_asked);
 
 #endif

@@ -26,12 +26,12 @@ static int failures;
 static const char *path;
 static struct perpi_insn insn = {.addr = 0x401000, .len = 1, .bytes = {0x90}, .text = "nop"};
 
-static struct measure_figure figures[] = {
+static struct measured_figure figures[] = {
     {"Sum", 0, 3, 0, 2031.5, 2040.25, 6120.75},
     {"DDSum", 0, 1, 2, 14902.125, 14902.125, 14902.125},
     {"perpi_start..perpi_stop", 1, 1, 0, 21707.5, 21707.5, 21707.5}};
-static const struct measure_summary summary = {
-    figures, 3, 21707.5, 4, 4, MEASURE_CLOCK_TSC, 0.5678, 39.25, 2.875, 166.5, MEASURE_JUMP};
+static const struct measured summary = {
+    figures, 3, 21707.5, 4, 4, MEASURED_CLOCK_TSC, 0.5678, 39.25, 2.875, 166.5, MEASURED_JUMP};
 
 static int count(void *ctx, const struct perpi_event *ev)
 {
@@ -39,7 +39,7 @@ static int count(void *ctx, const struct perpi_event *ev)
 	return 0;
 }
 
-static void write_file(const struct measure_summary *m)
+static void write_file(const struct measured *m)
 {
 	const struct trace_meta_entry meta[] = {{"program", "./summation"}};
 	struct trace_writer *w = trace_writer_open_measured(path, meta, 1, NULL, m);
@@ -74,12 +74,12 @@ static void spit(const uint8_t *buf, size_t len)
 }
 
 /* Opens, checks the figures against want (NULL: none), replays. */
-static int read_back(const struct measure_summary *want)
+static int read_back(const struct measured *want)
 {
 	struct trace_reader *r = trace_reader_open(path);
 	if (!r)
 		return -1;
-	const struct measure_summary *m = trace_reader_measured(r);
+	const struct measured *m = trace_reader_measured(r);
 	if (!want)
 		CHECK(!m, "figures read from a file without them");
 	if (want && m) {
@@ -91,17 +91,17 @@ static int read_back(const struct measure_summary *want)
 			  m->nested_overhead == want->nested_overhead && m->whole == want->whole,
 		      "summary fields");
 		for (size_t i = 0; i < m->n_figures && i < want->n_figures; i++) {
-			const struct measure_figure *a = &m->figures[i], *b = &want->figures[i];
+			const struct measured_figure *a = &m->figures[i], *b = &want->figures[i];
 			CHECK(!strcmp(a->name, b->name) && a->is_region == b->is_region &&
 				  a->calls == b->calls && a->unfinished == b->unfinished &&
 				  a->min == b->min && a->median == b->median &&
 				  a->total == b->total,
 			      "figure %zu (%s)", i, b->name);
 		}
-		const struct measure_figure *f = measure_summary_find(m, "DDSum");
+		const struct measured_figure *f = measured_find(m, "DDSum");
 		CHECK(f && f->calls == 1 && f->unfinished == 2, "find DDSum");
-		CHECK(!measure_summary_find(m, "Sum2"), "Sum2 was not timed");
-		f = measure_summary_region(m);
+		CHECK(!measured_find(m, "Sum2"), "Sum2 was not timed");
+		f = measured_region(m);
 		CHECK(f && !strcmp(f->name, "perpi_start..perpi_stop"), "region");
 	}
 	CHECK(!want || m, "no figures read back");
