@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
 #include "common/util.h"
+#include "tracer/event.h"
+#include "tracer/x86_operands.h"
 
 static const char *const kind_names[FORM_KIND_COUNT] = {
     [FORM_GPR8] = "GPR8", [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32", [FORM_GPR64] = "GPR64",
@@ -94,49 +94,40 @@ void form_print(const struct form *f, char *buf, size_t size)
 		len += (size_t)snprintf(buf + len, size - len, "_%s", form_kind_name(f->op[i]));
 }
 
-static int is_prefixed(const char *name, const char *prefix, int max_digit_suffix)
+static enum form_kind register_kind(const struct x86_operand *o, int is_shift)
 {
-	size_t n = strlen(prefix);
-	if (strncmp(name, prefix, n))
-		return 0;
-	return isdigit((unsigned char)name[n]) && (int)strlen(name + n) <= max_digit_suffix;
-}
-
-static enum form_kind register_kind(const char *name, unsigned size, int is_shift)
-{
-	static const char *const seg[] = {"cs", "ds", "es", "fs", "gs", "ss"};
-	if (!strncmp(name, "xmm", 3))
+	switch (o->reg) {
+	case X86_REG_XMM:
 		return FORM_XMM;
-	if (!strncmp(name, "ymm", 3))
+	case X86_REG_YMM:
 		return FORM_YMM;
-	if (!strncmp(name, "zmm", 3))
+	case X86_REG_ZMM:
 		return FORM_ZMM;
-	if (is_prefixed(name, "k", 1))
+	case X86_REG_K:
 		return FORM_K;
-	if (is_prefixed(name, "mm", 1))
+	case X86_REG_MM:
 		return FORM_MM;
-	if (!strncmp(name, "st", 2) &&
-	    (name[2] == '(' || name[2] == '\0' || isdigit((unsigned char)name[2])))
+	case X86_REG_ST:
 		return FORM_ST;
-	for (size_t i = 0; i < ARRAY_SIZE(seg); i++)
-		if (!strcmp(name, seg[i]))
-			return FORM_SEG;
-	if (!strncmp(name, "cr", 2) || !strncmp(name, "dr", 2) || !strcmp(name, "rip") ||
-	    !strncmp(name, "bnd", 3) || !strncmp(name, "tmm", 3))
+	case X86_REG_SEG:
+		return FORM_SEG;
+	case X86_REG_GPR:
+		if (is_shift && o->num == 1 && o->size == 1 && !o->high)
+			return FORM_CL;
+		switch (o->size) {
+		case 1:
+			return FORM_GPR8;
+		case 2:
+			return FORM_GPR16;
+		case 4:
+			return FORM_GPR32;
+		case 8:
+			return FORM_GPR64;
+		}
 		return FORM_REG;
-	if (is_shift && !strcmp(name, "cl"))
-		return FORM_CL;
-	switch (size) {
-	case 1:
-		return FORM_GPR8;
-	case 2:
-		return FORM_GPR16;
-	case 4:
-		return FORM_GPR32;
-	case 8:
-		return FORM_GPR64;
+	default:
+		return FORM_REG;
 	}
-	return FORM_REG;
 }
 
 static enum form_kind memory_kind(unsigned size)
@@ -162,6 +153,22 @@ static enum form_kind memory_kind(unsigned size)
 	return FORM_MEM;
 }
 
+static enum form_kind immediate_kind(const struct x86_operand *o)
+{
+	switch (o->imm_size) {
+	case 1:
+		return FORM_IMM8;
+	case 2:
+		return FORM_IMM16;
+	case 4:
+		return FORM_IMM32;
+	case 8:
+		return FORM_IMM64;
+	default:
+		return o->imm == 1 ? FORM_ONE : FORM_IMM8;
+	}
+}
+
 static int mnemonic_is_shift(const char *m)
 {
 	static const char *const shifts[] = {"SHL", "SHR", "SAR", "SAL",  "ROL",
@@ -172,68 +179,42 @@ static int mnemonic_is_shift(const char *m)
 	return 0;
 }
 
-static void set_mnemonic(struct form *out, const char *mnemonic)
+/* LOCK.ADD, REP.STOSB, REPE.CMPSB, REPNE.SCASB */
+static void set_mnemonic(struct form *out, const struct x86_operands *d)
 {
-	size_t i = 0;
-	for (; mnemonic[i] && i + 1 < sizeof(out->mnemonic); i++)
-		out->mnemonic[i] =
-		    mnemonic[i] == ' ' ? '.' : (char)toupper((unsigned char)mnemonic[i]);
-	out->mnemonic[i] = '\0';
+	const char *prefix = d->lock ? "LOCK." : "";
+	const char *rep = d->rep == 2 ? "REPNE." : "";
+	if (d->rep == 1)
+		rep = !strncmp(d->mnemonic, "cmps", 4) || !strncmp(d->mnemonic, "scas", 4) ? "REPE."
+											   : "REP.";
+	size_t len = (size_t)snprintf(out->mnemonic, sizeof(out->mnemonic), "%s%s", prefix, rep);
+	for (size_t i = 0; d->mnemonic[i] && len + 1 < sizeof(out->mnemonic); i++)
+		out->mnemonic[len++] = (char)toupper((unsigned char)d->mnemonic[i]);
+	out->mnemonic[len] = '\0';
 }
 
-/* Register names need a handle; one, opened on first use, serves all. */
-static const char *register_name(unsigned reg)
+int form_from_operands(const struct x86_operands *d, struct form *out)
 {
-	static csh names;
-	static int opened;
-	if (!opened)
-		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &names) == CS_ERR_OK ? 1 : -1;
-	const char *n = opened > 0 ? cs_reg_name(names, reg) : NULL;
-	return n ? n : "";
-}
-
-int form_from_insn(const cs_insn *insn, struct form *out)
-{
-	if (!insn->detail)
-		return perpi_set_error("instruction form of '%s': Capstone detail is off",
-				       insn->mnemonic);
-	const cs_x86 *x = &insn->detail->x86;
-	int is_lea = !strcmp(insn->mnemonic, "lea");
-
 	memset(out, 0, sizeof(*out));
-	set_mnemonic(out, insn->mnemonic);
-	int is_shift = mnemonic_is_shift(out->mnemonic);
-	for (unsigned i = 0; i < x->op_count && out->n < FORM_MAX_OPERANDS; i++) {
-		const cs_x86_op *op = &x->operands[i];
+	set_mnemonic(out, d);
+	const char *base =
+	    strrchr(out->mnemonic, '.') ? strrchr(out->mnemonic, '.') + 1 : out->mnemonic;
+	int is_shift = mnemonic_is_shift(base);
+	for (unsigned i = 0; i < d->n && out->n < FORM_MAX_OPERANDS; i++) {
+		const struct x86_operand *o = &d->op[i];
 		enum form_kind k = FORM_REG;
-		switch (op->type) {
-		case X86_OP_REG: {
-			k = register_kind(register_name(op->reg), op->size, is_shift);
+		switch (o->type) {
+		case X86_OPND_REG:
+			k = register_kind(o, is_shift);
 			break;
-		}
-		case X86_OP_IMM:
-			switch (x->encoding.imm_size) {
-			case 1:
-				k = FORM_IMM8;
-				break;
-			case 2:
-				k = FORM_IMM16;
-				break;
-			case 4:
-				k = FORM_IMM32;
-				break;
-			case 8:
-				k = FORM_IMM64;
-				break;
-			default:
-				k = op->imm == 1 ? FORM_ONE : FORM_IMM8;
-				break;
-			}
+		case X86_OPND_IMM:
+			k = immediate_kind(o);
 			break;
-		case X86_OP_MEM:
-			k = is_lea ? FORM_MEM : memory_kind(op->size);
+		case X86_OPND_AGEN:
+			k = FORM_MEM;
 			break;
-		default:
+		case X86_OPND_MEM:
+			k = memory_kind(o->size);
 			break;
 		}
 		out->op[out->n++] = k;
@@ -241,67 +222,24 @@ int form_from_insn(const cs_insn *insn, struct form *out)
 	return 0;
 }
 
-static enum form_kind zydis_register_kind(ZydisRegister reg, int is_shift)
+int form_from_bytes(const uint8_t *bytes, size_t len, struct form *out, unsigned *insn_len)
 {
-	const char *name = ZydisRegisterGetString(reg);
-	char lower[16];
-	size_t i = 0;
-	for (; name && name[i] && i + 1 < sizeof(lower); i++)
-		lower[i] = (char)tolower((unsigned char)name[i]);
-	lower[i] = '\0';
-	unsigned width = ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, reg) / 8;
-	return register_kind(lower, width, is_shift);
+	struct x86_operands d;
+	if (x86_operands_decode(bytes, len, &d) < 0)
+		return -1;
+	if (insn_len)
+		*insn_len = d.length;
+	return form_from_operands(&d, out);
 }
 
-int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
-		    const struct ZydisDecodedOperand_ *ops, struct form *out)
+int form_of_insn(const struct perpi_insn *insn, struct form *out)
 {
-	const char *m = ZydisMnemonicGetString(insn->mnemonic);
-	memset(out, 0, sizeof(*out));
-	set_mnemonic(out, m ? m : "?");
-	int is_shift = mnemonic_is_shift(out->mnemonic);
-	for (unsigned i = 0; i < insn->operand_count_visible && out->n < FORM_MAX_OPERANDS; i++) {
-		const ZydisDecodedOperand *op = &ops[i];
-		enum form_kind k = FORM_REG;
-		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_IMPLICIT && is_shift) {
-			/* Zydis calls the CL and the 1 of shifts implicit; forms name them */
-			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			    op->reg.value == ZYDIS_REGISTER_CL)
-				out->op[out->n++] = FORM_CL;
-			else if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.value.u == 1)
-				out->op[out->n++] = FORM_ONE;
-			continue;
-		}
-		if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
-			continue;
-		switch (op->type) {
-		case ZYDIS_OPERAND_TYPE_REGISTER:
-			/* the EVEX write mask is not part of a form */
-			if (i > 0 && ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_MASK &&
-			    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
-				continue;
-			k = zydis_register_kind(op->reg.value, is_shift);
-			break;
-		case ZYDIS_OPERAND_TYPE_IMMEDIATE: {
-			unsigned size = insn->raw.imm[0].size / 8;
-			k = size == 1		   ? FORM_IMM8
-			    : size == 2		   ? FORM_IMM16
-			    : size == 4		   ? FORM_IMM32
-			    : size == 8		   ? FORM_IMM64
-			    : op->imm.value.u == 1 ? FORM_ONE
-						   : FORM_IMM8;
-			break;
-		}
-		case ZYDIS_OPERAND_TYPE_MEMORY:
-			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM
-								  : memory_kind(op->size / 8);
-			break;
-		default:
-			break;
-		}
-		out->op[out->n++] = k;
-	}
-	return 0;
+	struct x86_operands d;
+	if (x86_operands_of_insn(insn, &d) < 0)
+		return perpi_set_error(
+		    "instruction at 0x%llx: neither Capstone nor Zydis decodes it",
+		    (unsigned long long)insn->addr);
+	return form_from_operands(&d, out);
 }
 
 /* Why a form cannot be a Pipedream kernel, by mnemonic. */
@@ -433,6 +371,7 @@ static const struct unsupported unsupported_table[] = {
 };
 
 static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+/* (string instructions have no operands in a form: MOVSX is not one) */
 
 const char *form_unsupported_reason(const struct form *f)
 {
@@ -475,7 +414,7 @@ const char *form_unsupported_reason(const struct form *f)
 	}
 	if (!has_vector)
 		for (size_t i = 0; i < ARRAY_SIZE(string_ops); i++)
-			if (!strncmp(m, string_ops[i], 4) && strlen(m) == 5)
+			if (!strncmp(m, string_ops[i], 4) && strlen(m) == 5 && f->n == 0)
 				return "string instruction: implicit RSI/RDI/RCX chains";
 	if (has_memory && (!strcmp(m, "XCHG") || !strncmp(m, "CMPXCHG", 7)))
 		return "locked: an atomic read-modify-write serialises memory";

@@ -5,13 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <capstone/capstone.h>
-#include <Zydis/Zydis.h>
-
 #include "common/util.h"
 #include "palmed/form.h"
 #include "palmed/gen.h"
 #include "palmed/harness.h"
+#include "tracer/x86_operands.h"
 
 /* Operand patterns tried for every mnemonic; G = each GPR width, with I
  * its widest immediate and M its memory; V = XMM, YMM, ZMM with VM its
@@ -233,7 +231,7 @@ static void mark_bad_lines(const char *diag, const char *stem, unsigned char *ba
 }
 
 /* Assemble every candidate; keep those that assemble into exactly their
- * own form (Capstone's reading of the bytes). */
+ * own form (as the tracer's x86 layer reads the bytes). */
 static int filter_assembling(const char *dir, struct names *cand, struct names *ok)
 {
 	unsigned char *bad = xcalloc(cand->n + 1, 1);
@@ -268,41 +266,18 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 	size_t len, off = 0;
 	rc = harness_text_bytes(obj, &bytes, &len);
 	free(obj);
-	csh cs;
-	if (rc == 0 && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
-		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-		cs_insn *insn = cs_malloc(cs);
-		ZydisDecoder zd;
-		ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		for (size_t i = 0; i < cand->n && off < len; i++) {
-			if (bad[i])
-				continue;
-			/* Zydis knows every length; Capstone names the form, if it can */
-			ZydisDecodedInstruction zi;
-			ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
-			if (!ZYAN_SUCCESS(
-				ZydisDecoderDecodeFull(&zd, bytes + off, len - off, &zi, zops)))
-				break;
-			const uint8_t *code = bytes + off;
-			size_t size = zi.length;
-			uint64_t addr = off;
-			struct form f;
-			char name[FORM_NAME_MAX];
-			off += zi.length;
-			int decoded = cs_disasm_iter(cs, &code, &size, &addr, insn) &&
-				      form_from_insn(insn, &f) == 0;
-			if (!decoded)
-				decoded = form_from_zydis(&zi, zops, &f) == 0;
-			if (decoded) {
-				form_print(&f, name, sizeof(name));
-				if (!strcmp(name, cand->v[i]))
-					names_add(ok, xstrdup(name));
-			}
-		}
-		cs_free(insn, 1);
-		cs_close(&cs);
-	} else if (rc == 0) {
-		rc = perpi_set_error("Capstone cannot be opened");
+	for (size_t i = 0; rc == 0 && i < cand->n && off < len; i++) {
+		if (bad[i])
+			continue;
+		struct form f;
+		char name[FORM_NAME_MAX];
+		unsigned n;
+		if (form_from_bytes(bytes + off, len - off, &f, &n) < 0)
+			break;
+		off += n;
+		form_print(&f, name, sizeof(name));
+		if (!strcmp(name, cand->v[i]))
+			names_add(ok, xstrdup(name));
 	}
 	if (rc == 0)
 		free(bytes);
@@ -382,19 +357,14 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 
 static void all_mnemonics(struct names *ms)
 {
-	csh cs;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return;
-	for (unsigned id = 1; id < X86_INS_ENDING; id++) {
-		const char *n = cs_insn_name(cs, id);
-		if (!n || !*n)
-			continue;
-		char *u = xstrdup(n);
-		for (char *p = u; *p; p++)
+	char **v;
+	size_t n = x86_operands_mnemonics(&v);
+	for (size_t i = 0; i < n; i++) {
+		for (char *p = v[i]; *p; p++)
 			*p = *p == ' ' ? '.' : (char)toupper((unsigned char)*p);
-		names_add(ms, u);
+		names_add(ms, v[i]);
 	}
-	cs_close(&cs);
+	free(v);
 }
 
 static void names_done(struct names *ns)
