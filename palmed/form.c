@@ -9,13 +9,17 @@
 #include "tracer/x86_operands.h"
 
 static const char *const kind_names[FORM_KIND_COUNT] = {
-    [FORM_GPR8] = "GPR8", [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32", [FORM_GPR64] = "GPR64",
-    [FORM_IMM8] = "IMM8", [FORM_IMM16] = "IMM16", [FORM_IMM32] = "IMM32", [FORM_IMM64] = "IMM64",
-    [FORM_ONE] = "ONE",	  [FORM_CL] = "CL",	  [FORM_M8] = "M8",	  [FORM_M16] = "M16",
-    [FORM_M32] = "M32",	  [FORM_M64] = "M64",	  [FORM_M80] = "M80",	  [FORM_M128] = "M128",
-    [FORM_M256] = "M256", [FORM_M512] = "M512",	  [FORM_MEM] = "MEM",	  [FORM_XMM] = "XMM",
-    [FORM_YMM] = "YMM",	  [FORM_ZMM] = "ZMM",	  [FORM_K] = "K",	  [FORM_MM] = "MM",
-    [FORM_ST] = "ST",	  [FORM_SEG] = "SEG",	  [FORM_REG] = "REG",
+    [FORM_GPR8] = "GPR8",     [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32",
+    [FORM_GPR64] = "GPR64",   [FORM_IMM8] = "IMM8",   [FORM_IMM16] = "IMM16",
+    [FORM_IMM32] = "IMM32",   [FORM_IMM64] = "IMM64", [FORM_ONE] = "ONE",
+    [FORM_CL] = "CL",	      [FORM_M8] = "M8",	      [FORM_M16] = "M16",
+    [FORM_M32] = "M32",	      [FORM_M64] = "M64",     [FORM_M80] = "M80",
+    [FORM_M128] = "M128",     [FORM_M256] = "M256",   [FORM_M512] = "M512",
+    [FORM_MEM] = "MEM",	      [FORM_XMM] = "XMM",     [FORM_YMM] = "YMM",
+    [FORM_ZMM] = "ZMM",	      [FORM_K] = "K",	      [FORM_MM] = "MM",
+    [FORM_ST] = "ST",	      [FORM_SEG] = "SEG",     [FORM_REG] = "REG",
+    [FORM_SAME] = "SAME",     [FORM_MEMBI] = "MEMBI", [FORM_MEMBIS] = "MEMBIS",
+    [FORM_MEMBID] = "MEMBID", [FORM_MEMIS] = "MEMIS", [FORM_MEMRIP] = "MEMRIP",
 };
 
 static const unsigned kind_bytes[FORM_KIND_COUNT] = {
@@ -38,7 +42,12 @@ unsigned form_kind_bytes(enum form_kind k)
 
 int form_kind_is_memory(enum form_kind k)
 {
-	return (k >= FORM_M8 && k <= FORM_M512) || k == FORM_MEM;
+	return (k >= FORM_M8 && k <= FORM_M512) || form_kind_is_address(k);
+}
+
+int form_kind_is_address(enum form_kind k)
+{
+	return k >= FORM_MEM && k <= FORM_MEMRIP;
 }
 
 int form_kind_is_immediate(enum form_kind k)
@@ -77,7 +86,8 @@ int form_parse(const char *name, struct form *out)
 		if (k < 0)
 			return perpi_set_error(
 			    "bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
-			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, MEM)",
+			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, SAME, MEM, MEMBI, "
+			    "MEMBIS, MEMBID, MEMIS, MEMRIP)",
 			    name, (int)len, start);
 		if (out->n == FORM_MAX_OPERANDS)
 			return perpi_set_error("bad form '%s': more than %d operands", name,
@@ -179,6 +189,51 @@ static int mnemonic_is_shift(const char *m)
 	return 0;
 }
 
+/* The address shape of LEA's operand (forms split by it: form.h). */
+static enum form_kind address_kind(const struct x86_operand *o)
+{
+	if (o->base == X86_BASE_RIP)
+		return FORM_MEMRIP;
+	if (o->index == X86_NO_REG)
+		return FORM_MEM; /* base (+ displacement), or an absolute address */
+	if (o->base == X86_NO_REG)
+		return FORM_MEMIS; /* index * scale + displacement */
+	if (o->disp_size)
+		return FORM_MEMBID;
+	return o->scale > 1 ? FORM_MEMBIS : FORM_MEMBI;
+}
+
+/* Instructions whose last register operand equal to the one before is a
+ * form of its own (..._SAME): the zero idioms, which this Zen 5 runs at
+ * 6 per cycle where the same instruction on two registers runs at 4 (vector)
+ * or 5.2 (GPR) per cycle, measured with bench/form_splits.sh
+ * (docs/BENCHMARKS.md). Only 32- and 64-bit GPRs and vector registers: xor
+ * al, al merges into rax and runs like xor al, bl. Instructions measured
+ * alike on equal and distinct registers are not split (cmp, and, or,
+ * test, mov, add, sbb, pcmpeq*, pand, por, movaps, movdqa, movss, movsd). */
+static const char *const same_register_forms[] = {
+    "XOR",     "SUB",	   "PXOR",     "XORPS",	   "XORPD",    "VPXOR",	  "VPXORD",
+    "VPXORQ",  "VXORPS",   "VXORPD",   "PSUBB",	   "PSUBW",    "PSUBD",	  "PSUBQ",
+    "VPSUBB",  "VPSUBW",   "VPSUBD",   "VPSUBQ",   "PCMPGTB",  "PCMPGTW", "PCMPGTD",
+    "PCMPGTQ", "VPCMPGTB", "VPCMPGTW", "VPCMPGTD", "VPCMPGTQ", "PANDN",	  "VPANDN",
+    "VPANDND", "VPANDNQ",  "ANDNPS",   "ANDNPD",   "VANDNPS",  "VANDNPD",
+};
+
+static int same_register_form(const char *mnemonic)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(same_register_forms); i++)
+		if (!strcmp(mnemonic, same_register_forms[i]))
+			return 1;
+	return 0;
+}
+
+static int same_register(const struct x86_operand *a, const struct x86_operand *b)
+{
+	return a->type == X86_OPND_REG && b->type == X86_OPND_REG && a->reg == b->reg &&
+	       a->num == b->num && a->size == b->size && a->high == b->high &&
+	       (a->reg != X86_REG_GPR || a->size >= 4);
+}
+
 /* LOCK.ADD, REP.STOSB, REPE.CMPSB, REPNE.SCASB */
 static void set_mnemonic(struct form *out, const struct x86_operands *d)
 {
@@ -199,19 +254,21 @@ int form_from_operands(const struct x86_operands *d, struct form *out)
 	set_mnemonic(out, d);
 	const char *base =
 	    strrchr(out->mnemonic, '.') ? strrchr(out->mnemonic, '.') + 1 : out->mnemonic;
-	int is_shift = mnemonic_is_shift(base);
+	int is_shift = mnemonic_is_shift(base), same = same_register_form(out->mnemonic);
 	for (unsigned i = 0; i < d->n && out->n < FORM_MAX_OPERANDS; i++) {
 		const struct x86_operand *o = &d->op[i];
 		enum form_kind k = FORM_REG;
 		switch (o->type) {
 		case X86_OPND_REG:
-			k = register_kind(o, is_shift);
+			k = same && i > 0 && i + 1 == d->n && same_register(o, &d->op[i - 1])
+				? FORM_SAME
+				: register_kind(o, is_shift);
 			break;
 		case X86_OPND_IMM:
 			k = immediate_kind(o);
 			break;
 		case X86_OPND_AGEN:
-			k = FORM_MEM;
+			k = address_kind(o);
 			break;
 		case X86_OPND_MEM:
 			k = memory_kind(o->size);
@@ -251,7 +308,8 @@ struct unsupported {
 #define CONTROL "control flow: a kernel must be one straight-line loop body"
 #define SYSTEM "system instruction: privileged, or traps to the hypervisor"
 #define SERIAL "serialising: it drains the pipeline, so there is no throughput to measure"
-#define STACK "stack: every instance updates RSP, a dependency chain"
+#define FRAME "builds or drops a frame through RBP: the loop cannot keep a stack"
+#define POPF "may set the trap flag from the data it pops"
 
 static const struct unsupported unsupported_table[] = {
     {"CALL", CONTROL},
@@ -276,8 +334,6 @@ static const struct unsupported unsupported_table[] = {
     {"XBEGIN", CONTROL},
     {"XEND", CONTROL},
     {"XABORT", CONTROL},
-    {"DIV", "integer division: faults on a zero divisor and its time depends on the values"},
-    {"IDIV", "integer division: faults on a zero divisor and its time depends on the values"},
     {"CPUID", SERIAL},
     {"LFENCE", SERIAL},
     {"MFENCE", SERIAL},
@@ -353,14 +409,10 @@ static const struct unsupported unsupported_table[] = {
     {"FXRSTOR", SYSTEM},
     {"FXSAVE64", SYSTEM},
     {"FXRSTOR64", SYSTEM},
-    {"PUSH", STACK},
-    {"POP", STACK},
-    {"PUSHF", STACK},
-    {"POPF", STACK},
-    {"PUSHFQ", STACK},
-    {"POPFQ", STACK},
-    {"ENTER", STACK},
-    {"LEAVE", STACK},
+    {"POPF", POPF},
+    {"POPFQ", POPF},
+    {"ENTER", FRAME},
+    {"LEAVE", FRAME},
     {"MASKMOVDQU", "implicit memory through RDI"},
     {"VMASKMOVDQU", "implicit memory through RDI"},
     {"MASKMOVQ", "implicit memory through RDI"},
@@ -369,9 +421,6 @@ static const struct unsupported unsupported_table[] = {
     {"FEMMS", "MMX/x87 state switch"},
     {"WAIT", "x87: stack registers cannot be given independent pools"},
 };
-
-static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
-/* (string instructions have no operands in a form: MOVSX is not one) */
 
 const char *form_unsupported_reason(const struct form *f)
 {
@@ -383,15 +432,13 @@ const char *form_unsupported_reason(const struct form *f)
 			return unsupported_table[i].reason;
 	if (base[0] == 'J')
 		return CONTROL;
-	if (!strncmp(m, "LOCK.", 5))
-		return "locked: an atomic read-modify-write serialises memory";
-	if (!strncmp(m, "REP", 3) && strchr(m, '.'))
-		return "string instruction: implicit RSI/RDI/RCX chains";
+	if (f->n == 0 && (!strncmp(m, "REPE.SCAS", 9) || !strncmp(m, "REPNE.CMPS", 10)))
+		return "the repetition ends at the first byte that differs from AL or the "
+		       "other string: its count depends on the data";
 	if (strstr(m, "GATHER") || strstr(m, "SCATTER"))
 		return "gather/scatter: vector-indexed memory is not generated";
 	if (m[0] == 'F' && strncmp(m, "FXSAVE", 6))
 		return "x87: stack registers cannot be given independent pools";
-	int has_vector = 0, has_memory = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		switch (f->op[i]) {
 		case FORM_ST:
@@ -401,22 +448,9 @@ const char *form_unsupported_reason(const struct form *f)
 		case FORM_SEG:
 		case FORM_REG:
 			return SYSTEM;
-		case FORM_XMM:
-		case FORM_YMM:
-		case FORM_ZMM:
-		case FORM_K:
-			has_vector = 1;
-			break;
 		default:
-			has_memory |= form_kind_is_memory(f->op[i]);
 			break;
 		}
 	}
-	if (!has_vector)
-		for (size_t i = 0; i < ARRAY_SIZE(string_ops); i++)
-			if (!strncmp(m, string_ops[i], 4) && strlen(m) == 5 && f->n == 0)
-				return "string instruction: implicit RSI/RDI/RCX chains";
-	if (has_memory && (!strcmp(m, "XCHG") || !strncmp(m, "CMPXCHG", 7)))
-		return "locked: an atomic read-modify-write serialises memory";
 	return NULL;
 }

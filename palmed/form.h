@@ -31,7 +31,14 @@ enum form_kind {
 	FORM_M128,
 	FORM_M256,
 	FORM_M512,
-	FORM_MEM, /* memory of no particular size (LEA-like address operands) */
+	FORM_MEM, /* an address only (LEA), base + displacement; memory of no size */
+	/* LEA's other address shapes (lea reads no memory; the shapes cost
+	 * differently: docs/MODEL.md, "Forms split by how the CPU runs them") */
+	FORM_MEMBI,  /* base + index */
+	FORM_MEMBIS, /* base + index * scale (2, 4, 8) */
+	FORM_MEMIS,  /* index * scale + displacement, no base */
+	FORM_MEMBID, /* base + index * scale + displacement: three components */
+	FORM_MEMRIP, /* RIP + displacement */
 	FORM_XMM,
 	FORM_YMM,
 	FORM_ZMM,
@@ -39,7 +46,8 @@ enum form_kind {
 	FORM_MM,
 	FORM_ST,
 	FORM_SEG,
-	FORM_REG, /* MMX, x87, segment, any other register */
+	FORM_REG,  /* MMX, x87, segment, any other register */
+	FORM_SAME, /* the same register as the operand before it (xor eax, eax) */
 	FORM_KIND_COUNT
 };
 
@@ -73,7 +81,8 @@ const char *form_kind_name(enum form_kind k);
 /* Bytes a memory kind accesses, or a register/immediate kind's width; 0
  * for MEM and kinds of no fixed size. */
 unsigned form_kind_bytes(enum form_kind k);
-int form_kind_is_memory(enum form_kind k);
+int form_kind_is_memory(enum form_kind k);  /* M8..M512, and the address kinds */
+int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 
 /* Why the form cannot be benchmarked as a Pipedream kernel (control flow,

@@ -16,9 +16,9 @@
  * memory. Legacy mnemonics get G and XMM patterns, V* ones get vector and
  * mask patterns. */
 static const char *const gpr_patterns[] = {
-    "",	      "G",     "M",	"G_G",	 "G_I8",  "G_I",    "G_M",    "M_G",
-    "M_I8",   "M_I",   "G_CL",	"G_ONE", "M_CL",  "M_ONE",  "G_G_I8", "G_G_I",
-    "G_M_I8", "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8",
+    "",	     "G",     "M",     "G_G",	"G_I8",	  "G_I",    "G_M",    "M_G",	"M_I8",
+    "M_I",   "G_CL",  "G_ONE", "M_CL",	"M_ONE",  "G_G_I8", "G_G_I",  "G_SAME", "G_M_I8",
+    "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8", "I8",	"I",
 };
 static const char *const fixed_patterns[] = {
     "GPR32_GPR8",     "GPR32_GPR16",	"GPR64_GPR8",
@@ -35,13 +35,17 @@ static const char *const fixed_patterns[] = {
     "XMM_XMM_M32",    "XMM_XMM_M64",	"XMM_XMM",
     "XMM_M128",	      "M128_XMM",	"GPR32_GPR32_XMM",
     "GPR64_MEM",      "GPR32_MEM",	"MEM",
+    "GPR64_MEMBI",    "GPR64_MEMBIS",	"GPR64_MEMBID",
+    "GPR64_MEMIS",    "GPR64_MEMRIP",	"GPR32_MEMBI",
+    "GPR32_MEMBIS",   "GPR32_MEMBID",	"GPR32_MEMIS",
+    "GPR32_MEMRIP",   "XMM_SAME",
 };
 static const char *const vec_patterns[] = {
-    "V_V",	 "V_VM",	"VM_V",	     "V_V_V",	"V_V_VM",     "V_V_I8",
-    "V_VM_I8",	 "V_V_V_I8",	"V_V_VM_I8", "V_V_V_V", "V_XMM",      "V_M32",
-    "V_M64",	 "V_M128",	"V_GPR32",   "V_GPR64", "K_V_V",      "K_V_VM",
-    "K_V_V_I8",	 "K_V_VM_I8",	"V_K",	     "K_V",	"V_V_XMM_I8", "XMM_V_I8",
-    "M128_V_I8", "V_V_M128_I8", "XMM_V",     "V_V_M32", "V_V_M64",    "V_V_XMM",
+    "V_V",	"V_VM",	      "VM_V",	  "V_V_V",     "V_V_VM",      "V_V_I8",	   "V_VM_I8",
+    "V_V_V_I8", "V_V_VM_I8",  "V_V_V_V",  "V_XMM",     "V_M32",	      "V_M64",	   "V_M128",
+    "V_GPR32",	"V_GPR64",    "K_V_V",	  "K_V_VM",    "K_V_V_I8",    "K_V_VM_I8", "V_K",
+    "K_V",	"V_V_XMM_I8", "XMM_V_I8", "M128_V_I8", "V_V_M128_I8", "XMM_V",	   "V_V_M32",
+    "V_V_M64",	"V_V_XMM",    "V_V_SAME",
 };
 static const char *const vex_fixed_patterns[] = {
     "XMM_XMM_XMM_M32",
@@ -176,9 +180,37 @@ static void add_expanded(struct names *ns, const char *m, const char *pattern, i
 	}
 }
 
+/* Instructions that take a LOCK prefix (on a memory destination). */
+static const char *const lockable[] = {"ADD", "ADC", "AND",  "BTC",	"BTR",	     "BTS",
+				       "DEC", "INC", "NEG",  "NOT",	"OR",	     "SBB",
+				       "SUB", "XOR", "XADD", "CMPXCHG", "CMPXCHG8B", "CMPXCHG16B"};
+
+/* REP/REPE/REPNE string instructions, LOCK forms. */
+static void prefixed_candidates(struct names *ns, const char *m)
+{
+	static const char *const strings[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		if (!strncmp(m, strings[i], 4) && m[4] && strchr("BWDQ", m[4]) && !m[5]) {
+			names_add(ns, xasprintf("%s.%s", i < 3 ? "REP" : "REPE", m));
+			if (i >= 3)
+				names_add(ns, xasprintf("REPNE.%s", m));
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(lockable); i++)
+		if (!strcmp(m, lockable[i])) {
+			char *locked = xasprintf("LOCK.%s", m);
+			for (size_t j = 0; j < ARRAY_SIZE(gpr_patterns); j++)
+				if (gpr_patterns[j][0] == 'M')
+					add_expanded(ns, locked, gpr_patterns[j], 4, 0);
+			names_add(ns, xasprintf("%s_M64", locked));
+			names_add(ns, xasprintf("%s_M128", locked));
+			free(locked);
+		}
+}
+
 static void candidates_for(struct names *ns, const char *m)
 {
 	int v = m[0] == 'V' || m[0] == 'K';
+	prefixed_candidates(ns, m);
 	if (!v) {
 		for (size_t i = 0; i < ARRAY_SIZE(gpr_patterns); i++)
 			add_expanded(ns, m, gpr_patterns[i], 4, 0);
