@@ -46,7 +46,7 @@ static int failures;
 
 /* ---- the fake core ---- */
 
-static const double probe_cpi[PROBE_COUNT] = {0.25, 1.0 / 3, 0.5}; /* alu load fp */
+static const double probe_cpi[PROBE_COUNT] = {0.25, 1.0 / 3, 0.5, 0.2}; /* alu load fp front */
 
 struct fake {
 	double now;		/* ticks */
