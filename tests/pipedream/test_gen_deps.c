@@ -10,7 +10,9 @@
  * register or byte last written by an instruction that read nothing the
  * body wrote (the zero idioms and setup the generator adds) start no
  * chain and are not counted, zero idioms read nothing (DESIGN.md), and
- * push/pop's RSP updates are the core's stack engine's, no chain. */
+ * push/pop's RSP updates are the core's stack engine's, no chain. The text of
+ * a few kernels is checked too: VEX twins, legacy-SSE initialisation,
+ * zmm16-31 zeroed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,27 @@ static void check(struct bench_ctx *b, const char *spec, int rmw, int flagged)
 	}
 }
 
+/* The generated loop body (whole: the function) holds want and not
+ * unwanted (e.g. the VEX twin of a legacy-SSE form beside VEX ones, and not
+ * the legacy form). */
+static void check_text(struct bench_ctx *b, const char *spec, int whole, const char *want,
+		       const char *unwanted)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	char *text = bench_kernel_asm(b, &k, 0);
+	kernel_done(&k);
+	const char *body = text && !whole ? strstr(text, "_loop:") : text;
+	if (!body || !strstr(body, want) || (unwanted && strstr(body, unwanted))) {
+		printf("FAIL: %s: the body %s '%s'%s%s\n", spec, body ? "lacks" : "is missing",
+		       want, unwanted ? " or holds " : "", unwanted ? unwanted : "");
+		failures++;
+	} else {
+		printf("ok: %s holds '%s'\n", spec, want);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir) || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
@@ -234,6 +257,12 @@ int main(void)
 	      0, 0);
 	/* legacy SSE beside VEX: its VEX twin (vaddsd x, x, y keeps addsd's chain) */
 	check(b, "ADDSD_XMM_XMM VADDPD_YMM_YMM_YMM", 1, 0);
+	check_text(b, "ADDSD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvaddsd xmm", "\taddsd");
+	/* legacy SSE alone is left legacy, its registers set without VEX */
+	check_text(b, "ADDSD_XMM_XMM", 0, "\taddsd xmm", "vaddsd");
+	check_text(b, "ADDSD_XMM_XMM", 1, "\tmovups xmm", "vmovups");
+	/* zmm16-31 used: zeroed before the function returns */
+	check_text(b, "VPADDD_ZMM_ZMM_ZMM^3", 1, "vpxord xmm31, xmm31, xmm31", NULL);
 	/* flagged: SSE without a VEX form beside VEX (transitions); a kernel
 	 * whose implicit registers leave fewer than 8 to rotate a chain over */
 	check(b, "SHA1MSG1_XMM_XMM VADDPD_YMM_YMM_YMM", 0, 2);
