@@ -83,7 +83,7 @@ static char *program(const struct line *v, size_t n)
 			strbuf_addf(&s, "%s", v[i].body);
 		strbuf_addf(
 		    &s,
-		    "\tdec r13\n\tjnz .Lk%zu\n\tvzeroupper\n\tpop r15\n\tpop r14\n\tpop r13\n"
+		    "\tdec r13\n\tjnz .Lk%zu\n\tpop r15\n\tpop r14\n\tpop r13\n"
 		    "\tpop r12\n\tpop rbp\n\tpop rbx\n\tret\n",
 		    i);
 	}

@@ -207,6 +207,27 @@ void gen_sample_instance(const struct form *f, struct strbuf *out)
 	sample(f, NULL, 0, out);
 }
 
+/* A GPR the instruction reads or writes without naming it (rsp left out:
+ * the stack forms keep it balanced themselves). */
+static void add_implicit(struct gen_form_info *info, const ZydisDecodedOperand *op)
+{
+	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return;
+	ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
+	if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
+	    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
+		return;
+	ZydisRegister full =
+	    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
+	int id = ZydisRegisterGetId(full);
+	if (id < 0 || id > 15 || id == 4)
+		return;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+		info->implicit_read |= 1u << id;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+		info->implicit_write |= 1u << id;
+}
+
 /* EVEX only, VEX-like or legacy SSE (the kernels must not mix the last two). */
 static void fill_encoding(struct gen_form_info *info, const ZydisDecodedInstruction *insn)
 {
@@ -247,21 +268,7 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 			explicit_ops[n_explicit++] = op;
 			continue;
 		}
-		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
-			continue;
-		ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
-		if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
-		    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
-			continue;
-		ZydisRegister full =
-		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
-		int id = ZydisRegisterGetId(full);
-		if (id < 0 || id > 15 || id == 4) /* rsp: stack forms are unsupported anyway */
-			continue;
-		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
-			info->implicit_read |= 1u << id;
-		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
-			info->implicit_write |= 1u << id;
+		add_implicit(info, op);
 	}
 	unsigned j = 0;
 	for (unsigned i = 0; i < f->n; i++) {
