@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <capstone/capstone.h>
 
+#include "common/child.h"
 #include "common/util.h"
 #include "palmed/form.h"
 #include "palmed/predict.h"
@@ -32,9 +32,10 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 		}
 		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1])) {
 			free(out);
-			return perpi_set_error("bad hex bytes near '%.10s': expected pairs of hex digits "
-					       "such as '48 01 d8'",
-					       p);
+			return perpi_set_error(
+			    "bad hex bytes near '%.10s': expected pairs of hex digits "
+			    "such as '48 01 d8'",
+			    p);
 		}
 		unsigned v;
 		sscanf(p, "%2x", &v);
@@ -50,23 +51,12 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 	return 0;
 }
 
+/* A tool's exit status, its stderr in errfile; -1 with perpi_error() set
+ * if it was killed or ran past its time limit (common/child.h). */
 static int run(char *const argv[], const char *errfile)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return perpi_set_error("cannot run %s: %s", argv[0], strerror(errno));
-	if (pid == 0) {
-		FILE *err = freopen(errfile, "w", stderr);
-		(void)err;
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return perpi_set_error("waiting for %s: %s", argv[0], strerror(errno));
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+	struct child_spec spec = {NULL, errfile, 0};
+	return child_run(argv, &spec);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -169,9 +159,10 @@ int predict_decode(const unsigned char *bytes, size_t len, struct kernel *out)
 		used += insn[i].size;
 	}
 	if (rc == 0 && used < len)
-		rc = perpi_set_error("cannot decode the bytes at offset %zu (%02x...): not an x86-64 "
-				     "instruction",
-				     used, bytes[used]);
+		rc = perpi_set_error(
+		    "cannot decode the bytes at offset %zu (%02x...): not an x86-64 "
+		    "instruction",
+		    used, bytes[used]);
 	if (n)
 		cs_free(insn, n);
 	cs_close(&cs);

@@ -101,6 +101,9 @@ int main(void)
 	kernel_parse("X Y", &k);
 	check(model_predict(m, &k, &p) < 0 && strstr(perpi_error(), "X"),
 	      "a block of unknown forms only is an error naming the form");
+	/* palmed/model.h: on failure the prediction owns nothing */
+	check(!p.uncovered && !p.nuncovered && !p.bottlenecks,
+	      "a failed prediction holds nothing to free");
 	kernel_done(&k);
 	kernel_init(&k);
 	check(model_predict(m, &k, &p) < 0 && strstr(perpi_error(), "empty"),
