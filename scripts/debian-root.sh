@@ -3,7 +3,7 @@
 # as root with nothing else installed, on a copy of this checkout: what a new
 # user or a CI machine with a newer Debian sees. See docs/HACKING.md.
 #
-#   sh scripts/debian-root.sh [-k] [-r] [-t SECONDS] SUITE [COMMAND]
+#   sh scripts/debian-root.sh [-k] [-r] [-b DIR] [-t SECONDS] SUITE [COMMAND]
 #
 # SUITE is a Debian suite debootstrap knows (bookworm = Debian 12, trixie =
 # Debian 13). COMMAND runs with /bin/sh -c in /perpi, a copy of the checkout's
@@ -17,20 +17,24 @@
 # pristine minimal system. Downloaded .deb files are kept in
 # $PERPI_ROOTS/apt-SUITE (a download cache only: nothing is preinstalled).
 #   -k  keep the run's root in $PERPI_ROOTS/SUITE-keep and reuse it next time
-#       -k is given (packages already installed: faster, no longer fresh)
+#       -k is given (packages installed and /perpi's build outputs kept: faster,
+#       no longer fresh)
+#   -b  DIR of this machine appears as /x in the root (read-write): files to
+#       share between roots (scripts/x86-versions.sh)
 #   -r  rebuild the cached base first
 #   -t  kill COMMAND after SECONDS
 # Needs root (debootstrap, chroot, mount) and the debootstrap package.
 set -eu
 
 usage() {
-	echo "usage: sh scripts/debian-root.sh [-k] [-r] [-t SECONDS] SUITE [COMMAND]" >&2
+	echo "usage: sh scripts/debian-root.sh [-k] [-r] [-b DIR] [-t SECONDS] SUITE [COMMAND]" >&2
 	exit 2
 }
-keep=0 refresh=0 limit=0
-while getopts krt: o; do
+keep=0 refresh=0 limit=0 share=""
+while getopts krb:t: o; do
 	case $o in
 	k) keep=1 ;;
+	b) share=$OPTARG ;;
 	r) refresh=1 ;;
 	t) limit=$OPTARG ;;
 	*) usage ;;
@@ -51,6 +55,7 @@ die() {
 command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
 case $suite in *[!a-z0-9-]* | "") die "bad suite '$suite'" ;; esac
 case $limit in *[!0-9]*) die "-t takes whole seconds, not '$limit'" ;; esac
+[ -z "$share" ] || [ -d "$share" ] || die "-b $share: not a directory"
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 roots=${PERPI_ROOTS:-/var/tmp/perpi-roots}
@@ -92,7 +97,12 @@ cleanup() {
 	for m in $mounted; do
 		umount -l "$m" 2>/dev/null
 	done
-	[ $keep = 1 ] || rm -rf "$run"
+	# Never remove through a mount still there (the host's /dev, the -b DIR).
+	if grep -q " $run/" /proc/self/mounts; then
+		echo "perpi: debian-root: $run still has mounts: not removed" >&2
+	elif [ $keep = 0 ]; then
+		rm -rf --one-file-system "$run"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -103,8 +113,9 @@ elif [ ! -x "$root/bin/sh" ]; then
 	cp -a "$base/." "$root/"
 fi
 
-# The checkout, as a fresh clone has it (and the changes not committed yet).
-rm -rf "$root/perpi"
+# The checkout, as a fresh clone has it (and the changes not committed yet);
+# with -k over the last run's copy, keeping its build.
+[ $keep = 1 ] || rm -rf "$root/perpi"
 mkdir -p "$root/perpi"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 	(cd "$src" && git ls-files -z -c -o --exclude-standard |
@@ -126,6 +137,10 @@ done
 mount --bind "$roots/apt-$suite" "$root/var/cache/apt/archives" &&
 	mounted="$root/var/cache/apt/archives $mounted"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+if [ -n "$share" ]; then
+	mkdir -p "$root/x"
+	mount --bind "$share" "$root/x" && mounted="$root/x $mounted"
+fi
 
 echo "debian-root: $suite: $cmd" >&2
 set +e

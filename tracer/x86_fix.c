@@ -73,7 +73,6 @@ static const struct fix fixes[] = {
     {"comiss ucomiss vcomiss vucomiss", S_CS, C_ANY, .mem_size = 4},
     {"comisd ucomisd vcomisd vucomisd", S_CS, C_ANY, .mem_size = 8},
     {"fnstsw", S_CS, C_MEM, .mem_size = 2},
-    {"vbroadcast?32x4 vbroadcast?64x2", S_CS, C_MEM, .mem_size = 16},
     /* SSE compares write a mask, not flags */
     {"cmp*", S_CS, C_VEC, .no_flags_w = FL_ALL},
     /* Flags Capstone 4 does not report read */

@@ -231,11 +231,13 @@ static FILE *dump_to;
 
 static void dump_one(uint64_t addr, const struct perpi_insn *in, const struct perpi_event *ev)
 {
-	char src[2048], dst[2048], mem[2048];
+	char src[2048], dst[2048], mem[2048], hex[48] = "";
+	for (int i = 0; i < in->len && i < 15; i++)
+		snprintf(hex + 2 * i, sizeof(hex) - 2 * (size_t)i, "%02x", in->bytes[i]);
 	x86t_units_text(ev->src, ev->n_src, src, sizeof(src));
 	x86t_units_text(ev->dst, ev->n_dst, dst, sizeof(dst));
 	x86t_mem_text(ev, mem, sizeof(mem));
-	fprintf(dump_to, "%llx %d c%d/%d f%#x | %s | %s | %s\n", (unsigned long long)addr, in->len,
+	fprintf(dump_to, "%llx %s c%d/%d f%#x | %s | %s | %s\n", (unsigned long long)addr, hex,
 		in->klass, in->control, ev->flags, src, dst, mem);
 }
 
