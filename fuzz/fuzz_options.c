@@ -27,10 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trace_options_init(&topt);
 	filter_options_init(&fopt);
 	for (int i = 0; i < argc;) {
+		/* trace_options_parse moves i past what it takes; filter_parse_option
+		 * leaves it on the last argument it takes, as their callers expect */
 		int rc = trace_options_parse(&topt, argc, argv, &i);
-		if (rc == 0)
-			rc = filter_parse_option(&fopt, argc, argv, &i);
-		if (rc <= 0)
+		if (rc == 0 && filter_parse_option(&fopt, argc, argv, &i) != 0)
+			i++;
+		else if (rc <= 0)
 			i++; /* not an option, or a bad value: perpi would stop here */
 	}
 	trace_options_check(&topt, argc & 1);

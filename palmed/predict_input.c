@@ -26,8 +26,8 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 			p++;
 			continue;
 		}
-		if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) || p[0] == '\\') {
-			p += p[0] == '\\' ? 2 : 2; /* 0x.. or \x.. */
+		if ((p[0] == '0' || p[0] == '\\') && (p[1] == 'x' || p[1] == 'X')) {
+			p += 2; /* 0x.. or \x.. (a lone backslash is bad input, fuzz/) */
 			continue;
 		}
 		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1])) {

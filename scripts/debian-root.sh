@@ -114,15 +114,28 @@ elif [ ! -x "$root/bin/sh" ]; then
 fi
 
 # The checkout, as a fresh clone has it (and the changes not committed yet);
-# with -k over the last run's copy, keeping its build.
-[ $keep = 1 ] || rm -rf "$root/perpi"
-mkdir -p "$root/perpi"
+# with -k over the last run's copy, keeping its build: only the files that
+# differ are copied, with a new time, so that make rebuilds what they change.
+stage=$run/stage
+rm -rf "$stage"
+mkdir -p "$stage"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 	(cd "$src" && git ls-files -z -c -o --exclude-standard |
 		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-		tar --null -T - -cf -) | tar -xf - -C "$root/perpi"
+		tar --null -T - -cf -) | tar -xf - -C "$stage"
 else
-	cp -a "$src/." "$root/perpi/"
+	cp -a "$src/." "$stage/"
+fi
+if [ $keep = 1 ] && [ -d "$root/perpi" ]; then
+	(cd "$stage" && find . -type f) | while IFS= read -r f; do
+		cmp -s "$stage/$f" "$root/perpi/$f" && continue
+		mkdir -p "$(dirname "$root/perpi/$f")"
+		cp "$stage/$f" "$root/perpi/$f"
+	done
+	rm -rf "$stage"
+else
+	rm -rf "$root/perpi"
+	mv "$stage" "$root/perpi"
 fi
 
 # What a booted system has: /proc (ptrace, /proc/PID/maps), /dev (ptys for

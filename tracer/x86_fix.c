@@ -40,7 +40,8 @@ static const struct fix fixes[] = {
     /* Flags. */
     {"adc sbb", S_CS, C_ANY, .flags_r = FL(UNIT_CF)},
     {"movsd movss", S_CS, C_VEC, .no_flags_r = FL(UNIT_DF)},
-    {"test", S_CS, C_ANY, .fn = x86_fix_read_only},
+    /* test: OF CF cleared, SF ZF PF set, AF undefined (Capstone 5: none for test m8, r8) */
+    {"test", S_CS, C_ANY, .flags_w = FL_STATUS, .fn = x86_fix_read_only},
     {"bextr", S_CS, C_ANY, .no_flags_w = FL(UNIT_DF)},
     /* ZF and CF, the others cleared: Capstone misses OF (ptest), all (vptest) */
     {"ptest vptest vtestps vtestpd", S_CS, C_ANY, .flags_w = FL_STATUS},
@@ -66,6 +67,8 @@ static const struct fix fixes[] = {
     {"v*", S_CS, C_ANY, .fn = x86_fix_unaccessed_read},
     {"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*", S_CS, C_ANY, .flags_w = FL_STATUS},
     {"vpcmpistri vpcmpestri vpcmpistrm vpcmpestrm", S_CS, C_ANY, .flags_w = FL_STATUS},
+    /* the mask goes to xmm0 (Capstone 5 does not say so) */
+    {"pcmpistrm pcmpestrm vpcmpistrm vpcmpestrm", S_CS, C_ANY, .reg = {RC_VEC, 0, 16, AC_W, 0}},
     /* maskmovdqu xmm, xmm stores to [rdi], an operand Capstone does not show */
     {"maskmovdqu vmaskmovdqu", S_CS, C_ANY, .mem = {UNIT_RDI, 16, AC_W}},
     {"maskmovq", S_CS, C_ANY, .mem = {UNIT_RDI, 8, AC_W}},
