@@ -19,11 +19,11 @@ struct latency_entry {
 struct latency_table {
 	struct latency_entry *entries; /* sorted by form */
 	size_t n, cap;
-	uint16_t *by_id;               /* per insn->id: steps, 0 = not worked out yet */
+	uint16_t *by_id; /* per insn->id: steps, 0 = not worked out yet */
 	size_t ids;
 	size_t unlisted;
 	csh cs;
-	int cs_open;                   /* 1 open, -1 failed, 0 not tried */
+	int cs_open; /* 1 open, -1 failed, 0 not tried */
 };
 
 static int by_form(const void *a, const void *b)
@@ -74,7 +74,8 @@ struct latency_table *latency_table_load(const char *path)
 		}
 	}
 	fclose(f);
-	qsort(t->entries, t->n, sizeof(*t->entries), by_form);
+	if (t->n) /* an empty table has no array to sort (found by fuzz/) */
+		qsort(t->entries, t->n, sizeof(*t->entries), by_form);
 	for (size_t i = 1; i < t->n; i++)
 		if (!strcmp(t->entries[i].form, t->entries[i - 1].form)) {
 			perpi_set_error("%s: %s is listed twice", path, t->entries[i].form);
@@ -117,7 +118,7 @@ static unsigned lookup(struct latency_table *t, const struct perpi_insn *insn)
 	if (form_from_insn(ci, &form) == 0) {
 		form_print(&form, key.form, sizeof(key.form));
 		const struct latency_entry *e =
-			bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
+		    t->n ? bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form) : NULL;
 		steps = e ? e->steps : 0;
 	}
 	cs_free(ci, 1);

@@ -551,9 +551,9 @@ int trace_reader_replay(struct trace_reader *r, perpi_event_fn fn, void *ctx)
 			r->pos = at;
 			return corrupt(r, "bad chunk header");
 		}
-		if (len > r->cap_chunk) {
+		if (len > r->cap_chunk || !r->chunk) { /* an empty chunk too: no NULL + 0 (fuzz/) */
 			r->cap_chunk = len;
-			r->chunk = xrealloc(r->chunk, len);
+			r->chunk = xrealloc(r->chunk, len ? len : 1);
 		}
 		if (read_exact(r, r->chunk, len, "a chunk") < 0)
 			return -1;
