@@ -81,7 +81,7 @@ void x86_fix_data(struct x86_ir *ir, const struct fix *f);
 /* After the table: what every IR needs whatever its mnemonic. */
 void x86_fix_defaults(struct x86_ir *ir);
 
-/* The procedures (x86_fix_actions.c, x86_fix_lanes.c); arg as the entry gives. */
+/* The procedures (x86_fix_actions.c); arg as the entry gives. */
 void x86_fix_zero_idiom(struct x86_ir *ir, int arg);
 void x86_fix_push(struct x86_ir *ir, int arg);
 void x86_fix_pop(struct x86_ir *ir, int arg);
