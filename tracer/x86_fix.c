@@ -121,6 +121,9 @@ static const struct fix fixes[] = {
     {"fpatan fyl2x*", S_ALL, C_ANY, .reg = FIX_ST(1, RW)},
     {"fist fistp fisttp", S_ALL, C_MEM, .reg = FIX_ST(0, AC_R)},
     {"faddp fsubp fsubrp fmulp fdivp fdivrp fxch", S_ALL, C_ANY, .fn = x86_fix_st_ops_rw},
+    /* ffree/ffreep ST(i) only tag it empty: written, not read (Capstone 4:
+     * ffree reads, ffreep writes; Capstone 5: ffreep neither; Zydis: reads) */
+    {"ffree ffreep", S_ALL, C_ANY, .fn = x86_fix_st_written},
     {"fcomi fcomip fucomi fucomip", S_ALL, C_ANY, .flags_w = FL_STATUS},
     /* Dynamic handlers. */
     {"shl sal shr sar rol ror rcl rcr shld shrd", S_ALL, C_ANY, .fn = x86_fix_shift},

@@ -97,6 +97,7 @@ void x86_fix_x87_push(struct x86_ir *ir, int arg);
 void x86_fix_x87_arith(struct x86_ir *ir, int arg);
 void x86_fix_x87_cmov(struct x86_ir *ir, int arg);
 void x86_fix_st_ops_rw(struct x86_ir *ir, int arg);
+void x86_fix_st_written(struct x86_ir *ir, int arg);
 void x86_fix_syscall(struct x86_ir *ir, int arg);
 void x86_fix_int80(struct x86_ir *ir, int arg);
 void x86_fix_cmpxchg(struct x86_ir *ir, int arg);

@@ -365,6 +365,14 @@ void x86_fix_st_ops_rw(struct x86_ir *ir, int arg)
 			ir->ops[i].access = AC_R | AC_W;
 }
 
+void x86_fix_st_written(struct x86_ir *ir, int arg)
+{
+	for (int i = 0; i < ir->nops; i++)
+		if (ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_ST &&
+		    !ir->ops[i].implicit)
+			ir->ops[i].access = AC_W;
+}
+
 void x86_fix_agen(struct x86_ir *ir, int arg)
 {
 	for (int i = 0; i < ir->nops; i++)

@@ -334,6 +334,11 @@ static const struct tcase cases[] = {
     {"umwait ecx", "f2 0f ae f1", "rcx rax rdx", AR6, ""},
     {"umonitor rax", "f3 0f ae f0", "rax", "", ""},
     {"rdsspq rax writes rax", "f3 48 0f 1e c8", "", "rax", ""},
+    /* ffree/ffreep st(1) with TOP = 5: tag R6 empty (ffreep pops too); no
+     * value read: R6 written only (Capstone 4: ffree reads it; Capstone 5:
+     * ffreep has no access) */
+    {"ffreep st(1) writes, reads nothing", "df c1", "", "fp6", "", NULL, "top=5"},
+    {"ffree st(1) writes, reads nothing", "dd c1", "", "fp6", "", NULL, "top=5"},
 };
 
 static void default_regs(struct user_regs_struct *r)

@@ -38,9 +38,6 @@ static const struct exception exceptions[] = {
     {"leave", "src-", "rsp",
      "Zydis lists RSP read for leave's pop step, which reads the RSP leave itself just "
      "set from RBP: no dependency on the old RSP"},
-    {"ffreep", "*", "fp*",
-     "ffreep only tags ST(i) empty and pops: Capstone calls ST(i) written, Zydis read; "
-     "no value flows either way (perpi keeps Capstone's write)"},
     /* Seen in tests/x86/forms.S (forms.sh), none in libc or libm: */
     {"cmps*", "dst+", "rsi",
      "cmps advances RSI and RDI after every compare, REP prefix or not (SDM); Zydis does "
