@@ -1,11 +1,11 @@
-/* --latency FILE (ilp/latency.h): a loaded table answers for a few
+/* --latency FILE (palmed/latency.h): a loaded table answers for a few
  * instructions (their forms worked out from their bytes). */
 #include <stdint.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "fuzz/fuzz_util.h"
-#include "ilp/latency.h"
+#include "palmed/latency.h"
 #include "tracer/x86.h"
 
 static struct x86_decoder *dec;

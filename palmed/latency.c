@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "ilp/latency.h"
+#include "palmed/latency.h"
 #include "palmed/form.h"
 
 #define LATENCY_MAX 1000
