@@ -1,7 +1,9 @@
 /* The one table of per-mnemonic semantic fixes (DESIGN.md, "Decoding").
  *
- * Two scopes: S_CS entries correct what Capstone 4.0.2 reports wrongly
- * (tests/x86/test_x86_zydis.c finds them by comparing with Zydis over libc);
+ * Two scopes: S_CS entries correct what Capstone (4.0.2 or 5) reports
+ * wrongly for what it decodes, legacy and VEX instructions (EVEX go to
+ * Zydis: x86_ir.c); tests/x86/test_x86_zydis.c finds them by comparing with
+ * Zydis over libc;
  * S_ALL entries are DESIGN.md rules no decoder knows (zero idioms, syscall,
  * the special registers, x87 pushes, dynamic handlers) and apply to both
  * decoders. Each entry is covered by a case in tests/x86/test_x86_sem.c. */
@@ -30,7 +32,7 @@ static const struct fix fixes[] = {
     {"popfq", S_ALL, C_ANY, .flags_w = FL_ALL},
     /* Stores reported as reads: moves whose first operand is memory. */
     {"mov* vmov* fst fstp fist fistp fisttp fnstcw fnstsw set*", S_CS, C_STORE, .mem_access = AC_W},
-    {"kmov? vmaskmov* vpmaskmov* vpmov* vcvtps2ph", S_CS, C_STORE, .mem_access = AC_W},
+    {"vmaskmov* vpmaskmov* vcvtps2ph", S_CS, C_STORE, .mem_access = AC_W},
     {"stmxcsr vstmxcsr", S_CS, C_ANY, .mem_access = AC_W},
     /* lea, prefetches, clflush: address registers, no memory. */
     {"lea", S_CS, C_ANY, .fn = x86_fix_agen},
@@ -63,8 +65,6 @@ static const struct fix fixes[] = {
      S_ALL, C_LEGACY, .fn = x86_fix_dest_read},
     {"movss movsd", S_ALL, C_REG, .fn = x86_fix_dest_read},
     {"cmov*", S_ALL, C_ANY, .fn = x86_fix_dest_read},
-    /* EVEX masked forms leave operands without access: they are read. */
-    {"v*", S_CS, C_ANY, .fn = x86_fix_unaccessed_read},
     {"pcmpistri pcmpestri pcmpistrm pcmpestrm vcomis* vucomis*", S_CS, C_ANY, .flags_w = FL_STATUS},
     {"vpcmpistri vpcmpestri vpcmpistrm vpcmpestrm", S_CS, C_ANY, .flags_w = FL_STATUS},
     /* the mask goes to xmm0 (Capstone 5 does not say so) */
@@ -86,8 +86,7 @@ static const struct fix fixes[] = {
     {"adcx adox", S_CS, C_ANY, .fn = x86_fix_dest_read},
     {"lahf", S_CS, C_ANY, .flags_r = FL_STATUS & ~FL(UNIT_OF)},
     {"rol ror rcl rcr", S_CS, C_MEM, .mem_access = RW},
-    {"extractps vextract* pextr* vpextr* vpcompress* vcompress*", S_CS, C_STORE,
-     .mem_access = AC_W},
+    {"extractps vextract* pextr* vpextr*", S_CS, C_STORE, .mem_access = AC_W},
     {"fcmove fcmovne", S_CS, C_ANY, .flags_r = FL(UNIT_ZF)},
     {"fcmovbe fcmovnbe", S_CS, C_ANY, .flags_r = FL(UNIT_CF) | FL(UNIT_ZF)},
     {"fcmovu fcmovnu", S_CS, C_ANY, .flags_r = FL(UNIT_PF)},

@@ -92,7 +92,6 @@ void x86_fix_no_operands(struct x86_ir *ir, int arg);
 void x86_fix_read_only(struct x86_ir *ir, int arg);
 void x86_fix_gpr64(struct x86_ir *ir, int arg);
 void x86_fix_dest_read(struct x86_ir *ir, int arg);
-void x86_fix_unaccessed_read(struct x86_ir *ir, int arg);
 void x86_fix_x87_push(struct x86_ir *ir, int arg);
 void x86_fix_x87_arith(struct x86_ir *ir, int arg);
 void x86_fix_x87_cmov(struct x86_ir *ir, int arg);

@@ -409,14 +409,6 @@ void x86_fix_dest_read(struct x86_ir *ir, int arg)
 		ir->ops[0].access |= AC_R;
 }
 
-void x86_fix_unaccessed_read(struct x86_ir *ir, int arg)
-{
-	for (int i = 0; i < ir->nops; i++)
-		if ((ir->ops[i].type == OP_REG || ir->ops[i].type == OP_MEM) &&
-		    !ir->ops[i].implicit && !ir->ops[i].access)
-			ir->ops[i].access = AC_R;
-}
-
 void x86_fix_bit_offset(struct x86_ir *ir, int arg)
 {
 	const struct x86_irop *e[2];

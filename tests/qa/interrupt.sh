@@ -76,8 +76,10 @@ done
 
 # bench: a campaign of kernels long enough to be stopped in the middle
 if command -v as >/dev/null && command -v sqlite3 >/dev/null; then
-	for f in ADD SUB XOR AND OR IMUL; do echo "${f}_GPR64_GPR64"; done >"$tmp/campaign"
-	env --default-signal=INT "$PERPI" bench --db "$tmp/b.db" --total 2000000 --max-seconds 1 \
+	# 28 kernels of 10^7 instructions: seconds, not to be over before SIGINT
+	forms="ADD SUB XOR AND OR IMUL ADC SBB"
+	for a in $forms; do for b in $forms; do [ "$a" \< "$b" ] && echo "${a}_GPR64_GPR64 ${b}_GPR64_GPR64"; done; done >"$tmp/campaign"
+	env --default-signal=INT "$PERPI" bench --db "$tmp/b.db" --total 10000000 --max-seconds 1 \
 		-f "$tmp/campaign" >/dev/null 2>&1 &
 	pid=$!
 	n=0 i=0
