@@ -1,10 +1,12 @@
 /* Kernel specs ("ADD_GPR64_GPR64^2 MULSD_XMM_XMM") and form names, as
- * perpi bench, palmed predict and forms check take them. A parsed kernel
- * printed back must parse to the same kernel (kernel.h: canonical). */
+ * perpi bench, palmed predict and forms check take them, and bench's
+ * kernel files (-f FILE: one per line, '#' comments) and counts. A parsed
+ * kernel printed back must parse to the same kernel (kernel.h: canonical). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/bench_cli.h"
 #include "common/util.h"
 #include "fuzz/fuzz_util.h"
 #include "palmed/form.h"
@@ -32,6 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kernel_done(&again);
 		kernel_done(&k);
 	}
+	long count;
+	bench_cli_count(text, &count, 1, 1000000);
+	const char *path = fuzz_file(data, size);
+	struct kernel *ks;
+	size_t n;
+	if (path && bench_cli_read_kernels(NULL, 0, path, size & 1, &ks, &n) == 0)
+		bench_cli_free_kernels(ks, n);
+	fuzz_file_done();
 	free(text);
 	return 0;
 }
