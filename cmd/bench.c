@@ -46,6 +46,11 @@ static void print_text(const char *spec, const struct bench_result *r, int laten
 		printf("  (cached)");
 	if (r->flagged)
 		printf("  [dependency: %s]", r->flag_reason);
+	if (r->helpers[0])
+		printf("  [with %s]", r->helpers);
+	if (r->bimodal)
+		printf("  [two modes: %.3f and %.3f cycles, the faster kept]", r->cycles,
+		       r->other_cycles);
 	printf("\n");
 }
 
@@ -65,6 +70,11 @@ static json_object *result_json(const char *spec, const struct bench_result *r, 
 	if (r->flagged)
 		json_object_object_add(o, "flag_reason", json_object_new_string(r->flag_reason));
 	json_object_object_add(o, "cached", json_object_new_boolean(r->from_cache));
+	json_object_object_add(o, "helpers", json_object_new_string(r->helpers));
+	json_object_object_add(o, "bimodal", json_object_new_boolean(r->bimodal));
+	if (r->bimodal)
+		json_object_object_add(o, "other_mode_cycles",
+				       json_object_new_double(r->other_cycles));
 	for (unsigned i = 0; i < r->n_samples; i++) {
 		json_object_array_add(s, json_object_new_double(r->samples[i]));
 		json_object_array_add(c, json_object_new_boolean(r->clean[i]));

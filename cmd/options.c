@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/measure.h"
 #include "common/util.h"
 #include "config.h"
 #include "ilp/graph.h"
@@ -35,6 +36,16 @@ static int set_version(struct cmd_args *a, const char *v)
 {
 	printf("perpi %s\n", PACKAGE_VERSION);
 	return PRINTED;
+}
+
+static int set_measure(struct cmd_args *a, const char *v)
+{
+	char *end;
+	long n = v ? strtol(v, &end, 10) : MEASURE_DEFAULT_RUNS;
+	if (v && (!*v || *end || n < 1 || n > 10000))
+		return perpi_set_error("--measure=N: '%s' is not a number of runs (1 to 10000)", v);
+	a->measure = (unsigned)n;
+	return 0;
 }
 
 static int set_blocks(struct cmd_args *a, const char *v)
@@ -92,6 +103,9 @@ const struct cmd_option cmd_options[] = {
     {"--output", "-o", "FILE", CMD_RUN, STRING(output),
      "write the report to FILE instead of standard error"},
     {"--output", "-o", "FILE", CMD_RECORD, STRING(output), "write FILE instead of perpi.data"},
+    {"--measure", NULL, "[=N]", CMD_RECORD, CALL(set_measure),
+     "first time the program natively N times (4) as 'perpi\n"
+     "measure' does, and keep the figures in the file"},
     {"--output", "-o", "FILE", CMD_REPORT | CMD_HIST | CMD_CRITICAL, STRING(output),
      "write to FILE instead of standard output"},
     {"--output", "-o", "FILE.dot", CMD_GRAPH, STRING(output),

@@ -47,6 +47,7 @@ struct cmd_args {
 	unsigned bins;		       /* hist --bins; 0: the output's default */
 	int colour;		       /* hist --color 1, --no-color 0; -1: a terminal's */
 	uint64_t max_nodes;	       /* graph --max-nodes */
+	unsigned measure;	       /* record --measure[=N]: native runs first; 0: none */
 	const char *tracer_option;     /* the first tracer option given (tui), or NULL */
 	int program;		       /* argv index of PROGRAM; 0: none */
 };

@@ -8,6 +8,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/live.h"
+#include "cmd/measure.h"
 #include "cmd/options.h"
 #include "common/util.h"
 #include "ilp/srcline.h"
@@ -48,7 +49,8 @@ static int record_line(void *ctx, uint64_t addr, const char **file, unsigned *li
 	return srcline_lookup(r->lines, fn, offset, file, line);
 }
 
-static struct trace_writer *open_writer(struct record *r, char **argv)
+static struct trace_writer *open_writer(struct record *r, char **argv,
+					const struct measured *measured)
 {
 	struct live_meta meta;
 	live_meta_init(&meta, r->args, argv);
@@ -57,15 +59,47 @@ static struct trace_writer *open_writer(struct record *r, char **argv)
 		perpi_warn("no source lines in the trace: %s", perpi_error());
 	live_meta_add(&meta, "lines", r->lines ? "libdw" : "none");
 	const struct trace_symbolizer sym = {record_function, record_line, r};
-	struct trace_writer *w = trace_writer_open(r->args->output, meta.entries, meta.n, &sym);
+	struct trace_writer *w =
+	    trace_writer_open_measured(r->args->output, meta.entries, meta.n, &sym, measured);
 	live_meta_done(&meta);
 	return w;
+}
+
+/* --measure: the native runs, before the traced one (perpi measure's
+ * work); 0 to go on and trace, else the exit status. */
+static int record_measure(struct record *r, char **argv, struct measure_outcome *o)
+{
+	const struct trace_options *t = &r->args->trace;
+	if (t->pid)
+		return fprintf(stderr, "perpi record: --measure: times a program perpi starts, not "
+				       "one attached to with -p\n"),
+		       2;
+	struct measure_options mo = {
+	    t->functions, t->n_functions, t->start, t->stop, MEASURE_AUTO, 0, t->cpu};
+	int status = measure_collect("record", &mo, argv + r->args->program, r->args->measure, o);
+	if (!o->summary)
+		return status;
+	if (status == 130) { /* Ctrl-C: what was timed, and no trace */
+		measure_print_text(stderr, o->summary, argv[r->args->program], o);
+		fprintf(stderr, "perpi record: interrupted while measuring: nothing recorded\n");
+		return status;
+	}
+	return 0;
 }
 
 static int record_run(struct record *r, char **argv)
 {
 	const char *output = r->args->output;
-	struct trace_writer *w = open_writer(r, argv);
+	struct measure_outcome measured = {0};
+	if (r->args->measure) {
+		int status = record_measure(r, argv, &measured);
+		if (status) {
+			measure_outcome_done(&measured);
+			return status;
+		}
+	}
+	struct trace_writer *w = open_writer(r, argv, measured.summary);
+	measure_outcome_done(&measured);
 	if (!w) {
 		fprintf(stderr, "perpi record: %s\n", perpi_error());
 		return 2;

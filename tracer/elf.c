@@ -99,7 +99,12 @@ char *elf_find_program(const char *program)
 		if (access(cand, X_OK) == 0) {
 			struct stat st;
 			if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
-				if (elf_check_file(cand, program) < 0) {
+				/* name what PATH found: a wrapper script (pyenv's shims) hides
+				 * the ELF program further down the PATH */
+				char *shown = xasprintf("%s (%s)", program, cand);
+				int bad = elf_check_file(cand, shown) < 0;
+				free(shown);
+				if (bad) {
 					free(cand);
 					return NULL;
 				}
