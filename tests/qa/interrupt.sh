@@ -7,7 +7,9 @@
 #  - perpi report, hist, graph and critical reading a recording that does
 #    not come (a FIFO nobody finishes writing): each stops;
 #  - perpi bench in the middle of a campaign: stops, the kernels measured
-#    so far stay in the database, and no benchmark worker is left behind.
+#    so far are shown and stay in the database, the others are counted,
+#    and no benchmark worker is left behind;
+#  - perpi palmed build in the middle of a batch: stops (no model written).
 # A background job of a non-interactive shell starts with SIGINT ignored:
 # env --default-signal=INT gives perpi the disposition a terminal gives it.
 set -u
@@ -80,7 +82,7 @@ if command -v as >/dev/null && command -v sqlite3 >/dev/null; then
 	forms="ADD SUB XOR AND OR IMUL ADC SBB"
 	for a in $forms; do for b in $forms; do [ "$a" \< "$b" ] && echo "${a}_GPR64_GPR64 ${b}_GPR64_GPR64"; done; done >"$tmp/campaign"
 	env --default-signal=INT "$PERPI" bench --db "$tmp/b.db" --total 10000000 --max-seconds 1 \
-		-f "$tmp/campaign" >/dev/null 2>&1 &
+		-f "$tmp/campaign" >"$tmp/b.out" 2>"$tmp/b.err" &
 	pid=$!
 	n=0 i=0
 	while [ "$n" -lt 1 ] && [ $i -lt 400 ] && kill -0 "$pid" 2>/dev/null; do
@@ -100,7 +102,16 @@ if command -v as >/dev/null && command -v sqlite3 >/dev/null; then
 			fail "bench: its worker $worker still runs after perpi stopped"
 			kill -9 "$worker"
 		fi
-		echo "bench: $kept kernel(s) kept"
+		# every one of the 28 kernels is either shown, or said not measured,
+		# or failed with its own message
+		shown=$(grep -c 'GPR64' "$tmp/b.out")
+		stopped=$(sed -n 's/^perpi: bench: interrupted: \([0-9]*\) of the 28 kernels not measured or failed$/\1/p' "$tmp/b.err")
+		other=$(grep -v '^perpi: bench: interrupted:' "$tmp/b.err" | grep -c '^perpi: bench:')
+		[ -n "$stopped" ] || fail "bench: does not say how many kernels it gave up: $(cat "$tmp/b.err")"
+		[ "$shown" -ge 1 ] || fail "bench: the kernels measured before SIGINT are not shown"
+		[ $((shown + ${stopped:-0} + other)) = 28 ] ||
+			fail "bench: $shown shown + ${stopped:-?} given up + $other failed is not the 28 kernels"
+		echo "bench: $kept kernel(s) kept, $shown shown, ${stopped:-?} not measured"
 	else
 		echo "bench: not checked (the campaign did not reach its first kernel: a busy host)"
 		kill -9 "$pid" 2>/dev/null
@@ -108,6 +119,31 @@ if command -v as >/dev/null && command -v sqlite3 >/dev/null; then
 	fi
 else
 	echo "bench: not checked (GNU as and the sqlite3 shell are needed)"
+fi
+
+# palmed build while a batch of kernels is being measured (it used to
+# finish the batch first: minutes on a big catalogue)
+if command -v as >/dev/null && command -v sqlite3 >/dev/null; then
+	printf '%s\n' ADD_GPR64_GPR64 IMUL_GPR64_GPR64 ADDSD_XMM_XMM MULSD_XMM_XMM PADDD_XMM_XMM \
+		SHL_GPR64_IMM8 XOR_GPR64_GPR64 SUB_GPR64_GPR64 >"$tmp/forms"
+	env --default-signal=INT "$PERPI" palmed build --forms "$tmp/forms" --db "$tmp/p.db" -q \
+		-o "$tmp/m.json" >/dev/null 2>"$tmp/p.err" &
+	pid=$!
+	n=0 i=0
+	while [ "$n" -lt 1 ] && [ $i -lt 400 ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.05
+		n=$(sqlite3 "$tmp/p.db" 'select count(*) from measurement' 2>/dev/null || echo 0)
+		i=$((i + 1))
+	done
+	if [ "$n" -ge 1 ] && kill -0 "$pid" 2>/dev/null; then
+		interrupt "palmed build" "$pid"
+		[ -e "$tmp/m.json" ] && fail "palmed build: wrote a model although interrupted"
+		grep -q "$tmp/p.db" "$tmp/p.err" || fail "palmed build: does not say where its measurements are: $(cat "$tmp/p.err")"
+	else
+		echo "palmed build: not checked (no kernel measured before it ended: $(tail -n 1 "$tmp/p.err"))"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
 fi
 
 [ "$fails" = 0 ] && echo PASS
