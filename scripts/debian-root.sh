@@ -18,7 +18,7 @@
 # $PERPI_ROOTS/apt-SUITE (a download cache only: nothing is preinstalled).
 #   -k  keep the run's root in $PERPI_ROOTS/SUITE-keep and reuse it next time
 #       -k is given (packages installed and /perpi's build outputs kept: faster,
-#       no longer fresh)
+#       no longer fresh; the sources the checkout no longer has are removed)
 #   -b  DIR of this machine appears as /x in the root (read-write): files to
 #       share between roots (scripts/x86-versions.sh)
 #   -r  rebuild the cached base first
@@ -126,17 +126,26 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 else
 	cp -a "$src/." "$stage/"
 fi
+(cd "$stage" && find . -type f | LC_ALL=C sort) >"$run/files.new"
 if [ $keep = 1 ] && [ -d "$root/perpi" ]; then
-	(cd "$stage" && find . -type f) | while IFS= read -r f; do
+	while IFS= read -r f; do
 		cmp -s "$stage/$f" "$root/perpi/$f" && continue
 		mkdir -p "$(dirname "$root/perpi/$f")"
 		cp "$stage/$f" "$root/perpi/$f"
-	done
+	done <"$run/files.new"
+	# the files an earlier run copied that the checkout no longer has (moved
+	# or removed sources: tests/layers.sh would still see them)
+	if [ -f "$run/files" ]; then
+		LC_ALL=C comm -23 "$run/files" "$run/files.new" | while IFS= read -r f; do
+			rm -f "$root/perpi/$f"
+		done
+	fi
 	rm -rf "$stage"
 else
 	rm -rf "$root/perpi"
 	mv "$stage" "$root/perpi"
 fi
+mv "$run/files.new" "$run/files"
 
 # What a booted system has: /proc (ptrace, /proc/PID/maps), /dev (ptys for
 # the TUI tests, /dev/null), /sys (CPU topology), DNS for apt.
