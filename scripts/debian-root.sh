@@ -138,6 +138,7 @@ if [ $keep = 1 ] && [ -d "$root/perpi" ]; then
 	if [ -f "$run/files" ]; then
 		LC_ALL=C comm -23 "$run/files" "$run/files.new" | while IFS= read -r f; do
 			rm -f "$root/perpi/$f"
+			case $f in *.c) rm -f "$root/perpi/${f%.c}.o" ;; esac # its object too
 		done
 	fi
 	rm -rf "$stage"
