@@ -1,5 +1,6 @@
 /* perpi bench: measure kernels (multisets of instruction forms) on this CPU. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,27 @@ static int show_asm(struct bench_ctx *b, const struct kernel *ks, size_t n, int 
 	return 0;
 }
 
+/* Ctrl-C or SIGTERM: the kernels not measured yet are given up, the
+ * results so far are shown (and stay in the database); a second one stops
+ * at once. */
+static volatile sig_atomic_t bench_stop;
+
+static void on_stop(int sig)
+{
+	bench_stop = sig;
+}
+
+static void catch_stop(int on)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on ? on_stop : SIG_DFL;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int report(const struct kernel *ks, size_t n, struct bench_result *res, const int *status,
 		  char **errors, const struct bench_args *a)
 {
@@ -191,9 +213,13 @@ static int report(const struct kernel *ks, size_t n, struct bench_result *res, c
 	if (!a->json && any)
 		printf("%-9s %-7s %6s  %-5s %s\n", a->latency ? "latency" : "cycles",
 		       a->latency ? "1/lat" : "IPC", "spread", "clock", "kernel");
+	size_t stopped = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *spec = kernel_to_string(&ks[i]);
-		if (status[i] < 0) {
+		if (status[i] < 0 && bench_stop) { /* cut short, whatever it says */
+			stopped++;
+			failed = 1;
+		} else if (status[i] < 0) {
 			fprintf(stderr, "perpi: bench: %s\n", errors[i]);
 			failed = 1;
 		} else if (a->json) {
@@ -207,7 +233,51 @@ static int report(const struct kernel *ks, size_t n, struct bench_result *res, c
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 		json_object_put(arr);
 	}
+	if (stopped)
+		fprintf(
+		    stderr,
+		    "perpi: bench: interrupted: %zu of the %zu kernels not measured or failed\n",
+		    stopped, n);
 	return failed;
+}
+
+/* Measures ks and reports; 128 + the signal when stopped. */
+static int measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
+		   const struct bench_args *a)
+{
+	struct bench_result *res = xcalloc(n, sizeof(*res));
+	int *status = xcalloc(n, sizeof(int));
+	char **errors = xcalloc(n, sizeof(char *));
+	struct bench_cli_progress p;
+	bench_cli_progress_init(&p, "bench");
+	catch_stop(1);
+	if (a->latency)
+		for (size_t i = 0; i < n; i++) {
+			if (bench_stop) {
+				status[i] = -1;
+				errors[i] = xstrdup("interrupted");
+				continue;
+			}
+			status[i] = bench_latency(b, ks[i].terms[0].form, &res[i]);
+			if (status[i] < 0)
+				errors[i] = xstrdup(perpi_error());
+			bench_cli_progress(&p, i + 1, n);
+		}
+	else
+		bench_measure_many(b, ks, n, res, status, errors, bench_cli_progress, &p);
+	catch_stop(0);
+	bench_cli_progress_end(&p);
+	int rc = report(ks, n, res, status, errors, a);
+	if (bench_stop)
+		rc = 128 + bench_stop;
+	for (size_t i = 0; i < n; i++) {
+		bench_result_done(&res[i]);
+		free(errors[i]);
+	}
+	free(res);
+	free(status);
+	free(errors);
+	return rc;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -231,33 +301,12 @@ int cmd_bench(int argc, char **argv)
 		bench_cli_free_kernels(ks, n);
 		return 1;
 	}
+	a.opt.stop = &bench_stop;
 	struct bench_ctx *b = bench_new(&a.opt, db);
 	if (a.show_asm) {
 		rc = show_asm(b, ks, n, a.latency);
 	} else {
-		struct bench_result *res = xcalloc(n, sizeof(*res));
-		int *status = xcalloc(n, sizeof(int));
-		char **errors = xcalloc(n, sizeof(char *));
-		struct bench_cli_progress p;
-		bench_cli_progress_init(&p, "bench");
-		if (a.latency)
-			for (size_t i = 0; i < n; i++) {
-				status[i] = bench_latency(b, ks[i].terms[0].form, &res[i]);
-				if (status[i] < 0)
-					errors[i] = xstrdup(perpi_error());
-				bench_cli_progress(&p, i + 1, n);
-			}
-		else
-			bench_measure_many(b, ks, n, res, status, errors, bench_cli_progress, &p);
-		bench_cli_progress_end(&p);
-		rc = report(ks, n, res, status, errors, &a);
-		for (size_t i = 0; i < n; i++) {
-			bench_result_done(&res[i]);
-			free(errors[i]);
-		}
-		free(res);
-		free(status);
-		free(errors);
+		rc = measure(b, ks, n, &a);
 	}
 	bench_delete(b);
 	db_close(db);

@@ -198,6 +198,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 			return -1;
 		}
 		bench_options_default(&bo);
+		bo.stop = &build_stop;
 		infer_bench_init(&ib, &bo, db, &ms);
 		infer_options_noisy(&o);
 		o.max_benchmarks = a->budget >= 0 ? (unsigned)a->budget
@@ -207,8 +208,9 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 								    ? forms.n * 100 + 1000
 								    : 15000);
 		o.progress = a->quiet ? NULL : stderr;
-		/* Ctrl-C: stop after the batch being measured (a second one
-		 * kills at once); what was measured stays in the database. */
+		/* Ctrl-C: stop, the kernels of the batch not measured yet given
+		 * up (a second one kills at once); what was measured stays in
+		 * the database. */
 		struct sigaction sa, old_int, old_term;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_stop;

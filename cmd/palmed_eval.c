@@ -240,10 +240,11 @@ static void predict_points(const struct model *m, struct eval_set *s, size_t pre
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct prediction p;
-		if (model_predict(m, &ks[i], &p) == 0 && p.nuncovered == 0)
+		if (model_predict(m, &ks[i], &p) < 0)
+			continue; /* owns nothing on failure (palmed/model.h) */
+		if (p.nuncovered == 0)
 			s->points[i].pred[pred] = p.ipc;
-		if (p.total)
-			prediction_done(&p);
+		prediction_done(&p);
 	}
 }
 

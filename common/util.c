@@ -1,3 +1,4 @@
+#define _GNU_SOURCE 1 /* vasprintf */
 #include "common/util.h"
 
 #include <errno.h>

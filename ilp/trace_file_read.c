@@ -114,9 +114,9 @@ static int read_payload(struct trace_reader *r, const uint8_t *head, uint64_t at
 		r->pos = at;
 		return trace_reader_corrupt(r, msg);
 	}
-	if (len > r->cap_chunk) {
+	if (len > r->cap_chunk || !r->chunk) { /* an empty chunk too: no NULL + 0 (fuzz/) */
 		r->cap_chunk = len;
-		r->chunk = xrealloc(r->chunk, len);
+		r->chunk = xrealloc(r->chunk, len ? len : 1);
 	}
 	if (read_exact(r, r->chunk, len, msg) < 0)
 		return -1;

@@ -179,6 +179,8 @@ static void run_jobs(struct campaign *c, const size_t *idx, size_t n, const char
 	double t0 = perpi_now();
 	if (harness_worker_run(b->worker, &hc, so, jobs, n_jobs, c->ho, job_done, c) < 0)
 		bench_fail_all(c, idx, n, perpi_error());
+	else if (b->opt.stop && *b->opt.stop) /* the jobs it did not run: no result */
+		bench_fail_all(c, idx, n, "interrupted");
 	if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
 		fprintf(stderr, "perpi: %zu kernels: run %.1f ms\n", n_jobs,
 			1e3 * (perpi_now() - t0));

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/util.h"
 #include "palmed/eval.h"
 
@@ -41,22 +41,13 @@ static char *loop_body(const char *asm_text)
 	return xasprintf(".intel_syntax noprefix\n%.*s", (int)(end - start), start);
 }
 
+/* llvm-mca under a time limit (common/child.h): its exit status, or -1
+ * with perpi_error() set (killed, or past the limit). */
 static int run_mca(const char *src, const char *out)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (!freopen(out, "w", stdout) || !freopen("/dev/null", "w", stderr))
-			_exit(127);
-		execlp(MCA, MCA, "-mcpu=native", "-iterations=100", src, (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	char *argv[] = {MCA, "-mcpu=native", "-iterations=100", (char *)src, NULL};
+	struct child_spec spec = {out, NULL, 0};
+	return child_run(argv, &spec);
 }
 
 int eval_mca_ipc(const char *asm_text, double *ipc)
@@ -65,11 +56,11 @@ int eval_mca_ipc(const char *asm_text, double *ipc)
 	if (!body)
 		return perpi_set_error("llvm-mca: no loop in the generated kernel");
 	char src[] = "/tmp/perpi-mca-XXXXXX", out[] = "/tmp/perpi-mca-out-XXXXXX";
-	int fd = mkstemp(src), fd2 = mkstemp(out), rc = -1;
+	int fd = mkstemp(src), fd2 = mkstemp(out), rc = -1, st = 1;
 	if (fd >= 0 && fd2 >= 0 && write(fd, body, strlen(body)) == (ssize_t)strlen(body)) {
 		close(fd);
 		fd = -1;
-		if (run_mca(src, out) == 0) {
+		if ((st = run_mca(src, out)) == 0) {
 			FILE *f = fopen(out, "r");
 			char line[256];
 			while (f && fgets(line, sizeof(line), f))
@@ -86,5 +77,7 @@ int eval_mca_ipc(const char *asm_text, double *ipc)
 	unlink(src);
 	unlink(out);
 	free(body);
-	return rc == 0 ? 0 : perpi_set_error("llvm-mca failed on the kernel");
+	if (rc == 0 || st < 0) /* st < 0: why is set (e.g. its time limit) */
+		return rc;
+	return perpi_set_error("llvm-mca failed on the kernel");
 }

@@ -262,10 +262,22 @@ static void mark_bad_lines(const char *diag, const char *stem, unsigned char *ba
 	}
 }
 
+/* GNU as 2.42 and later (Debian 13) assemble three-operand legacy forms
+ * ("add al, bl, 5") as APX, which neither decoder knows and no CPU here
+ * runs: those candidates must fail as they do with older assemblers (one
+ * line, ';' separating, so that the candidates keep their line numbers). */
+static const char *candidates_header(const char *dir)
+{
+	return harness_assemble(dir, "apx", ".arch .noapx_f\n", NULL) == 0
+		   ? ".intel_syntax noprefix; .arch .noapx_f\n"
+		   : ".intel_syntax noprefix\n";
+}
+
 /* Assemble every candidate; keep those that assemble into exactly their
  * own form (as the tracer's x86 layer reads the bytes). */
 static int filter_assembling(const char *dir, struct names *cand, struct names *ok)
 {
+	const char *header = candidates_header(dir);
 	unsigned char *bad = xcalloc(cand->n + 1, 1);
 	struct form *forms = xcalloc(cand->n + 1, sizeof(*forms));
 	for (size_t i = 0; i < cand->n; i++)
@@ -275,7 +287,7 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 	for (int pass = 0; pass < 3 && rc < 0; pass++) {
 		struct strbuf s;
 		strbuf_init(&s);
-		strbuf_addf(&s, ".intel_syntax noprefix\n");
+		strbuf_addf(&s, "%s", header);
 		for (size_t i = 0; i < cand->n; i++)
 			if (bad[i])
 				strbuf_addf(&s, "\n");

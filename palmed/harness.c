@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <xmmintrin.h>
 
+#include "common/child.h"
 #include "common/util.h"
 #include "palmed/gen.h"
 #include "palmed/timing.h"
@@ -51,26 +52,13 @@ void harness_remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Run a tool, its stderr into *diag (if not NULL). Returns its exit status
- * or -1 with perpi_error() set. */
+/* Run a tool under a time limit (common/child.h), its stdout and stderr
+ * into *diag (if not NULL). Returns its exit status or -1 with
+ * perpi_error() set. */
 static int run_tool(char *const argv[], const char *diag_path, char **diag)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return perpi_set_error("%s: fork: %s", argv[0], strerror(errno));
-	if (pid == 0) {
-		int fd = open(diag_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			dup2(fd, 1);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	struct child_spec spec = {diag_path, diag_path, 0};
+	int st = child_run(argv, &spec);
 	if (diag) {
 		FILE *f = fopen(diag_path, "r");
 		struct strbuf sb;
@@ -83,9 +71,9 @@ static int run_tool(char *const argv[], const char *diag_path, char **diag)
 			fclose(f);
 		*diag = sb.buf;
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+	if (st == 127)
 		return perpi_set_error("%s could not run (GNU binutils installed?)", argv[0]);
-	return WEXITSTATUS(st);
+	return st;
 }
 
 static int write_file(const char *path, const char *text)

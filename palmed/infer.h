@@ -27,7 +27,8 @@ struct infer_options {
 				  * most 15000) */
 	FILE *progress; /* NULL: quiet */
 	/* When *stop becomes non-zero (a signal handler sets it), the
-	 * inference stops after the batch being measured and infer_model
+	 * inference stops after the batch being measured (sooner when the
+	 * measurer watches the same flag: bench_options.stop) and infer_model
 	 * fails with "interrupted"; NULL: never. */
 	const volatile sig_atomic_t *stop;
 };

@@ -71,7 +71,8 @@ struct latency_table *latency_table_load(const char *path)
 		}
 	}
 	fclose(f);
-	qsort(t->entries, t->n, sizeof(*t->entries), by_form);
+	if (t->n) /* an empty table has no array to sort (found by fuzz/) */
+		qsort(t->entries, t->n, sizeof(*t->entries), by_form);
 	for (size_t i = 1; i < t->n; i++)
 		if (!strcmp(t->entries[i].form, t->entries[i - 1].form)) {
 			perpi_set_error("%s: %s is listed twice", path, t->entries[i].form);
@@ -104,7 +105,7 @@ static unsigned lookup(struct latency_table *t, const struct perpi_insn *insn)
 		return 0;
 	form_print(&form, key.form, sizeof(key.form));
 	const struct latency_entry *e =
-		bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
+		t->n ? bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form) : NULL;
 	unsigned steps = e ? e->steps : 0;
 	return steps;
 }

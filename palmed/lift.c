@@ -50,9 +50,7 @@ static void predict_block(const struct model *m, const struct block *blk, struct
 		out->bottlenecks = p.bottlenecks;
 		p.bottlenecks = NULL;
 		prediction_done(&p);
-	} else if (k.n) {
-		prediction_done(&p); /* nothing covered: no cycles, all counted as uncovered */
-	}
+	} /* else nothing covered: no cycles, all counted as uncovered; p owns nothing */
 	kernel_done(&k);
 }
 

@@ -140,11 +140,13 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 		for (size_t r = 0; r < m->nres; r++)
 			load[r] += k->terms[t].count * model_rho(m, (size_t)i, r);
 	}
-	if (out->covered == 0) {
+	if (out->covered == 0) { /* fails owning nothing (model.h) */
 		free(load);
-		return perpi_set_error("no instruction of the block is covered by the model "
-				       "(first unknown form: %s)",
-				       out->uncovered[0]);
+		perpi_set_error("no instruction of the block is covered by the model "
+				"(first unknown form: %s)",
+				out->uncovered[0]);
+		prediction_done(out);
+		return -1;
 	}
 	for (size_t r = 0; r < m->nres; r++)
 		if (load[r] > out->cycles)

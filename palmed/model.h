@@ -73,8 +73,10 @@ long model_form_index(const struct model *m, const char *form);
 const char *model_unmapped_reason(const struct model *m, const char *form);
 
 /* Predicts k. Forms the model does not map are listed in out->uncovered and
- * left out of the cycles. Returns 0, or -1 with perpi_error() set when no
- * instruction of k is covered. */
+ * left out of the cycles. Returns 0, and the caller owns what out points to
+ * (prediction_done frees it); or -1 with perpi_error() set when k is empty
+ * or no instruction of it is covered, and out owns nothing (zeroed: there
+ * is nothing to free, and prediction_done on it does nothing). */
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
 void prediction_done(struct prediction *p);
 

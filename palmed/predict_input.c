@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/util.h"
 #include "palmed/form.h"
 #include "palmed/predict.h"
@@ -24,8 +24,8 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 			p++;
 			continue;
 		}
-		if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) || p[0] == '\\') {
-			p += p[0] == '\\' ? 2 : 2; /* 0x.. or \x.. */
+		if ((p[0] == '0' || p[0] == '\\') && (p[1] == 'x' || p[1] == 'X')) {
+			p += 2; /* 0x.. or \x.. (a lone backslash is bad input, fuzz/) */
 			continue;
 		}
 		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1])) {
@@ -49,23 +49,12 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 	return 0;
 }
 
+/* A tool's exit status, its stderr in errfile; -1 with perpi_error() set
+ * if it was killed or ran past its time limit (common/child.h). */
 static int run(char *const argv[], const char *errfile)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return perpi_set_error("cannot run %s: %s", argv[0], strerror(errno));
-	if (pid == 0) {
-		FILE *err = freopen(errfile, "w", stderr);
-		(void)err;
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return perpi_set_error("waiting for %s: %s", argv[0], strerror(errno));
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+	struct child_spec spec = {NULL, errfile, 0};
+	return child_run(argv, &spec);
 }
 
 static char *read_file(const char *path, size_t *len)

@@ -1,11 +1,13 @@
 #!/bin/sh
-# Install the Debian packages perpi needs to build and to run its tests.
-# Safe to run again: apt-get skips what is already installed.
+# Install the Debian packages perpi needs to build and to run its tests
+# (Debian 12 and 13: sh scripts/debian-root.sh checks it on a minimal root).
+# Safe to run again: apt-get skips what is already installed. procps: the
+# tests' pgrep, which a minimal system lacks.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
   libcapstone-dev libzydis-dev libunwind-dev libncurses-dev libpapi-dev
   libsqlite3-dev sqlite3 libglpk-dev libdw-dev libelf-dev libjson-c-dev
-  graphviz tmux libxml2-utils python3 binutils librsvg2-bin libc6-dbg"
+  graphviz tmux libxml2-utils python3 binutils librsvg2-bin libc6-dbg procps"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

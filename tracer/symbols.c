@@ -132,6 +132,8 @@ void symbolizer_delete(struct symbolizer *sym)
 	for (size_t i = 0; i < sym->cap_names; i++)
 		free(sym->names[i].name);
 	free(sym->names);
+	free(sym->objects);
+	free(sym->maps);
 	free(sym->program);
 	free(sym);
 }

@@ -92,20 +92,6 @@ static void fill_unknown(struct x86_ir *ir, struct perpi_insn *out, const uint8_
 	snprintf(out->text, sizeof(out->text), "(bad) .byte 0x%02x", bytes[0]);
 }
 
-/* Capstone 4 does not say which element a mask bit or a broadcast selects:
- * Zydis does (the fix table's mnemonic guess stays as the fallback). */
-static void evex_element_size(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes,
-			      size_t avail, struct x86_ir *ir)
-{
-	struct x86_ir zy;
-	uint8_t len;
-	char text[96];
-	if (x86_ir_zydis(&dec->zydis, &dec->formatter, addr, bytes, avail, &zy, &len, text,
-			 sizeof(text)) == 0 &&
-	    zy.elem_size)
-		ir->elem_size = zy.elem_size;
-}
-
 static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,
 		  struct perpi_insn *out, int zydis_only)
 {
@@ -127,8 +113,6 @@ static int decode(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, 
 			    "x86 decode at 0x%llx: %zu bytes are not a whole instruction",
 			    (unsigned long long)addr, avail);
 	}
-	if (rc == 0 && ir.decoder == DECODER_CAPSTONE && ir.enc == ENC_EVEX)
-		evex_element_size(dec, addr, bytes, avail, &ir);
 	if (rc < 0)
 		fill_unknown(&ir, out, bytes);
 	else

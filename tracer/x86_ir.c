@@ -320,18 +320,34 @@ static void cs_fill_ops(struct x86_ir *ir, csh h, const cs_insn *in)
 	}
 }
 
-/* What Capstone 4 decodes as something else: Zydis does these.
- * - EVEX memory operands with a vector index ("[rsi + xmm0 - 0x20]")
- *   outside gathers and scatters, and the scatters' own VSIB index
- *   ("vpscatterdd [rdi + rcx*4] {k1}, zmm0" for [rdi + zmm1*4]);
- * - the fences with a mandatory prefix: tpause (66 0f ae /6), umonitor
- *   (f3 0f ae /6), umwait (f2 0f ae /6), incsspd/q (f3 0f ae /5);
- * - rdpid (f3 0f c7 /7), which it calls rdseed (and gives flags). */
+/* What Capstone decodes wrongly, in version 4 or 5, goes to Zydis, so that
+ * the semantics do not depend on Capstone's version (docs/X86.md):
+ * - EVEX instructions and those with mask-register operands: Capstone 4
+ *   cannot decode many (kmovd, vpcmpb k0, ...) and misreads some memory
+ *   operands ("[rsi + xmm0 - 0x20]", scatters' VSIB index as a GPR);
+ *   Capstone 5 reports wrong operand access for many (vbroadcasti32x8 reads
+ *   its destination, masked loads lose theirs, vptestm* reads the mask it
+ *   writes, kaddd and ktest* have none);
+ * - the fences with a mandatory prefix and their neighbours: Capstone 4
+ *   reads tpause (66 0f ae /6), umonitor (f3 0f ae /6), umwait (f2 0f ae
+ *   /6), incsspd/q (f3 0f ae /5) as lfence/mfence and rdpid (f3 0f c7 /7)
+ *   as rdseed; Capstone 5 names them but misses their implicit operands
+ *   (tpause's EDX:EAX, incsspq's register), as it does for rdpkru/wrpkru
+ *   and rdssp*. */
 static int cs_misdecoded(const struct x86_ir *ir, const uint8_t *b, size_t len)
 {
+	static const char *const unreliable[] = {"tpause",  "umonitor", "umwait", "incsspd",
+						 "incsspq", "rdsspd",	"rdsspq", "rdpkru",
+						 "wrpkru",  "rdpid"};
 	int vsib = strstr(ir->mnemonic, "gather") || strstr(ir->mnemonic, "scatter");
+	if (ir->enc == ENC_EVEX)
+		return 1;
 	for (int i = 0; i < ir->nops; i++)
-		if (ir->ops[i].type == OP_MEM && (ir->ops[i].index.cls == RC_VEC) != vsib)
+		if ((ir->ops[i].type == OP_REG && ir->ops[i].reg.cls == RC_K) ||
+		    (ir->ops[i].type == OP_MEM && (ir->ops[i].index.cls == RC_VEC) != vsib))
+			return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(unreliable); i++)
+		if (!strcmp(ir->mnemonic, unreliable[i]))
 			return 1;
 	int f3 = 0, any = 0; /* the legacy prefixes before the opcode (and REX) */
 	for (size_t i = 0; i < len && (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3 ||
@@ -344,6 +360,15 @@ static int cs_misdecoded(const struct x86_ir *ir, const uint8_t *b, size_t len)
 		    !strcmp(ir->mnemonic, "sfence")))
 		return 1;
 	return f3 && (!strcmp(ir->mnemonic, "rdseed") || !strcmp(ir->mnemonic, "rdrand"));
+}
+
+/* Capstone 5's spellings where Capstone 4's (and the fix table's) differ. */
+static void cs_normalize_mnemonic(char *m, size_t size)
+{
+	static const char *const alias[][2] = {{"fcompi", "fcomip"}, {"fucompi", "fucomip"}};
+	for (size_t i = 0; i < ARRAY_SIZE(alias); i++)
+		if (!strcmp(m, alias[i][0]))
+			snprintf(m, size, "%s", alias[i][1]);
 }
 
 int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t avail,
@@ -362,6 +387,7 @@ int x86_ir_capstone(void *cs_handle, uint64_t addr, const uint8_t *bytes, size_t
 	ir->decoder = DECODER_CAPSTONE;
 	ir_scan_prefixes(ir, bytes, in->size);
 	strip_prefix_words(in->mnemonic, ir->mnemonic, sizeof(ir->mnemonic), ir);
+	cs_normalize_mnemonic(ir->mnemonic, sizeof(ir->mnemonic));
 	if (ir->rep == 0 && (in->detail->x86.prefix[0] == X86_PREFIX_REP ||
 			     in->detail->x86.prefix[0] == X86_PREFIX_REPNE))
 		ir->rep = 2; /* prefix present, meaning depends on the mnemonic */

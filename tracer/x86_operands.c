@@ -263,10 +263,11 @@ static int from_capstone(const uint8_t *bytes, size_t avail, struct x86_operands
 	int imm_shown = 0;
 	for (unsigned i = 0; i < out->n; i++)
 		imm_shown |= out->op[i].type == X86_OPND_IMM;
+	int imm_encoded = x->encoding.imm_size != 0; /* x is in insn: read before the free */
 	cs_free(insn, 1);
 	/* an immediate encoded but not shown: a pseudo-op ("vpcmpeqd k0, ymm1,
 	 * ymm2" for vpcmpd ..., 0); Zydis names the instruction itself */
-	return x->encoding.imm_size && !imm_shown && !string ? -2 : 0;
+	return imm_encoded && !imm_shown && !string ? -2 : 0;
 }
 
 /* ---- Zydis ---- */

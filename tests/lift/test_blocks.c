@@ -61,8 +61,10 @@ static void feed_deps(uint64_t addr, int ctrl, const uint8_t *src, unsigned nsrc
 	memset(&ev, 0, sizeof(ev));
 	ev.insn = insn_at(addr, 4, ctrl);
 	ev.sp = 0x7ff000;
-	memcpy(ev.src, src, nsrc);
-	memcpy(ev.dst, dst, ndst);
+	if (nsrc) /* src may be NULL: memcpy wants a pointer even for 0 bytes */
+		memcpy(ev.src, src, nsrc);
+	if (ndst)
+		memcpy(ev.dst, dst, ndst);
 	ev.n_src = (uint8_t)nsrc;
 	ev.n_dst = (uint8_t)ndst;
 	if (msize) {

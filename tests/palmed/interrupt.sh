@@ -1,6 +1,6 @@
 #!/bin/sh
-# Ctrl-C during `perpi palmed build`: the build stops after the batch it is
-# measuring, says how many benchmarks it made and where they are, exits
+# Ctrl-C during `perpi palmed build`: the build stops (in the batch it is
+# measuring: tests/qa/interrupt.sh times it), says how many benchmarks it made and where they are, exits
 # 128 + SIGINT = 130 without writing a model, and the same command then
 # resumes from the database (its first kernels come from there).
 # Skipped when this machine cannot time a kernel now.
@@ -16,12 +16,17 @@ printf '%s\n' ADD_GPR64_GPR64 IMUL_GPR64_GPR64 MOV_GPR64_M64 MOV_M64_GPR64 \
 fail=0
 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" -q -o "$tmp/m.json" 2>"$tmp/err" &
 pid=$!
-# Wait for the first measurements (the singles) to reach the database.
-for i in $(seq 1 100); do
-	[ -s "$tmp/db" ] && break
+# Wait for the first measurements (the singles) to reach the database: the
+# batch being measured when Ctrl-C comes is given up.
+for i in $(seq 1 300); do
+	if command -v sqlite3 >/dev/null; then
+		[ "$(sqlite3 "$tmp/db" 'select count(*) from measurement' 2>/dev/null || echo 0)" -ge 1 ] && break
+	elif [ -s "$tmp/db" ]; then
+		sleep 1
+		break
+	fi
 	sleep 0.1
 done
-sleep 1
 kill -INT $pid
 wait $pid
 status=$?

@@ -19,12 +19,14 @@ static void expect(const char *machine, const char *spec, double want)
 	    sim_cycles_lp(sim_find(machine), &k, &by_lp) < 0) {
 		printf("FAIL %s %s: %s\n", machine, spec, perpi_error());
 		failures++;
+		kernel_done(&k);
 		return;
 	}
 	int ok = fabs(got - want) < 1e-9 && fabs(by_lp - want) < 1e-6;
 	printf("%s %s: %s = %.4f (LP %.4f), expected %.4f\n", ok ? "ok" : "FAIL", machine, spec,
 	       got, by_lp, want);
 	failures += !ok;
+	kernel_done(&k);
 }
 
 static void expect_error(const char *machine, const char *spec, const char *needle)

@@ -4,7 +4,11 @@
  * the same DESIGN.md rules), resolved in the same state, must give the same
  * source units, destination units and memory bytes. Every disagreement
  * class is a fix-table entry (so it no longer shows) or an exception below,
- * with the reason; any other disagreement fails the test. */
+ * with the reason; any other disagreement fails the test.
+ *
+ * Usage: test_x86_zydis [ELF...]        compare (default: libc and libm)
+ *        test_x86_zydis --dump ELF...   print perpi's semantics of each
+ *                                       instruction (version comparisons) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +36,6 @@ static const struct exception exceptions[] = {
     {"leave", "src-", "rsp",
      "Zydis lists RSP read for leave's pop step, which reads the RSP leave itself just "
      "set from RBP: no dependency on the old RSP"},
-    {"ffreep", "*", "fp*",
-     "ffreep only tags ST(i) empty and pops: Capstone calls ST(i) written, Zydis read; "
-     "no value flows either way (perpi keeps Capstone's write)"},
     /* Seen in tests/x86/forms.S (forms.sh), none in libc or libm: */
     {"cmps*", "dst+", "rsi",
      "cmps advances RSI and RDI after every compare, REP prefix or not (SDM); Zydis does "
@@ -217,6 +218,24 @@ struct totals {
 	long swept, compared, agreeing, excepted, zydis_only, unknown, length_mismatch;
 };
 
+/* --dump: perpi's semantics of each instruction, one line, nothing that
+ * depends on the decoder's version (no text, no decoder): two builds with
+ * different Capstone or Zydis versions must print the same lines
+ * (docs/HACKING.md, scripts/debian-root.sh). */
+static FILE *dump_to;
+
+static void dump_one(uint64_t addr, const struct perpi_insn *in, const struct perpi_event *ev)
+{
+	char src[2048], dst[2048], mem[2048], hex[48] = "";
+	for (int i = 0; i < in->len && i < 15; i++)
+		snprintf(hex + 2 * i, sizeof(hex) - 2 * (size_t)i, "%02x", in->bytes[i]);
+	x86t_units_text(ev->src, ev->n_src, src, sizeof(src));
+	x86t_units_text(ev->dst, ev->n_dst, dst, sizeof(dst));
+	x86t_mem_text(ev, mem, sizeof(mem));
+	fprintf(dump_to, "%llx %s c%d/%d f%#x | %s | %s | %s\n", (unsigned long long)addr, hex,
+		in->klass, in->control, ev->flags, src, dst, mem);
+}
+
 static void compare_one(struct x86_decoder *dec, uint64_t addr, const uint8_t *b, size_t avail,
 			const struct x86_state *st, struct totals *t, size_t *advance)
 {
@@ -227,6 +246,15 @@ static void compare_one(struct x86_decoder *dec, uint64_t addr, const uint8_t *b
 		return;
 	*advance = ia.len;
 	t->swept++;
+	if (dump_to) {
+		struct user_regs_struct regs = *st->regs;
+		regs.rip = addr;
+		struct x86_state s1 = *st;
+		s1.regs = &regs;
+		if (x86_resolve(&ia, &s1, &ea) == 0)
+			dump_one(addr, &ia, &ea);
+		return;
+	}
 	if (ia.decoder == DECODER_UNKNOWN) {
 		t->unknown++;
 		return;
@@ -323,9 +351,25 @@ static int sweep_report(const char *path)
 	return bad ? 1 : 0;
 }
 
+static int dump(int n, char **paths)
+{
+	dump_to = stdout;
+	for (int i = 0; i < n; i++) {
+		struct totals t = {0};
+		printf("# %s\n", paths[i]);
+		if (sweep(paths[i], &t) < 0) {
+			fprintf(stderr, "perpi: test_x86_zydis: cannot read %s\n", paths[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *defaults[] = {LIBC, LIBM};
+	if (argc > 1 && !strcmp(argv[1], "--dump"))
+		return dump(argc - 2, argv + 2);
 	const char **paths = argc > 1 ? (const char **)argv + 1 : defaults;
 	int n = argc > 1 ? argc - 1 : 2, failed = 0, swept = 0;
 	for (int i = 0; i < n; i++) {

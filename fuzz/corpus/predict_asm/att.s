@@ -1,0 +1,2 @@
+1addq %rbx, %rax
+movq (%rdi), %rcx
