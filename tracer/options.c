@@ -93,6 +93,15 @@ int trace_options_parse(struct trace_options *opt, int argc, char **argv, int *i
 		opt->duration = d;
 		return 1;
 	}
+	if ((v = option_value(argc, argv, i, "--backend", &missing))) {
+		if (!strcmp(v, "ptrace"))
+			opt->backend = TRACE_BACKEND_PTRACE;
+		else if (!strcmp(v, "valgrind"))
+			opt->backend = TRACE_BACKEND_VALGRIND;
+		else
+			return perpi_set_error("--backend %s: not a backend (ptrace or valgrind)", v);
+		return 1;
+	}
 	if (missing)
 		return perpi_set_error("%s: needs a value", opt_name);
 	if (!strcmp(argv[*i], "--all")) {
@@ -114,6 +123,9 @@ int trace_options_check(const struct trace_options *opt, int have_program)
 				       "or --all");
 	if (opt->all && opt->start)
 		return perpi_set_error("--all: cannot be combined with --start");
+	if (opt->pid && opt->backend == TRACE_BACKEND_VALGRIND)
+		return perpi_set_error("-p: the valgrind backend cannot attach to a running "
+				       "process; leave out --backend=valgrind");
 	if (opt->pid && (opt->all || opt->start))
 		return perpi_set_error("-p: tracing starts at attach; --all and --start "
 				       "do not apply");
@@ -130,6 +142,8 @@ void trace_options_usage(FILE *out)
 	      "  --all              trace from the first instruction, the loader included\n"
 	      "  -p, --pid PID      attach to a running process (until Ctrl-C or --duration)\n"
 	      "  --duration SECS    stop tracing after SECS seconds\n"
-	      "  --cpu N            run perpi and the program on CPU N (default: the current)\n",
+	      "  --cpu N            run perpi and the program on CPU N (default: the current)\n"
+	      "  --backend B        ptrace (default: the native CPU, exact) or valgrind\n"
+	      "                     (Valgrind's CPU, AVX2 at most: thousands of times faster)\n",
 	      out);
 }

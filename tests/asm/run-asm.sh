@@ -8,11 +8,13 @@
 #   NAME :: I [n] :: C [m] :: ILP [...] (1 call)
 # Usage: run-asm.sh            the ideal machine, live
 #        run-asm.sh --limits   constrained machines and filters, replayed
+# PERPI_BACKEND=valgrind traces with the Valgrind backend (the same figures).
 set -u
 limits=no
 [ "${1:-}" = --limits ] && limits=yes
 : "${PERPI:?PERPI must name the perpi binary}"
 : "${top_srcdir:?}" "${top_builddir:?}"
+backend=--backend=${PERPI_BACKEND:-ptrace}
 
 fail=0
 pass=0
@@ -52,10 +54,10 @@ for src in regs vec mem calls signal; do
 			[ -n "$opts" ] && [ $limits = no ] && continue
 			what="$src$variant $name${opts:+ ($opts)}"
 			if [ -z "$opts" ]; then
-				"$PERPI" --function "$name" "$prog" >/dev/null 2>"$tmp/out" </dev/null
+				"$PERPI" $backend --function "$name" "$prog" >/dev/null 2>"$tmp/out" </dev/null
 			else
 				if [ ! -f "$data" ]; then
-					"$PERPI" record -q -o "$data" "$prog" >/dev/null 2>"$tmp/out" </dev/null ||
+					"$PERPI" record $backend -q -o "$data" "$prog" >/dev/null 2>"$tmp/out" </dev/null ||
 						{ echo "FAIL: perpi record $prog:"; cat "$tmp/out"; }
 				fi
 				# shellcheck disable=SC2086 # OPTIONS are words
