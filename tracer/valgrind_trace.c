@@ -5,6 +5,8 @@
  * (valgrind_stream.c), then settle how the program ended. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +20,64 @@
 #include "tracer/trace_internal.h"
 #include "tracer/valgrind_trace.h"
 
+#define ISA_1_NEEDED 0xc0008002u /* GNU_PROPERTY_X86_ISA_1_NEEDED */
+#define ISA_1_V4 (1u << 3)	 /* x86-64-v4: AVX-512 */
+
+/* The x86 ISA levels a .note.gnu.property descriptor says the program needs. */
+static uint32_t isa_needed_in(const uint8_t *d, size_t n)
+{
+	for (size_t at = 0; at + 8 <= n;) {
+		uint32_t type, size, value = 0;
+		memcpy(&type, d + at, 4);
+		memcpy(&size, d + at + 4, 4);
+		if (size > n - at - 8)
+			break;
+		if (type == ISA_1_NEEDED && size >= 4)
+			memcpy(&value, d + at + 8, 4);
+		if (value)
+			return value;
+		at += 8 + ((size + 7) & ~7u);
+	}
+	return 0;
+}
+
+/* The loader refuses a program marked x86-64-v4 on Valgrind's CPU: say so
+ * first, and why. */
+static int check_isa_level(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf_version(EV_CURRENT);
+	Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	uint32_t needed = 0;
+	for (Elf_Scn *scn = NULL; e && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t name_at, desc_at;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !data)
+			continue;
+		for (size_t off = 0; (off = gelf_getnote(data, off, &nh, &name_at, &desc_at)) > 0;)
+			if (nh.n_type == NT_GNU_PROPERTY_TYPE_0)
+				needed |= isa_needed_in((const uint8_t *)data->d_buf + desc_at,
+							nh.n_descsz);
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	if (needed & ISA_1_V4)
+		return perpi_set_error("%s is built for x86-64-v4 (AVX-512), which Valgrind's "
+				       "virtual CPU does not have (AVX2 at most): use the ptrace "
+				       "backend (leave out --backend=valgrind)",
+				       path);
+	return 0;
+}
+
 int valgrind_trace_start(struct tracer *t, char *const argv[])
 {
 	t->path = elf_find_program(argv[0]);
-	if (!t->path || !(t->prog = elf_image_open(t->path)) || trace_region_plan(t) < 0)
+	if (!t->path || !(t->prog = elf_image_open(t->path)) || check_isa_level(t->path) < 0 ||
+	    trace_region_plan(t) < 0)
 		return -1;
 	struct valgrind_run *r = xcalloc(1, sizeof(*r));
 	r->events_fd = r->requests_fd = r->replies_fd = -1;
