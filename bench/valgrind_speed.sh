@@ -23,10 +23,21 @@ awk -v n="$((MB * 1000000))" 'BEGIN { srand(1)
 bytes=$(wc -c <"$tmp/text")
 
 hwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+# cpu PID: "total busiest" CPU clock ticks of the process (exited
+# threads included) and of its busiest live thread (utime + stime: fields
+# 14 and 15 of /proc/PID/stat and /proc/PID/task/*/stat)
+cpu()
+{
+	t=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+	for f in /proc/"$1"/task/*/stat; do
+		sed 's/.*) //' "$f" 2>/dev/null
+	done | awk -v t="${t:-0}" '{ x = $12 + $13; if (x > m) m = x } END { print t, m + 0 }'
+}
 
-# measure LABEL PERPI_ARGS...: wall, CPU (perpi and the program), peak
-# memory of perpi and of its child (valgrind and the program, or the
-# program under ptrace), in $tmp/LABEL.{time,mem,err}
+# measure LABEL PERPI_ARGS...: wall and CPU time (perpi and the program),
+# perpi's busiest thread's and the program's CPU time, peak memory of perpi
+# and of its child (valgrind with the program, or the program under
+# ptrace), in $tmp/LABEL.{time,mem,err}; sampled every 0.2 s
 measure()
 {
 	label=$1
@@ -34,7 +45,7 @@ measure()
 	/usr/bin/time -o "$tmp/$label.time" -f '%e %U %S' "$PERPI" "$@" >/dev/null \
 		2>"$tmp/$label.err" &
 	tpid=$!
-	perpi= child= pmax=0 cmax=0
+	perpi= child= pmax=0 cmax=0 pcpu="0 0" ccpu="0 0"
 	while kill -0 "$tpid" 2>/dev/null; do
 		[ -n "$perpi" ] || perpi=$(pgrep -P "$tpid" | head -n 1)
 		[ -z "$perpi" ] || [ -n "$child" ] || child=$(pgrep -P "$perpi" | head -n 1)
@@ -42,35 +53,45 @@ measure()
 		[ "${v:-0}" -gt "$pmax" ] && pmax=$v
 		v=$(hwm "${child:-0}")
 		[ "${v:-0}" -gt "$cmax" ] && cmax=$v
+		v=$(cpu "${perpi:-0}")
+		[ "$v" = "0 0" ] || pcpu=$(echo "$v $pcpu" | awk '{ print $1, ($2 > $4 ? $2 : $4) }')
+		v=$(cpu "${child:-0}")
+		[ "$v" = "0 0" ] || ccpu=$v
 		sleep 0.2
 	done
 	wait "$tpid"
-	echo "$pmax $cmax" >"$tmp/$label.mem"
+	echo "$pmax $cmax $pcpu $ccpu" >"$tmp/$label.mem"
 }
 
 # row LABEL TEXT INSTRUCTIONS [SECONDS]: the table row of run LABEL
-# (seconds: its wall time if not given)
+# (seconds: its wall time if not given). "2 free CPUs": the time the run
+# would take with two CPUs of its own, bounded below by its busiest thread,
+# the program, and all the CPU time shared by two.
 row()
 {
 	read -r wall user sys <"$tmp/$1.time"
-	read -r pmem cmem <"$tmp/$1.mem"
+	read -r pmem cmem ptot pbusy ctot cbusy <"$tmp/$1.mem"
 	awk -v l="$2" -v n="$3" -v s="${4:-$wall}" -v w="$wall" -v u="$user" -v y="$sys" \
-		-v p="$pmem" -v c="$cmem" 'BEGIN {
-		printf "| %s | %d | %.1f | %.1f | %.2f | %.0f | %.0f |\n", l, n, w, u + y,
-			n / s / 1e6, p / 1024, c / 1024 }'
+		-v p="$pmem" -v c="$cmem" -v pt="$ptot" -v pb="$pbusy" -v ct="$ctot" \
+		-v hz="$(getconf CLK_TCK)" -v fixed="${4:-}" 'BEGIN {
+		pt /= hz; pb /= hz; ct /= hz
+		t2 = pb; if (ct > t2) t2 = ct; if ((pt + ct) / 2 > t2) t2 = (pt + ct) / 2
+		r2 = fixed != "" || t2 == 0 ? "-" : sprintf("%.1f", n / t2 / 1e6)
+		printf "| %s | %d | %.1f | %.1f | %.1f / %.1f / %.1f | %.2f | %s | %.0f | %.0f |\n",
+			l, n, w, u + y, pt, pb, ct, n / s / 1e6, r2, p / 1024, c / 1024 }'
 }
 
 native=$( (/usr/bin/time -f '%e %M' gzip -c "$tmp/text" >/dev/null) 2>&1 | tail -n 1)
 echo "gzip -c of $bytes bytes of text; natively: $native (seconds, KiB max RSS)"
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| run | instructions | wall s | CPU s | M instructions/s | perpi MiB | program MiB |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| run | instructions | wall s | CPU s | CPU s: perpi / its busiest thread / program | M instructions/s | M/s on 2 free CPUs | perpi MiB | program MiB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 measure vg-record record --backend=valgrind -o "$tmp/vg.data" gzip -c "$tmp/text"
 n=$(sed -n 's/.*record: \([0-9]*\) instructions written.*/\1/p' "$tmp/vg-record.err")
 row vg-record "perpi record --backend=valgrind" "${n:-0}"
-echo "| (perpi.data: $(wc -c <"$tmp/vg.data") bytes) | | | | | | |"
+echo "| (perpi.data: $(wc -c <"$tmp/vg.data") bytes) | | | | | | | | |"
 rm -f "$tmp/vg.data"
 
 measure vg-run --backend=valgrind -o "$tmp/vg.report" gzip -c "$tmp/text"

@@ -33,6 +33,7 @@ struct stream {
 	uint64_t skip_rsp; /* S_SKIP: perpi_start() returns when rsp exceeds it */
 	int call_entry, signal_entry, have_prev, hello, exec_pending, failed;
 	struct perpi_event *cur, *prev;
+	struct vg_queue *queue;	    /* to the sink thread */
 	const struct vg_insn *last; /* the previous record's instruction */
 	const struct vg_insn *resolving;
 	uint32_t known; /* ids below are in the table */
@@ -99,26 +100,22 @@ static void resolve(struct stream *s, struct vg_insn *vi, struct perpi_event *ev
 	ev->flags = EVENT_UNKNOWN;
 }
 
-/* To the sink, as trace.c's emit; an instruction seen for the first time
- * gets its id (dense, in the order they run, as the ptrace tracer's) and
- * is passed under the lock: the sink may name it while the decoder notes. */
+/* To the sink, as trace.c's emit, through the sink thread; an instruction
+ * seen for the first time gets its id (dense, in the order they run, as
+ * the ptrace tracer's) and is passed under the lock: the sink may name it
+ * while the decoder notes others. */
 static int emit(struct stream *s, const struct perpi_event *ev)
 {
 	struct tracer *t = s->t;
 	struct vg_insn *vi = (struct vg_insn *)ev->insn;
-	int stop;
 	if (t->done_tracing)
 		return 0;
-	if (vi->seen) {
-		stop = t->sink(t->ctx, ev);
-	} else {
+	int first = !vi->seen;
+	if (first) {
 		vi->seen = 1;
 		vi->insn.id = t->next_id++;
-		pthread_mutex_lock(&s->r->lock);
-		stop = t->sink(t->ctx, ev);
-		pthread_mutex_unlock(&s->r->lock);
 	}
-	if (!stop)
+	if (!vg_queue_put(s->queue, ev, first))
 		return 0;
 	t->done_tracing = 1;
 	return 1;
@@ -450,9 +447,13 @@ int valgrind_stream_run(struct tracer *t)
 	s->r = t->vg;
 	s->cur = &t->ev[0];
 	s->prev = &t->ev[1];
-	int r = stream_loop(s, buf);
+	s->queue = vg_queue_new(t->sink, t->ctx, &t->vg->lock);
+	int r = s->queue ? stream_loop(s, buf) : STEP_ERROR;
 	if (r != STEP_ERROR)
 		finish(s);
+	if (s->queue)
+		vg_queue_finish(s->queue);
+	vg_queue_delete(s->queue);
 	if (r == STEP_INTERRUPTED && (t->done_tracing || trace_stop_signal == SIGALRM)) {
 		if (trace_stop_signal == SIGALRM) /* --duration */
 			t->res.interrupted = 1;

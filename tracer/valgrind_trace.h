@@ -72,6 +72,16 @@ void valgrind_table_done(struct vg_table *table);
 /* The instruction of a record's id, NULL if the id is unknown. */
 struct vg_insn *valgrind_table_get(struct vg_table *table, uint32_t id);
 
+/* tracer/valgrind_queue.c: events from the consumer thread to a thread
+ * that runs the sink. put packs a copy (first: the instruction's first
+ * event, passed to the sink under names); 1 once the sink asked to stop.
+ * finish hands over the rest and waits for the sink thread's end. */
+struct vg_queue;
+struct vg_queue *vg_queue_new(perpi_event_fn sink, void *ctx, pthread_mutex_t *names);
+int vg_queue_put(struct vg_queue *q, const struct perpi_event *ev, int first);
+void vg_queue_finish(struct vg_queue *q);
+void vg_queue_delete(struct vg_queue *q);
+
 /* tracer/valgrind_stream.c: read and apply the event stream to its end.
  * Returns a STEP_* result (trace_internal.h). */
 int valgrind_stream_run(struct tracer *t);
