@@ -160,7 +160,8 @@ static struct trace_writer *open_writer(struct record *r, int argc, char **argv,
 	    {"cpu", cpu},
 	    {"date", date},
 	    {"kernel", uname(&uts) == 0 ? uts.release : "unknown"},
-	    {"lines", r->lines ? "libdw" : "none"}};
+	    {"lines", r->lines ? "libdw" : "none"},
+	    {"backend", r->trace.backend == TRACE_BACKEND_VALGRIND ? "valgrind" : "ptrace"}};
 	const struct trace_symbolizer sym = {record_function, record_line, r};
 	struct trace_writer *w = trace_writer_open(r->output, meta, ARRAY_SIZE(meta), &sym);
 	free(cpu);
