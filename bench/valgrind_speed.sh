@@ -77,7 +77,7 @@ row()
 		pt /= hz; pb /= hz; ct /= hz
 		t2 = pb; if (ct > t2) t2 = ct; if ((pt + ct) / 2 > t2) t2 = (pt + ct) / 2
 		r2 = fixed != "" || t2 == 0 ? "-" : sprintf("%.1f", n / t2 / 1e6)
-		printf "| %s | %d | %.1f | %.1f | %.1f / %.1f / %.1f | %.2f | %s | %.0f | %.0f |\n",
+		printf "| %s | %.0f | %.1f | %.1f | %.1f / %.1f / %.1f | %.2f | %s | %.0f | %.0f |\n",
 			l, n, w, u + y, pt, pb, ct, n / s / 1e6, r2, p / 1024, c / 1024 }'
 }
 
