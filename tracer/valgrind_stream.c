@@ -34,6 +34,7 @@ struct stream {
 	int call_entry, signal_entry, have_prev, hello, exec_pending, failed;
 	struct perpi_event *cur, *prev;
 	struct vg_queue *queue;	    /* to the sink thread */
+	struct symbolizer_plt plt;  /* calls through PLT stubs, as trace.c follows them */
 	const struct vg_insn *last; /* the previous record's instruction */
 	const struct vg_insn *resolving;
 	uint32_t known; /* ids below are in the table */
@@ -129,6 +130,7 @@ static void enter(struct stream *s, uint64_t rsp, int call_entry)
 	s->call_entry = call_entry;
 	s->signal_entry = 0;
 	s->have_prev = 0;
+	s->plt = (struct symbolizer_plt){{0}, 0, CTRL_NONE};
 }
 
 /* S_IN, at the state before the next instruction (or the one a signal
@@ -178,6 +180,27 @@ static int outside(struct stream *s, uint64_t pc, uint64_t rsp)
 	return 1;
 }
 
+/* symbolizer_follow_plt on each event of a region, as the ptrace tracer
+ * calls it; the symbolizer (shared with the decoder and the sink) is
+ * locked only where the answer depends on it: after a call, and at a jump
+ * at the stack pointer of an open trampoline. The returns popped here first
+ * are the ones symbolizer_follow_plt would pop. */
+static unsigned follow_plt(struct stream *s, const struct perpi_event *ev)
+{
+	struct symbolizer_plt *plt = &s->plt;
+	while (plt->n && ev->sp > plt->sp[plt->n - 1])
+		plt->n--;
+	if (plt->last_control != CTRL_CALL &&
+	    !(plt->n && plt->last_control == CTRL_JUMP && ev->sp == plt->sp[plt->n - 1])) {
+		plt->last_control = ev->insn->control;
+		return 0;
+	}
+	pthread_mutex_lock(&s->r->lock);
+	unsigned flags = symbolizer_follow_plt(s->t->syms, plt, ev);
+	pthread_mutex_unlock(&s->r->lock);
+	return flags;
+}
+
 static void inside(struct stream *s, struct vg_insn *vi)
 {
 	resolve(s, vi, s->cur);
@@ -187,6 +210,7 @@ static void inside(struct stream *s, struct vg_insn *vi)
 		s->cur->flags |= EVENT_CALL_ENTRY;
 	s->signal_entry = s->call_entry = 0;
 	s->t->res.steps++;
+	s->cur->flags |= follow_plt(s, s->cur);
 	struct perpi_event *tmp = s->prev;
 	s->prev = s->cur;
 	s->cur = tmp;
