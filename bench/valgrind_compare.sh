@@ -18,6 +18,10 @@
 #   program's environment: the ptrace run gets the same two variables;
 # - LC_ALL=C, both pinned to one CPU (sort sizes its work by the CPUs it may
 #   use), no address randomisation for the ptrace run (setarch -R).
+# What stays different is the vDSO, which Valgrind does not give the
+# program: one object fewer for _dl_fini at exit, and clock_gettime (ls -l)
+# a system call under Valgrind but vDSO code natively, whose retry loop
+# runs a varying number of times under single-stepping (docs/BENCHMARKS.md).
 set -u
 PERPI=${1:-./perpi}
 lib=${PERPI_VALGRIND_LIB:-$(cd "$(dirname "$PERPI")" && pwd)/tracer/valgrind}
