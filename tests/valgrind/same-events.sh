@@ -10,6 +10,11 @@ for b in ptrace valgrind; do
 		fail "perpi record --backend=$b forms: $(cat "$tmp/out")"
 done
 "$B/test_same_events" "$tmp/ptrace.data" "$tmp/valgrind.data" || fail "the events differ"
+# each file names the backend that recorded it (perpi.data(5): "backend")
+for b in ptrace valgrind; do
+	"$PERPI" report --json -i "$tmp/$b.data" 2>/dev/null | grep -q "\"backend\":\"$b\"" ||
+		fail "$b.data: its metadata does not say backend $b"
+done
 # Counted by hand in forms.S: main 10 (sub, 6 calls, add, xor, ret);
 # rep_strings 29: 16 plain instructions and 13 string events, one per
 # iteration (movsb 3, movsb 1 with RCX = 0, stosq 1, cmpsb 3 and 2, scasb
