@@ -97,6 +97,17 @@ static int set_duration(struct cmd_args *a, const char *v)
 	return 0;
 }
 
+static int set_backend(struct cmd_args *a, const char *v)
+{
+	if (!strcmp(v, "ptrace"))
+		a->trace.backend = TRACE_BACKEND_PTRACE;
+	else if (!strcmp(v, "valgrind"))
+		a->trace.backend = TRACE_BACKEND_VALGRIND;
+	else
+		return perpi_set_error("--backend %s: not a backend (ptrace or valgrind)", v);
+	return 0;
+}
+
 /* The order of the help. Two entries may share a name if no command takes
  * both (-o says something else to each command). */
 const struct cmd_option cmd_options[] = {
@@ -166,6 +177,9 @@ const struct cmd_option cmd_options[] = {
     {"--duration", NULL, "SECS", CMD_TRACE, CALL(set_duration), "stop tracing after SECS seconds"},
     {"--cpu", NULL, "N", CMD_TRACE, NUMBER(trace.cpu, 0, 4095),
      "run perpi and the program on CPU N (default: the current)"},
+    {"--backend", NULL, "B", CMD_TRACE, CALL(set_backend),
+     "ptrace (default: the native CPU, exact) or valgrind\n"
+     "(Valgrind's CPU, AVX2 at most: thousands of times faster)"},
     {NULL, NULL, NULL, 0, OPT_FLAG, 0, 0, 0, 0, NULL, NULL},
 };
 

@@ -58,6 +58,8 @@ static struct trace_writer *open_writer(struct record *r, char **argv,
 	if (!r->lines)
 		perpi_warn("no source lines in the trace: %s", perpi_error());
 	live_meta_add(&meta, "lines", r->lines ? "libdw" : "none");
+	live_meta_add(&meta, "backend",
+		      r->args->trace.backend == TRACE_BACKEND_VALGRIND ? "valgrind" : "ptrace");
 	const struct trace_symbolizer sym = {record_function, record_line, r};
 	struct trace_writer *w =
 	    trace_writer_open_measured(r->args->output, meta.entries, meta.n, &sym, measured);

@@ -8,7 +8,8 @@
 #include <time.h>
 
 int perpi_quiet;
-static char error_message[1024];
+/* one per thread: the Valgrind backend decodes in a thread of its own */
+static _Thread_local char error_message[1024];
 
 static void die_oom(size_t size)
 {

@@ -17,7 +17,7 @@ char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Functions return a status and set a message; entry points print it.
- * perpi_error() keeps the last message (a static buffer, not thread-safe). */
+ * perpi_error() keeps the last message (one buffer per thread). */
 int perpi_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *perpi_error(void);
 

@@ -133,9 +133,10 @@ static int is_entry_of(struct filter *p, const struct perpi_insn *insn)
 }
 
 /* --function: feeds only the events of SYM's call instances, an engine per
- * instance. An instance runs from the callee's first instruction to the
- * ret that pops its return address (same stack pointer), or until the
- * stack is unwound past it (longjmp). */
+ * instance. An instance runs from the callee's first instruction (after a
+ * call, or a signal handler's entry) to the ret that pops its return
+ * address (same stack pointer), or until the stack is unwound past it
+ * (longjmp). */
 static int instance_event(void *ctx, const struct perpi_event *ev)
 {
 	struct filter *p = ctx;
@@ -147,7 +148,8 @@ static int instance_event(void *ctx, const struct perpi_event *ev)
 			close_region(p);
 	}
 	if (!p->in_instance) {
-		if (!(after_call || ev->flags & EVENT_CALL_ENTRY) || !is_entry_of(p, ev->insn))
+		if (!(after_call || ev->flags & (EVENT_CALL_ENTRY | EVENT_SIGNAL_ENTRY)) ||
+		    !is_entry_of(p, ev->insn))
 			return 0;
 		p->in_instance = 1;
 		p->entry_sp = ev->sp;

@@ -30,6 +30,9 @@ int trace_options_check(const struct trace_options *opt, int have_program)
 				       "or --all");
 	if (opt->all && opt->start)
 		return perpi_set_error("--all: cannot be combined with --start");
+	if (opt->pid && opt->backend == TRACE_BACKEND_VALGRIND)
+		return perpi_set_error("-p: the valgrind backend cannot attach to a running "
+				       "process; leave out --backend=valgrind");
 	if (opt->pid && (opt->all || opt->start))
 		return perpi_set_error("-p: tracing starts at attach; --all and --start "
 				       "do not apply");

@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* How the program's instructions reach perpi (DESIGN.md: two backends,
+ * the same events). */
+enum trace_backend {
+	TRACE_BACKEND_PTRACE,  /* single-stepping: the default, the native CPU */
+	TRACE_BACKEND_VALGRIND /* perpi's Valgrind tool: DBI speed, Valgrind's CPU */
+};
+
 struct trace_options {
 	char **functions; /* --function SYM, repeatable */
 	size_t n_functions;
@@ -16,6 +23,7 @@ struct trace_options {
 	int cpu;	   /* --cpu N; -1: the CPU perpi runs on */
 	pid_t pid;	   /* -p PID; 0: start the program */
 	double duration;   /* --duration SECONDS; 0: none */
+	int backend;	   /* --backend ptrace|valgrind: enum trace_backend */
 };
 
 void trace_options_init(struct trace_options *opt);

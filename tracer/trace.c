@@ -28,6 +28,7 @@
 #include "tracer/process.h"
 #include "tracer/symbols.h"
 #include "tracer/trace_internal.h"
+#include "tracer/valgrind_trace.h"
 #include "tracer/x86.h"
 
 #define EFLAGS_TF 0x100
@@ -57,6 +58,7 @@ void tracer_delete(struct tracer *t)
 {
 	if (!t)
 		return;
+	valgrind_trace_delete(t);
 	insn_cache_done(&t->cache);
 	if (t->dec)
 		x86_decoder_delete(t->dec);
@@ -157,7 +159,7 @@ static int region_choose(struct tracer *t)
 	return 0;
 }
 
-static int region_plan(struct tracer *t)
+int trace_region_plan(struct tracer *t)
 {
 	if (region_choose(t) < 0)
 		return -1;
@@ -171,7 +173,7 @@ static int region_plan(struct tracer *t)
 }
 
 /* --function names of the libraries, now mapped: breakpoints at them. */
-static int region_resolve_libs(struct tracer *t, int final)
+int trace_region_resolve_libs(struct tracer *t, int final)
 {
 	size_t left = 0;
 	symbolizer_refresh(t->syms);
@@ -201,17 +203,14 @@ static int region_resolve_libs(struct tracer *t, int final)
 	    symbolizer_lookup(t->syms, "_dl_debug_state", &t->debug_state) == 0)
 		breakpoints_add(&t->bps, t->debug_state);
 	if (left && !t->debug_state)
-		return region_resolve_libs(t, 1);
+		return trace_region_resolve_libs(t, 1);
 	return 0;
 }
 
-/* Link-time addresses -> run-time ones, and the breakpoints. */
-static int region_place(struct tracer *t)
+/* Link-time addresses -> run-time ones (entry: the program's, AT_ENTRY),
+ * and the breakpoints. */
+int trace_region_place(struct tracer *t, uint64_t entry)
 {
-	uint64_t entry = process_auxv(t->pid, AT_ENTRY);
-	if (!entry)
-		return perpi_set_error("%d: cannot read its entry point (/proc/%d/auxv)", t->pid,
-				       t->pid);
 	uint64_t bias = elf_image_is_pie(t->prog) ? entry - elf_image_entry(t->prog) : 0;
 	for (size_t i = 0; i < t->n_starts; i++) {
 		t->starts[i] += bias;
@@ -224,7 +223,7 @@ static int region_place(struct tracer *t)
 	if (t->have_stop)
 		t->stop_addr += bias;
 	if (t->n_lib_functions && t->opt.pid)
-		return region_resolve_libs(t, 0); /* attached: the libraries are there */
+		return trace_region_resolve_libs(t, 0); /* attached: the libraries are there */
 	if (t->n_lib_functions) {		  /* started: they are there when main is reached */
 		const struct elf_symbol *m = elf_image_lookup(t->prog, "main");
 		t->resolve_addr = m ? m->value + bias : entry;
@@ -243,6 +242,8 @@ static int tracer_open_program(struct tracer *t, const char *path)
 
 int tracer_start(struct tracer *t, char *const argv[])
 {
+	if (t->opt.backend == TRACE_BACKEND_VALGRIND)
+		return valgrind_trace_start(t, argv);
 	int cpu = process_pin_cpu(t->opt.cpu);
 	if (cpu < 0)
 		return -1;
@@ -254,13 +255,13 @@ int tracer_start(struct tracer *t, char *const argv[])
 		t->path = real ? real : xstrdup(exe);
 		if (kill(t->pid, 0) < 0 && errno == ESRCH)
 			return perpi_set_error("-p %d: no such process", t->pid);
-		if (tracer_open_program(t, exe) < 0 || region_plan(t) < 0)
+		if (tracer_open_program(t, exe) < 0 || trace_region_plan(t) < 0)
 			return -1;
 		if (tracee_attach(t, cpu) < 0)
 			return -1;
 	} else {
 		t->path = elf_find_program(argv[0]);
-		if (!t->path || tracer_open_program(t, t->path) < 0 || region_plan(t) < 0)
+		if (!t->path || tracer_open_program(t, t->path) < 0 || trace_region_plan(t) < 0)
 			return -1;
 		if (process_spawn(t->path, argv, &t->pid) < 0)
 			return -1;
@@ -268,7 +269,11 @@ int tracer_start(struct tracer *t, char *const argv[])
 	}
 	t->tgid = t->pid;
 	t->syms = symbolizer_new(t->pid, t->path);
-	return region_place(t);
+	uint64_t entry = process_auxv(t->pid, AT_ENTRY);
+	if (!entry)
+		return perpi_set_error("%d: cannot read its entry point (/proc/%d/auxv)", t->pid,
+				       t->pid);
+	return trace_region_place(t, entry);
 }
 
 static int fetch_xstate(void *ctx, struct x86_xstate *out)
@@ -356,7 +361,7 @@ int trace_step(struct tracer *t)
 
 static struct perpi_event *resolve(struct tracer *t, struct insn_entry *e, struct perpi_event *ev)
 {
-	struct x86_state st = {&t->regs, fetch_xstate, t};
+	struct x86_state st = {&t->regs, fetch_xstate, t, 0};
 	if (x86_resolve(&e->insn, &st, ev) < 0) {
 		if (!e->warned)
 			perpi_warn("%#llx: %s: %s", (unsigned long long)e->insn.addr, e->insn.text,
@@ -452,7 +457,7 @@ static int region_enter(struct tracer *t)
 	return region_trace(t, t->regs.rsp, !t->skip_start_call && t->starts_are_functions);
 }
 
-static int is_start(const struct tracer *t, uint64_t addr)
+int trace_is_start(const struct tracer *t, uint64_t addr)
 {
 	for (size_t i = 0; i < t->n_starts; i++)
 		if (t->starts[i] == addr)
@@ -493,16 +498,16 @@ static int native_run(struct tracer *t)
 				breakpoints_disarm(&t->bps, t->pid);
 				if (t->have_resolve && t->regs.rip == t->resolve_addr) {
 					t->have_resolve = 0;
-					if (!is_start(t, t->resolve_addr))
+					if (!trace_is_start(t, t->resolve_addr))
 						breakpoints_remove(&t->bps, t->resolve_addr);
-					if (region_resolve_libs(t, 0) < 0)
+					if (trace_region_resolve_libs(t, 0) < 0)
 						return STEP_ERROR;
 				} else if (t->debug_state && t->regs.rip == t->debug_state &&
 					   t->n_lib_functions) {
-					if (region_resolve_libs(t, 0) < 0) /* after a dlopen */
+					if (trace_region_resolve_libs(t, 0) < 0) /* after a dlopen */
 						return STEP_ERROR;
 				}
-				if (is_start(t, t->regs.rip) && !t->done_tracing)
+				if (trace_is_start(t, t->regs.rip) && !t->done_tracing)
 					return STEP_DONE;
 				if (t->done_tracing)
 					continue; /* on without breakpoints */
@@ -519,7 +524,7 @@ static int native_run(struct tracer *t)
 	}
 }
 
-static void install_signals(struct tracer *t)
+void trace_install_signals(struct tracer *t)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -538,7 +543,9 @@ static void install_signals(struct tracer *t)
 
 int tracer_run(struct tracer *t, struct trace_result *res)
 {
-	install_signals(t);
+	if (t->opt.backend == TRACE_BACKEND_VALGRIND)
+		return valgrind_trace_run(t, res);
+	trace_install_signals(t);
 	int r = STEP_DONE;
 	if (trace_get_regs(t) < 0)
 		return -1;

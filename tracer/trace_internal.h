@@ -79,9 +79,21 @@ struct tracer {
 	uint8_t *xsave;
 	struct perpi_event ev[2];
 	struct trace_result res;
+	struct valgrind_run *vg; /* --backend=valgrind: the run (valgrind_trace.h) */
 };
 
 extern volatile sig_atomic_t trace_stop_signal;
+
+/* trace.c, shared with the Valgrind backend (valgrind_trace.h): the region
+ * of interest from the options (plan), placed at run time once the
+ * program's entry point (AT_ENTRY) is known; the --function names of the
+ * libraries, looked up in the process (final: none may be left); whether
+ * addr starts a region; SIGINT/SIGTERM/--duration set trace_stop_signal. */
+int trace_region_plan(struct tracer *t);
+int trace_region_place(struct tracer *t, uint64_t entry);
+int trace_region_resolve_libs(struct tracer *t, int final);
+int trace_is_start(const struct tracer *t, uint64_t addr);
+void trace_install_signals(struct tracer *t);
 
 int trace_get_regs(struct tracer *t);
 int trace_step(struct tracer *t);

@@ -41,7 +41,21 @@ struct x86_state {
 	const struct user_regs_struct *regs;
 	int (*fetch_xstate)(void *ctx, struct x86_xstate *out);
 	void *ctx;
+	uint64_t xcr0; /* XCR0 as the program sees it (xsave's components); 0: this CPU's */
 };
+
+/* What x86_resolve reads of the thread's state for insn, so that a backend
+ * that cannot stop the program (Valgrind) hands over exactly these values. */
+struct x86_inputs {
+	uint16_t gpr;	    /* bit n: GPR n, encoding order; RSP always (event sp) */
+	uint16_t vec;	    /* bit n: vector register n, bits 0-255 (gather indices, masks) */
+	uint8_t mask_k;	    /* bit n: mask register kn */
+	uint8_t fs_base, gs_base;
+	uint8_t fpu_top;    /* x87 TOP, from the status word */
+	uint8_t rep_string; /* REP string instruction: RCX (ECX if rcx_32) counts iterations */
+	uint8_t rcx_32;
+};
+void x86_inputs(const struct perpi_insn *insn, struct x86_inputs *out);
 
 /* Whether resolving this instruction needs the extended state. */
 int x86_needs_xstate(const struct perpi_insn *insn);

@@ -247,7 +247,7 @@ int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st, struc
 	case SP_XRSTOR:
 		if (!s->n_mem)
 			return 0;
-		return x86_resolve_xsave(s, r, mem_address(&s->mem[0], insn, r, 0), ev);
+		return x86_resolve_xsave(s, r, mem_address(&s->mem[0], insn, r, 0), st->xcr0, ev);
 	default: /* SP_UNKNOWN: the static lists say everything */
 		return 0;
 	}

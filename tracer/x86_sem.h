@@ -174,7 +174,7 @@ struct x86_xsave_layout {
 const struct x86_xsave_layout *x86_xsave_layout(void);
 /* Units and bytes of an xsave-family instruction whose area is at base. */
 int x86_resolve_xsave(const struct x86_sem *s, const struct user_regs_struct *r, uint64_t base,
-		      struct perpi_event *ev);
+		      uint64_t xcr0, struct perpi_event *ev);
 
 /* The second opinion (tests): decode with Zydis only, no fix table. */
 int x86_decode_zydis_raw(struct x86_decoder *dec, uint64_t addr, const uint8_t *bytes, size_t avail,

@@ -81,13 +81,14 @@ static void mem_push(struct perpi_event *ev, uint64_t addr, uint32_t size, int w
 }
 
 int x86_resolve_xsave(const struct x86_sem *s, const struct user_regs_struct *r, uint64_t base,
-		      struct perpi_event *ev)
+		      uint64_t xcr0, struct perpi_event *ev)
 {
 	const struct x86_xsave_layout *l = x86_xsave_layout();
 	int save = s->special == SP_XSAVE;
 	uint64_t rfbm = s->xsave_kind == 2
 			    ? 3
-			    : ((r->rdx & 0xffffffffu) << 32 | (r->rax & 0xffffffffu)) & l->xcr0;
+			    : ((r->rdx & 0xffffffffu) << 32 | (r->rax & 0xffffffffu)) &
+				  (xcr0 ? xcr0 & l->xcr0 : l->xcr0);
 	uint64_t seen[3] = {0};
 	uint8_t *units = save ? ev->src : ev->dst, *n = save ? &ev->n_src : &ev->n_dst;
 	for (int i = 0; i < *n; i++)

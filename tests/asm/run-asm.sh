@@ -8,11 +8,16 @@
 #   NAME :: I [n] :: C [m] :: ILP [...] (1 call)
 # Usage: run-asm.sh            the ideal machine, live
 #        run-asm.sh --limits   constrained machines and filters, replayed
+#        run-asm.sh --recorded every line, from one perpi record per program
+# PERPI_BACKEND=valgrind traces with the Valgrind backend (the same figures).
 set -u
 limits=no
+all=no
 [ "${1:-}" = --limits ] && limits=yes
+[ "${1:-}" = --recorded ] && limits=yes && all=yes
 : "${PERPI:?PERPI must name the perpi binary}"
 : "${top_srcdir:?}" "${top_builddir:?}"
+backend=--backend=${PERPI_BACKEND:-ptrace}
 
 fail=0
 pass=0
@@ -48,14 +53,14 @@ for src in regs vec mem calls signal; do
 			"$top_srcdir/tests/asm/$src.S" >"$tmp/expect"
 		while read -r name i c opts; do
 			opts=$(printf '%s' "$opts" | tr -d '[]')
-			[ -z "$opts" ] && [ $limits = yes ] && continue
+			[ -z "$opts" ] && [ $limits = yes ] && [ $all = no ] && continue
 			[ -n "$opts" ] && [ $limits = no ] && continue
 			what="$src$variant $name${opts:+ ($opts)}"
-			if [ -z "$opts" ]; then
-				"$PERPI" --function "$name" "$prog" >/dev/null 2>"$tmp/out" </dev/null
+			if [ $limits = no ]; then
+				"$PERPI" $backend --function "$name" "$prog" >/dev/null 2>"$tmp/out" </dev/null
 			else
 				if [ ! -f "$data" ]; then
-					"$PERPI" record -q -o "$data" "$prog" >/dev/null 2>"$tmp/out" </dev/null ||
+					"$PERPI" record $backend -q -o "$data" "$prog" >/dev/null 2>"$tmp/out" </dev/null ||
 						{ echo "FAIL: perpi record $prog:"; cat "$tmp/out"; }
 				fi
 				# shellcheck disable=SC2086 # OPTIONS are words

@@ -3,6 +3,8 @@
 # The expected values come from the test programs' sources, counted by hand.
 set -u
 B="$top_builddir/tests/tracer"
+# PERPI_BACKEND=valgrind: the same expectations under the Valgrind backend
+backend=--backend=${PERPI_BACKEND:-ptrace}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 report="$tmp/report"
@@ -21,7 +23,7 @@ run()
 	want=$1
 	shift
 	rm -f "$report"
-	"$PERPI" -o "$report" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$PERPI" -o "$report" $backend "$@" >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	[ "$status" = "$want" ] || fail "perpi $*: exit $status, want $want ($(cat "$tmp/err"))"
 	[ -s "$report" ] || fail "perpi $*: no report"

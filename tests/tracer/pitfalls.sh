@@ -13,8 +13,9 @@ expect_i 207 "signal handler"
 # changed).
 run 0 "$B/sigr11"
 
-# pushf must not show the trap flag (the program exits 1 if it does).
-run 0 "$B/pushf"
+# pushf must not show the trap flag (the program exits 1 if it does). A
+# single-stepper's pitfall; Valgrind cannot run pushfw (tests/valgrind).
+[ "$backend" = --backend=valgrind ] || run 0 "$B/pushf"
 
 # fork and vfork children run untraced, exit normally (the program checks
 # their statuses); with --function g only the parent's last call: 2.

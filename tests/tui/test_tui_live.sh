@@ -6,7 +6,9 @@
 # the TUI's own view of its call (its instructions' steps recomputed in
 # isolation from the engine's producers) must give the report's I and C
 # too: a second computation of the per-function figures.
+# PERPI_BACKEND=valgrind: the same under the Valgrind backend (tests/valgrind).
 . "$top_srcdir/tests/tui/tmux.sh"
+backend=--backend=${PERPI_BACKEND:-ptrace}
 tmux_require
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the report"; exit 77; }
 "$PERPI" tui --help >/dev/null 2>&1 || { echo "SKIP: perpi was built without curses"; exit 77; }
@@ -17,7 +19,7 @@ trap 'tmux_stop; rm -rf "$tmp"' EXIT
 XDG_DATA_HOME="$tmp/none" # the screens without a Palmed model (test_tui_palmed.sh has one)
 export XDG_DATA_HOME
 
-"$PERPI" -q -o "$tmp/report.txt" "$prog" || { echo "FAIL: perpi $prog"; exit 1; }
+"$PERPI" -q $backend -o "$tmp/report.txt" "$prog" || { echo "FAIL: perpi $prog"; exit 1; }
 python3 - "$tmp/report.txt" > "$tmp/expect" <<'PY' || exit 1
 import re, sys
 line = re.compile(r"^(\S+)\s+:: I \[(\d+)\]\s+:: C \[(\d+)\]\s+:: ILP \[([\d.]+)\](?:\s+\((\d+) calls?\))?")
@@ -43,7 +45,7 @@ for l in open(sys.argv[1]):
 PY
 grep -q '^FUNCTION ' "$tmp/expect" || { echo "FAIL: no function in the report"; cat "$tmp/report.txt"; exit 1; }
 
-tmux_start 160 30 "$PERPI" tui -- "$prog"
+tmux_start 160 30 "$PERPI" tui $backend -- "$prog"
 expect "whole run" "$(sed -n 's/^TOTAL //p' "$tmp/expect")"
 tmux_keys 2 Home m End
 expect "classes" "$(sed -n 's/^CLASSES //p' "$tmp/expect")"
