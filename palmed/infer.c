@@ -19,12 +19,14 @@
 #include "palmed/infer_private.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/util.h"
+#include "palmed/infer_map.h"
 #include "palmed/lp.h"
 
 void infer_options_exact(struct infer_options *o)
@@ -58,22 +60,27 @@ void infer_options_noisy(struct infer_options *o)
 
 int infer_stopped(const struct state *st)
 {
-	return st->o->stop && *st->o->stop;
+	return infer_meter_stopped(st->meter);
 }
 
-/* Lines starting with \r update in place on a terminal and are left out
- * elsewhere (logs keep the stage summaries only). */
-void infer_progress(struct state *st, const char *fmt, ...)
+void infer_label(struct state *st, const char *fmt, ...)
 {
-	if (!st->o->progress)
-		return;
-	if (!isatty(fileno(st->o->progress)) && (fmt[0] == '\r' || !strcmp(fmt, "\n")))
-		return;
+	char line[128];
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(st->o->progress, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fflush(st->o->progress);
+	infer_meter_label(st->meter, "%s%s", st->meter->planned ? "core: " : "", line);
+}
+
+void infer_note(struct state *st, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	infer_meter_note(st->meter, "%s%s", st->meter->planned ? "core: " : "", line);
 }
 
 static void to_kernel(const struct state *st, const double *sigma, struct kernel *k)
@@ -136,24 +143,13 @@ static void log_measured(struct state *st, const double *sigma, double cycles)
 	index_measured(st, st->nmeas++);
 }
 
-/* The machine's cycles for kernels ks: all at once when it can. errors[i]
- * is set (malloc'd) where status[i] is -1. */
+/* The machine's cycles for kernels ks (in slices: a stop request is
+ * honoured between two). errors[i] is set (malloc'd) where status[i] is
+ * -1. */
 static void measure_kernels(const struct state *st, const struct kernel *ks, size_t n,
 			    double *cycles, int *status, char **errors)
 {
-	if (st->ms->cycles_many) {
-		st->ms->cycles_many(st->ms->ctx, ks, n, cycles, status, errors);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			status[i] = st->ms->cycles(st->ms->ctx, &ks[i], &cycles[i]);
-			errors[i] = status[i] < 0 ? xstrdup(perpi_error()) : NULL;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		if (status[i] == 0 && !(cycles[i] > 0 && isfinite(cycles[i]))) {
-			status[i] = -1;
-			errors[i] = xasprintf("kernel measured at %g cycles", cycles[i]);
-		}
+	infer_meter_run(st->meter, ks, n, cycles, status, errors);
 }
 
 void infer_measure_many(struct state *st, double *const *sigmas, size_t count, double *cycles,
@@ -306,14 +302,12 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 		kernel_init(&ks[i]);
 		kernel_add(&ks[i], sorted[i], 1);
 	}
-	/* In slices, to show progress (a slice is measured at once). */
-	for (size_t at = 0; at < distinct && !infer_stopped(st); at += 32) {
-		size_t m = distinct - at < 32 ? distinct - at : 32;
-		measure_kernels(st, ks + at, m, cycles + at, status + at, errors + at);
-		infer_progress(st, "\rpalmed: singles %zu/%zu", at + m, distinct);
-	}
+	infer_label(st, "%zu forms alone", distinct);
+	measure_kernels(st, ks, distinct, cycles, status, errors);
 	for (size_t i = 0; i < distinct; i++) {
-		if (status[i] < 0) {
+		if (infer_stopped(st)) {
+			/* measured or not, nothing is kept: the caller gives up */
+		} else if (status[i] < 0) {
 			model_add_unmapped(st->model, sorted[i], errors[i]);
 		} else {
 			model_add_measurement(st->model, sorted[i], cycles[i]);
@@ -329,8 +323,7 @@ static void measure_singles(struct state *st, const char *const *forms, size_t n
 	free(cycles);
 	free(status);
 	free(errors);
-	infer_progress(st, "\n");
-	infer_progress(st, "palmed: %zu of %zu forms measured alone\n", st->n, nforms);
+	infer_note(st, "%zu of %zu forms measured alone", st->n, nforms);
 	free(sorted);
 	double *e = xcalloc(st->n + 1, sizeof(double));
 	for (size_t i = 0; i < st->n; i++) {
@@ -393,14 +386,12 @@ static void map_singles(struct state *st)
 			infer_add_resource(st, rho, e);
 		}
 		e[i] = 0;
-		infer_progress(
-		    st, "\rpalmed: bounding the forms alone %zu/%zu, %zu resources, %u benchmarks",
-		    i + 1, st->n, st->nres, st->stats->benchmarks);
+		infer_label(st, "bounding the forms alone %zu/%zu, %zu resources, %u benchmarks",
+			    i + 1, st->n, st->nres, st->stats->benchmarks);
 	}
 	free(e);
-	infer_progress(st, "\n");
-	infer_progress(st, "palmed: %zu resources bound the forms alone, %u benchmarks\n", st->nres,
-		       st->stats->benchmarks);
+	infer_note(st, "%zu resources bound the forms alone, %u benchmarks", st->nres,
+		   st->stats->benchmarks);
 }
 
 /* Random kernels like the code a model predicts (2-5 distinct forms,
@@ -431,10 +422,9 @@ static void measure_training(struct state *st)
 	for (size_t at = 0; at < count && !infer_stopped(st); at += 256) {
 		size_t m = count - at < 256 ? count - at : 256;
 		infer_measure_many(st, sigmas + at, m, cycles + at, ok + at);
-		infer_progress(st, "\rpalmed: training kernels %zu/%zu", at + m, count);
+		infer_label(st, "training kernels %zu/%zu", at + m, count);
 	}
 	st->stats->trained = st->stats->benchmarks - before;
-	infer_progress(st, "\n");
 	for (size_t t = 0; t < count; t++)
 		free(sigmas[t]);
 	free(sigmas);
@@ -442,12 +432,23 @@ static void measure_training(struct state *st)
 	free(ok);
 }
 
+/* Resource r never loads more than by does, but for the measurements'
+ * tolerance (noisy searches find the same resource twice, a few percent
+ * apart): dropping r changes no prediction by more than that. */
 static int dominated(const struct state *st, size_t r, size_t by)
 {
 	for (size_t j = 0; j < st->n; j++)
-		if (st->rho[r][j] > st->rho[by][j] + 1e-9)
+		if (st->rho[r][j] > st->rho[by][j] * (1 + st->o->tol) + 1e-9)
 			return 0;
 	return 1;
+}
+
+static double total_usage(const struct state *st, size_t r)
+{
+	double sum = 0;
+	for (size_t j = 0; j < st->n; j++)
+		sum += st->rho[r][j];
+	return sum;
 }
 
 static struct model *make_model(struct state *st)
@@ -459,7 +460,9 @@ static struct model *make_model(struct state *st)
 	for (size_t r = 0; r < st->nres; r++) {
 		int drop = 0;
 		for (size_t q = 0; q < st->nres && !drop; q++)
-			if (q != r && dominated(st, r, q) && (!dominated(st, q, r) || q < r))
+			if (q != r && dominated(st, r, q) &&
+			    (!dominated(st, q, r) || total_usage(st, q) > total_usage(st, r) ||
+			     (total_usage(st, q) == total_usage(st, r) && q < r)))
 				drop = 1;
 		if (drop) {
 			index[r] = (size_t)-1;
@@ -505,54 +508,105 @@ static int interrupted(struct state *st)
 	return perpi_set_error("interrupted after %u benchmarks", done);
 }
 
+/* Kernels the stages still to come expect, for the estimate of the time
+ * left: the search's budget and the training kernels, then about 25
+ * probes per form to map. */
+static void plan(struct state *st, size_t nmap, int searching)
+{
+	unsigned long later = (unsigned long)nmap * 28;
+	if (searching && st->o->max_benchmarks > st->stats->benchmarks)
+		later += st->o->max_benchmarks - st->stats->benchmarks;
+	if (st->o->refit)
+		later += st->o->train_kernels;
+	st->meter->planned = later;
+}
+
+/* The core: stages 1-4 (docs/MODEL.md) and the final fit. */
+static int infer_core(struct state *st, const char *const *forms, size_t nforms, size_t nmap)
+{
+	plan(st, nmap, 1);
+	measure_singles(st, forms, nforms);
+	if (infer_stopped(st))
+		return -1;
+	if (st->n == 0) {
+		perpi_set_error("none of the %zu forms could be measured (%s: %s)", nforms,
+				st->model->unmapped[0].form, st->model->unmapped[0].reason);
+		return -1;
+	}
+	map_singles(st);
+	for (unsigned pass = 0; pass < st->o->max_passes && !infer_stopped(st); pass++) {
+		plan(st, nmap, 1);
+		infer_note(st, "pass %u", pass + 1);
+		unsigned found = infer_search_pairs(st);
+		found += infer_search_mixes(st);
+		if (!found)
+			break;
+	}
+	plan(st, nmap, 0);
+	if (st->o->refit && !infer_stopped(st)) {
+		measure_training(st);
+		if (!infer_stopped(st))
+			infer_refit(st);
+	}
+	return infer_stopped(st) ? -1 : 0;
+}
+
+/* The forms outside the core, mapped onto its resources. */
+static int map_rest(struct infer_meter *mt, struct model *m, const char *const *forms,
+		    size_t nforms, const struct infer_options *o, struct infer_stats *stats)
+{
+	struct infer_map_options mo;
+	infer_map_options_default(&mo, o->tol);
+	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
+	stats->benchmarks += stats->map.benchmarks;
+	if (rc == 0)
+		infer_meter_note(mt,
+				 "mapping: %u forms onto the core's %u resources (%u groups) "
+				 "from %u benchmarks (%u probes, %u of them resource by resource); "
+				 "%u forms bounded by %u resources of their own",
+				 stats->map.singles, stats->map.core_resources, stats->map.groups,
+				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
+				 stats->map.own, stats->map.own_resources);
+	return rc;
+}
+
 int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats)
 {
 	struct state st;
 	struct infer_stats local;
+	struct infer_meter meter;
 	memset(&st, 0, sizeof(st));
 	if (!stats)
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
+	infer_meter_init(&meter, ms, o->stop, o->progress);
 	st.ms = ms;
 	st.o = o;
 	st.stats = stats;
 	st.rng = o->seed;
+	st.meter = &meter;
 	st.model = model_new(ms->cpu);
 	*out = NULL;
 	if (nforms == 0) {
 		model_delete(st.model);
 		return perpi_set_error("no instruction forms to model");
 	}
-	measure_singles(&st, forms, nforms);
-	if (infer_stopped(&st))
-		return interrupted(&st);
-	if (st.n == 0) {
-		char *why = xasprintf("none of the %zu forms could be measured (%s: %s)", nforms,
-				      st.model->unmapped[0].form, st.model->unmapped[0].reason);
+	const char *const *core = o->core ? o->core : forms;
+	size_t ncore = o->core ? o->ncore : nforms, nmap = o->core ? nforms : 0;
+	if (infer_core(&st, core, ncore, nmap) < 0) {
+		if (infer_stopped(&st))
+			return interrupted(&st);
 		state_done(&st);
 		model_delete(st.model);
-		perpi_set_error("%s", why);
-		free(why);
 		return -1;
 	}
-	if (!infer_stopped(&st))
-		map_singles(&st);
-	for (unsigned pass = 0; pass < o->max_passes && !infer_stopped(&st); pass++) {
-		infer_progress(&st, "palmed: pass %u\n", pass + 1);
-		unsigned found = infer_search_pairs(&st);
-		found += infer_search_mixes(&st);
-		if (!found)
-			break;
-	}
-	if (o->refit && !infer_stopped(&st)) {
-		measure_training(&st);
-		if (!infer_stopped(&st))
-			infer_refit(&st);
-	}
-	if (infer_stopped(&st))
-		return interrupted(&st);
-	*out = make_model(&st);
+	struct model *m = make_model(&st);
 	state_done(&st);
+	if (nmap && map_rest(&meter, m, forms, nforms, o, stats) < 0) {
+		model_delete(m);
+		return perpi_set_error("interrupted after %u benchmarks", stats->benchmarks);
+	}
+	*out = m;
 	return 0;
 }

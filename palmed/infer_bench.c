@@ -86,7 +86,9 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		} else {
 			retry = errors[i] && strstr(errors[i], "disturbed");
 		}
-		if (retry) {
+		if (retry && ib->stop && *ib->stop) {
+			/* stopping: the kernel is left out, not measured again */
+		} else if (retry) {
 			free(errors[i]);
 			errors[i] = NULL;
 			bench_result_done(&r[i]);
@@ -111,6 +113,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->fresh = bench_new(&fresh, db);
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
+	ib->stop = NULL;
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;

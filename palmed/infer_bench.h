@@ -4,6 +4,8 @@
 #ifndef PERPI_INFER_BENCH_H
 #define PERPI_INFER_BENCH_H
 
+#include <signal.h>
+
 #include "palmed/bench.h"
 #include "palmed/measure.h"
 
@@ -13,8 +15,11 @@
 
 struct infer_bench {
 	struct bench_ctx *bench, *fresh; /* owned; fresh re-measures cached kernels */
-	char *cpu;                       /* owned */
+	char *cpu;			 /* owned */
 	unsigned measured, cached, refused;
+	/* When *stop becomes non-zero, kernels the host disturbed are not
+	 * measured again (a stop must not wait for retries); NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Fills out to measure with options o, caching in db (may be NULL; stays

@@ -6,6 +6,7 @@
 #define PERPI_INFER_PRIVATE_H
 
 #include "palmed/infer.h"
+#include "palmed/infer_meter.h"
 
 struct measured {
 	double *sigma; /* n multiplicities */
@@ -27,11 +28,14 @@ struct state {
 	double **rho;	/* nres vectors of n */
 	char **satkern; /* a kernel whose bottleneck each resource is */
 	unsigned long long rng;
+	struct infer_meter *meter; /* measures in slices, shows progress */
 };
 
 /* Whether the caller asked the inference to stop (infer_options.stop). */
 int infer_stopped(const struct state *st);
-void infer_progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The progress line (what is being done), and a line that stays. */
+void infer_label(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void infer_note(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);
 /* The same for count kernels, measured together (far faster on a real

@@ -150,7 +150,8 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 			int mine = assign[b] == r;
 			/* at first the rows the model makes nearly tight, then the
 			 * ones the solution violates (REFIT_MAX_ROWS a round) */
-			if (!mine && (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
+			if (!mine &&
+			    (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
 				continue;
 			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
 			size_t k = sp[b].n, first = n + nrows;
@@ -239,10 +240,8 @@ void infer_refit(struct state *st)
 		for (size_t j = 0; j < st->n; j++)
 			if (st->rho[r][j] < st->o->tol * st->single[j])
 				st->rho[r][j] = 0;
-	infer_progress(
-	    st,
-	    "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
-	    M, st->nmeas, 100 * before, 100 * err);
+	infer_note(st, "usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%",
+		   M, st->nmeas, 100 * before, 100 * err);
 	for (size_t r = 0; r < st->nres; r++)
 		free(cand[r]);
 	free(cand);

@@ -161,15 +161,14 @@ unsigned infer_search_pairs(struct state *st)
 				count++;
 		}
 		found += check_batch(st, sigmas, count);
-		infer_progress(st, "\rpalmed: pairs %zu/%zu, %u resources, %u benchmarks", i + 1,
-			       st->n, (unsigned)st->nres, st->stats->benchmarks);
+		infer_label(st, "pairs %zu/%zu, %u resources, %u benchmarks", i + 1, st->n,
+			    (unsigned)st->nres, st->stats->benchmarks);
 	}
 	for (size_t j = 0; j < st->n; j++)
 		free(sigmas[j]);
 	free(sigmas);
-	infer_progress(st, "\n");
-	infer_progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n",
-		       (unsigned)st->nres, st->stats->benchmarks);
+	infer_note(st, "pairs searched, %u resources, %u benchmarks", (unsigned)st->nres,
+		   st->stats->benchmarks);
 	return found;
 }
 
@@ -207,7 +206,7 @@ unsigned infer_search_mixes(struct state *st)
 	for (size_t t = 0; t < total; t++)
 		free(sigmas[t]);
 	free(sigmas);
-	infer_progress(st, "palmed: %u mixes searched, %u resources, %u benchmarks\n",
-		       st->o->random_kernels, (unsigned)st->nres, st->stats->benchmarks);
+	infer_note(st, "%u mixes searched, %u resources, %u benchmarks", st->o->random_kernels,
+		   (unsigned)st->nres, st->stats->benchmarks);
 	return found;
 }

@@ -26,31 +26,32 @@ struct model_unmapped {
 };
 
 struct model_measurement {
-	char *kernel; /* canonical spec */
+	char *kernel;  /* canonical spec */
 	double cycles; /* per iteration */
 };
 
 /* Owns everything it points to; model_new / model_delete. */
 struct model {
 	char *cpu; /* identity of the CPU the measurements come from */
-	size_t nforms;
-	char **forms;        /* sorted by name */
+	size_t nforms, capforms;
+	char **forms;	     /* sorted by name once built (model_sort) */
 	double *form_cycles; /* measured cycles of the form alone (1 / IPC) */
-	size_t nres;
+	int sorted;	     /* forms are in strcmp order: model_form_index bisects */
+	size_t nres, capres;
 	struct model_resource *res;
-	double *rho; /* nforms x nres, rho[form * nres + res] */
+	double *rho; /* capforms rows of capres: model_rho(), model_set_rho() */
 	size_t nunmapped;
 	struct model_unmapped *unmapped;
-	size_t nmeas;
+	size_t nmeas, capmeas;
 	struct model_measurement *meas;
 	unsigned benchmarks; /* kernels measured to build it */
 };
 
 struct prediction {
-	double cycles;       /* per iteration, covered forms only */
-	double ipc;          /* covered instructions / cycles */
-	size_t nbottlenecks; /* resources within 0.1% of the maximum load */
-	size_t *bottlenecks; /* resource indices, owned */
+	double cycles;		 /* per iteration, covered forms only */
+	double ipc;		 /* covered instructions / cycles */
+	size_t nbottlenecks;	 /* resources within 0.1% of the maximum load */
+	size_t *bottlenecks;	 /* resource indices, owned */
 	unsigned covered, total; /* instructions per iteration */
 	size_t nuncovered;
 	char **uncovered; /* forms the model does not map, owned */
@@ -59,12 +60,14 @@ struct prediction {
 struct model *model_new(const char *cpu);
 void model_delete(struct model *m);
 
-/* Builders used by the inference and the loader. Forms are added in
- * sorted order by the caller or through model_sort. */
+/* Builders used by the inference and the loader. Forms may come in any
+ * order; model_sort then puts them (with their usages) in name order, which
+ * makes model_form_index a bisection. */
 size_t model_add_form(struct model *m, const char *form, double cycles);
 size_t model_add_resource(struct model *m, const char *name, const char *kernel);
 void model_set_rho(struct model *m, size_t form, size_t res, double rho);
 double model_rho(const struct model *m, size_t form, size_t res);
+void model_sort(struct model *m);
 void model_add_unmapped(struct model *m, const char *form, const char *reason);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* Index of form, or -1. */

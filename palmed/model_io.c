@@ -114,8 +114,8 @@ static int load_resources(json_object *root, struct model *m)
 			return perpi_set_error("corrupt model '%s': resource %zu has no name",
 					       load_path, r);
 		const char *kernel = json_object_object_get_ex(o, "bottleneck_of", &k)
-					     ? json_object_get_string(k)
-					     : NULL;
+					 ? json_object_get_string(k)
+					 : NULL;
 		model_add_resource(m, name, kernel);
 	}
 	return 0;
@@ -158,8 +158,9 @@ static int load_forms(json_object *root, struct model *m)
 			if (!(json_object_is_type(val, json_type_double) ||
 			      json_object_is_type(val, json_type_int)) ||
 			    !isfinite(rho) || rho < 0)
-				return perpi_set_error("corrupt model '%s': form %s: bad usage of %s",
-						       load_path, form, rname);
+				return perpi_set_error(
+				    "corrupt model '%s': form %s: bad usage of %s", load_path, form,
+				    rname);
 			model_set_rho(m, fi, (size_t)r, rho);
 		}
 	}
@@ -202,8 +203,8 @@ static int load_root(json_object *root, struct model **out)
 	if (get_string(root, "format", &format) < 0)
 		return -1;
 	if (strcmp(format, MODEL_FORMAT))
-		return perpi_set_error("'%s' is not a perpi Palmed model (format '%s')",
-				       load_path, format);
+		return perpi_set_error("'%s' is not a perpi Palmed model (format '%s')", load_path,
+				       format);
 	if (get_number(root, "version", &version) < 0)
 		return -1;
 	if (version != MODEL_VERSION)
@@ -218,6 +219,7 @@ static int load_root(json_object *root, struct model **out)
 		model_delete(m);
 		return -1;
 	}
+	model_sort(m);
 	*out = m;
 	return 0;
 }
@@ -244,9 +246,10 @@ int model_load_for_use(const char *path, struct model **out)
 	const char *p = path ? path : def;
 	FILE *f = fopen(p, "r");
 	if (!f) {
-		int rc = perpi_set_error("no model at '%s' (%s): build one with 'perpi palmed "
-					 "build'%s",
-					 p, strerror(errno), path ? "" : " or give one with -m FILE");
+		int rc =
+		    perpi_set_error("no model at '%s' (%s): build one with 'perpi palmed "
+				    "build'%s",
+				    p, strerror(errno), path ? "" : " or give one with -m FILE");
 		free(def);
 		return rc;
 	}
