@@ -16,6 +16,8 @@
 #include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/eval_blocks.h"
+#include "palmed/eval_gen.h"
+#include "palmed/harness.h"
 #include "palmed/infer.h"
 #include "palmed/infer_bench.h"
 #include "cmd/palmed.h"
@@ -23,7 +25,7 @@
 #include "palmed/sim.h"
 
 struct eval_args {
-	const char *model, *sim, *dir, *db_path;
+	const char *model, *sim, *dir, *db_path, *generator;
 	const char **from; /* recorded runs, --from (repeatable) */
 	size_t nfrom;
 	unsigned count, seed;
@@ -42,6 +44,9 @@ static void usage(FILE *out)
 		     "                 record', weighted by their dynamic instructions (repeatable)\n"
 		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
 		     "                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
+		     "  --generator G  who writes the native kernels' code: 'independent' (the\n"
+		     "                 default: its own registers, memory patterns and loop-shaped\n"
+		     "                 mixes) or 'pipedream' (the generator the model was trained on)\n"
 		     "  --db FILE      measurement database for the native runs; --no-db: none\n"
 		     "  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
 }
@@ -52,8 +57,12 @@ struct reference {
 	const struct sim_machine *sim;
 	struct infer_bench ib; /* without sim */
 	struct measure ms;     /* ib's, to measure many kernels at once */
-	int mca;	       /* llvm-mca is a second predictor */
+	struct eval_gen *gen;  /* the independent generator writes the code, or NULL */
+	char *gen_dir;
+	int mca; /* llvm-mca is a second predictor */
 };
+
+static volatile sig_atomic_t eval_stop;
 
 static int reference_ipc(struct reference *ref, const struct kernel *k, double *ipc)
 {
@@ -78,6 +87,13 @@ static int reference_ipc(struct reference *ref, const struct kernel *k, double *
 static void reference_batch(struct reference *ref, const struct kernel *ks, size_t n, double *ipc,
 			    int *status, char **errors)
 {
+	if (ref->gen) {
+		eval_gen_measure(ref->gen, ks, n, ipc, status, errors, &eval_stop);
+		for (size_t i = 0; i < n; i++)
+			if (status[i] == 0)
+				ipc[i] = kernel_size(&ks[i]) / ipc[i];
+		return;
+	}
 	if (ref->sim || !ref->ms.cycles_many) {
 		for (size_t i = 0; i < n; i++) {
 			status[i] = reference_ipc(ref, &ks[i], &ipc[i]);
@@ -95,6 +111,7 @@ static void reference_batch(struct reference *ref, const struct kernel *ks, size
 struct heldout {
 	struct kernel *ks; /* owned */
 	double *weight;	   /* owned; per kernel */
+	const char **shape; /* owned array of static strings, or NULL: the set's name */
 	size_t n;
 	double refused; /* weight of the kernels the reference refused */
 };
@@ -105,15 +122,39 @@ static void heldout_done(struct heldout *h)
 		kernel_done(&h->ks[i]);
 	free(h->ks);
 	free(h->weight);
+	free(h->shape);
 	memset(h, 0, sizeof(*h));
 }
 
-static void random_heldout(const struct eval_args *a, const struct model *m, struct heldout *h)
+/* The independent generator draws from every form the model knows of,
+ * mapped or not (the unmapped ones make its coverage); the training
+ * generator's mixes, from the mapped forms. */
+static void random_heldout(const struct eval_args *a, struct reference *ref, const struct model *m,
+			   struct heldout *h)
 {
 	h->n = a->count;
 	h->ks = xcalloc(h->n + 1, sizeof(*h->ks));
 	h->weight = xcalloc(h->n + 1, sizeof(*h->weight));
-	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, h->n, m, h->ks);
+	h->shape = xcalloc(h->n + 1, sizeof(*h->shape));
+	if (ref->gen) {
+		const char **pool = xmalloc((m->nforms + m->nunmapped + 1) * sizeof(char *));
+		size_t n = 0;
+		for (size_t i = 0; i < m->nforms; i++)
+			pool[n++] = m->forms[i];
+		for (size_t i = 0; i < m->nunmapped; i++)
+			pool[n++] = m->unmapped[i].form;
+		size_t known = eval_gen_learn(ref->gen, pool, n);
+		fprintf(stderr, "palmed eval: the independent generator writes %zu of the %zu forms "
+				"the model knows of\n",
+			known, n);
+		free(pool);
+		eval_gen_draw(ref->gen, a->seed, h->n, m, h->ks, h->shape);
+	} else {
+		eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, h->n, m,
+				    h->ks);
+		for (size_t i = 0; i < h->n; i++)
+			h->shape[i] = "random";
+	}
 	for (size_t i = 0; i < h->n; i++)
 		h->weight[i] = 1;
 }
@@ -124,27 +165,34 @@ static void refuse_forms(struct reference *ref, struct eval_blocks *eb)
 {
 	const char *const *forms;
 	size_t n = eval_blocks_forms(eb, &forms), refused = 0;
-	struct bench_cli_progress p;
+	struct kernel *ks = xcalloc(n + 1, sizeof(*ks));
+	double *ipc = xmalloc((n + 1) * sizeof(double));
+	int *status = xmalloc((n + 1) * sizeof(int));
+	char **errors = xcalloc(n + 1, sizeof(char *));
 	struct strbuf names;
 	strbuf_init(&names);
-	bench_cli_progress_init(&p, "palmed eval: forms of the blocks");
+	if (ref->gen)
+		eval_gen_learn(ref->gen, forms, n);
+	for (size_t i = 0; i < n; i++)
+		kernel_add(&ks[i], forms[i], 1);
+	fprintf(stderr, "palmed eval: measuring the %zu forms of the blocks alone\n", n);
+	reference_batch(ref, ks, n, ipc, status, errors);
 	for (size_t i = 0; i < n; i++) {
-		struct kernel k;
-		double ipc;
-		bench_cli_progress(&p, i, n);
-		kernel_init(&k);
-		kernel_add(&k, forms[i], 1);
-		if (reference_ipc(ref, &k, &ipc) < 0) {
+		if (status[i] < 0) {
 			if (!refused)
 				perpi_warn("palmed eval: form %s left out of the blocks: %s",
-					   forms[i], perpi_error());
+					   forms[i], errors[i]);
 			strbuf_addf(&names, " %s", forms[i]);
 			eval_blocks_refuse(eb, forms[i]);
 			refused++;
 		}
-		kernel_done(&k);
+		free(errors[i]);
+		kernel_done(&ks[i]);
 	}
-	bench_cli_progress_end(&p);
+	free(ks);
+	free(ipc);
+	free(status);
+	free(errors);
 	if (refused > 1)
 		perpi_warn("palmed eval: %zu of %zu forms left out of the blocks (not measurable "
 			   "alone):%s",
@@ -177,8 +225,6 @@ static int blocks_heldout(const struct eval_args *a, struct reference *ref, cons
 }
 
 /* Ctrl-C or SIGTERM: stop measuring, report on what was measured. */
-static volatile sig_atomic_t eval_stop;
-
 static void on_stop(int sig)
 {
 	eval_stop = sig;
@@ -213,7 +259,10 @@ static void measure_set(struct reference *ref, struct heldout *h, struct eval_se
 		if (status[i] == 0) {
 			size_t at = eval_add_point(s, spec, ipc[i]); /* moves s->points */
 			s->points[at].weight = h->weight[i];
+			s->points[at].set = h->shape ? h->shape[i] : NULL;
 			h->weight[kept] = h->weight[i];
+			if (h->shape)
+				h->shape[kept] = h->shape[i];
 			h->ks[kept++] = h->ks[i];
 		} else {
 			if (!dropped++)
@@ -247,11 +296,12 @@ static void predict_points(const struct model *m, struct eval_set *s, size_t pre
 	}
 }
 
-static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
+static void predict_mca(struct reference *ref, struct eval_set *s, size_t pred,
 			const struct kernel *ks)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		char *text = bench_kernel_asm(bench, &ks[i], 0);
+		char *text = ref->gen ? eval_gen_asm(ref->gen, &ks[i])
+				      : bench_kernel_asm(ref->ib.bench, &ks[i], 0);
 		double ipc;
 		if (text && eval_mca_ipc(text, &ipc) == 0)
 			s->points[i].pred[pred] = ipc;
@@ -259,15 +309,33 @@ static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred
 	}
 }
 
-static void print_table(const struct eval_set *s)
+static void print_rows(const struct eval_set *s, const char *label)
 {
-	printf("%-10s %8s %9s %14s %12s\n", "predictor", "kernels", "coverage", "RMS IPC error",
-	       "Kendall tau");
 	for (size_t j = 0; j < s->npred; j++) {
 		struct eval_metrics mt;
 		eval_metrics(s, j, &mt);
-		printf("%-10s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], s->n,
+		printf("%-10s %-9s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], label, s->n,
 		       100 * mt.coverage, 100 * mt.rms, mt.tau);
+	}
+}
+
+/* All the points, then each shape of kernel apart when there are several. */
+static void print_table(const struct eval_set *s)
+{
+	static const char *const shapes[] = {"uniform", "loop"};
+	printf("%-10s %-9s %8s %9s %14s %12s\n", "predictor", "shape", "kernels", "coverage",
+	       "RMS IPC error", "Kendall tau");
+	print_rows(s, "all");
+	for (size_t k = 0; k < ARRAY_SIZE(shapes); k++) {
+		struct eval_set sub = *s;
+		sub.n = 0;
+		sub.points = xmalloc((s->n + 1) * sizeof(*s->points));
+		for (size_t i = 0; i < s->n; i++)
+			if (s->points[i].set && !strcmp(s->points[i].set, shapes[k]))
+				sub.points[sub.n++] = s->points[i];
+		if (sub.n && sub.n < s->n)
+			print_rows(&sub, shapes[k]);
+		free(sub.points);
 	}
 }
 
@@ -334,7 +402,7 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 	s[1].weighted = 1;
 	int rc = 0;
 	if (a->count)
-		random_heldout(a, m, &h[0]);
+		random_heldout(a, ref, m, &h[0]);
 	if (a->nfrom)
 		rc = blocks_heldout(a, ref, m, &h[1], &st);
 	for (size_t k = 0; k < 2 && rc == 0; k++) {
@@ -342,8 +410,7 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 		size_t pred = eval_add_predictor(&s[k], "palmed");
 		predict_points(m, &s[k], pred, h[k].ks);
 		if (ref->mca)
-			predict_mca(ref->ib.bench, &s[k], eval_add_predictor(&s[k], "llvm-mca"),
-				    h[k].ks);
+			predict_mca(ref, &s[k], eval_add_predictor(&s[k], "llvm-mca"), h[k].ks);
 	}
 	if (rc == 0 && s[0].n + s[1].n == 0)
 		rc = perpi_set_error("no held-out kernel could be measured");
@@ -413,8 +480,23 @@ static int eval_native(const struct eval_args *a)
 	memset(&ref, 0, sizeof(ref));
 	bench_options_default(&bo);
 	infer_bench_init(&ref.ib, &bo, db, &ref.ms);
+	ref.ib.stop = &eval_stop;
 	ref.mca = !a->no_mca && eval_mca_available();
-	int rc = evaluate(a, &ref, m);
+	int rc = 0;
+	if (strcmp(a->generator, "pipedream")) {
+		ref.gen_dir = harness_make_dir();
+		if (!ref.gen_dir)
+			rc = -1;
+		else
+			ref.gen = eval_gen_new(ref.gen_dir);
+	}
+	if (rc == 0)
+		rc = evaluate(a, &ref, m);
+	eval_gen_delete(ref.gen);
+	if (ref.gen_dir) {
+		harness_remove_dir(ref.gen_dir);
+		free(ref.gen_dir);
+	}
 	infer_bench_done(&ref.ib);
 	if (db)
 		db_close(db);
@@ -442,8 +524,9 @@ int palmed_eval_main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"db", required_argument, NULL, 'd'},     {"no-db", no_argument, NULL, 'D'},
 		{"no-mca", no_argument, NULL, 'M'},       {"from", required_argument, NULL, 'f'},
+		{"generator", required_argument, NULL, 'g'},
 		{0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, NULL, 0, 200, 1, 0, 0};
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1, 0, 0};
 	int c, rc = 0;
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
@@ -454,6 +537,15 @@ int palmed_eval_main(int argc, char **argv)
 		case 'd': a.db_path = optarg; break;
 		case 'D': a.no_db = 1; break;
 		case 'M': a.no_mca = 1; break;
+		case 'g':
+			a.generator = optarg;
+			if (strcmp(optarg, "independent") && strcmp(optarg, "pipedream")) {
+				fprintf(stderr, "perpi: palmed eval: --generator: '%s' is neither "
+						"'independent' nor 'pipedream'\n",
+					optarg);
+				rc = 2;
+			}
+			break;
 		case 'f':
 			a.from = xrealloc(a.from, (a.nfrom + 1) * sizeof(*a.from));
 			a.from[a.nfrom++] = optarg;

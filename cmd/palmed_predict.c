@@ -75,6 +75,51 @@ static int read_block(const struct predict_args *a, int argc, char **argv, struc
 	return rc;
 }
 
+/* Edit distance, for suggesting a form the user may have meant. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row = xmalloc((lb + 1) * sizeof(size_t));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	size_t d = row[lb];
+	free(row);
+	return d;
+}
+
+/* A kernel spec naming a form the model has never heard of (neither
+ * mapped nor unmapped) is a mistake: an error naming it, and the nearest
+ * form the model maps. */
+static int check_names(const struct model *m, const struct kernel *k)
+{
+	for (size_t t = 0; t < k->n; t++) {
+		const char *f = k->terms[t].form;
+		if (model_form_index(m, f) >= 0 || model_unmapped_reason(m, f))
+			continue;
+		size_t best = (size_t)-1, at = 0;
+		for (size_t i = 0; i < m->nforms; i++) {
+			size_t d = distance(f, m->forms[i]);
+			if (d < best)
+				best = d, at = i;
+		}
+		return perpi_set_error("unknown form '%s': the model neither maps it nor lists it "
+				       "as unmapped%s%s%s",
+				       f, best <= 3 ? " (did you mean " : "",
+				       best <= 3 ? m->forms[at] : "", best <= 3 ? "?)" : "");
+	}
+	return 0;
+}
+
 int palmed_predict_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -108,7 +153,9 @@ int palmed_predict_main(int argc, char **argv)
 		fprintf(stderr, "perpi: palmed predict: %s\n", perpi_error());
 		return 1;
 	}
-	if (model_load_for_use(a.model, &m) < 0 || model_predict(m, &k, &p) < 0) {
+	int spec = !a.asm_file && !a.hex;
+	if (model_load_for_use(a.model, &m) < 0 || (spec && check_names(m, &k) < 0) ||
+	    model_predict(m, &k, &p) < 0) {
 		fprintf(stderr, "perpi: palmed predict: %s\n", perpi_error());
 	} else {
 		predict_print(m, &k, &p, stdout);

@@ -74,6 +74,7 @@ size_t eval_add_point(struct eval_set *s, const char *kernel, double native_ipc)
 	p->kernel = xstrdup(kernel);
 	p->native = native_ipc;
 	p->weight = 1;
+	p->set = NULL;
 	for (size_t j = 0; j < EVAL_MAX_PREDICTORS; j++)
 		p->pred[j] = NAN;
 	return s->n++;
@@ -158,7 +159,8 @@ int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char 
 					fprintf(f, ",");
 				else
 					fprintf(f, ",%.6g", s->points[i].pred[j]);
-			fprintf(f, ",%s,%.17g\n", s->name, s->points[i].weight);
+			fprintf(f, ",%s,%.17g\n", s->points[i].set ? s->points[i].set : s->name,
+				s->points[i].weight);
 		}
 	}
 	if (fclose(f) != 0)

@@ -16,6 +16,7 @@ struct eval_point {
 	double native; /* measured IPC */
 	double pred[EVAL_MAX_PREDICTORS]; /* predicted IPC, NAN if not covered */
 	double weight; /* 1 for random kernels; a block kernel's dynamic instructions */
+	const char *set; /* the CSV's set column if not the set's name ("loop"), static */
 };
 
 struct eval_set {

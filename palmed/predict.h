@@ -8,6 +8,9 @@
 
 #include "palmed/model.h"
 
+/* Whether form is a control transfer (which no benchmark can time). */
+int predict_is_control(const struct model *m, const char *form);
+
 /* Prints a prediction the way `perpi palmed predict` shows it. */
 void predict_print(const struct model *m, const struct kernel *k, const struct prediction *p,
 		   FILE *out);
