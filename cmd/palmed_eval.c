@@ -34,21 +34,22 @@ struct eval_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: perpi palmed eval [-m MODEL | --sim MACHINE] [-n KERNELS] [--seed N] "
-		     "[--from perpi.data]... [-o DIR]\n"
-		     "  --sim MACHINE  a simulated machine is the native reference; without -m its\n"
-		     "                 model is inferred first\n"
-		     "  -n KERNELS     held-out random kernels of 2-5 forms (default 200; 0: none,\n"
-		     "                 with --from)\n"
-		     "  --from FILE    also hold out the basic blocks of a run recorded by 'perpi\n"
-		     "                 record', weighted by their dynamic instructions (repeatable)\n"
-		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
-		     "                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
-		     "  --generator G  who writes the native kernels' code: 'independent' (the\n"
-		     "                 default: its own registers, memory patterns and loop-shaped\n"
-		     "                 mixes) or 'pipedream' (the generator the model was trained on)\n"
-		     "  --db FILE      measurement database for the native runs; --no-db: none\n"
-		     "  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
+	fprintf(out,
+		"usage: perpi palmed eval [-m MODEL | --sim MACHINE] [-n KERNELS] [--seed N] "
+		"[--from perpi.data]... [-o DIR]\n"
+		"  --sim MACHINE  a simulated machine is the native reference; without -m its\n"
+		"                 model is inferred first\n"
+		"  -n KERNELS     held-out random kernels of 2-5 forms (default 200; 0: none,\n"
+		"                 with --from)\n"
+		"  --from FILE    also hold out the basic blocks of a run recorded by 'perpi\n"
+		"                 record', weighted by their dynamic instructions (repeatable)\n"
+		"  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
+		"                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
+		"  --generator G  who writes the native kernels' code: 'independent' (the\n"
+		"                 default: its own registers, memory patterns and loop-shaped\n"
+		"                 mixes) or 'pipedream' (the generator the model was trained on)\n"
+		"  --db FILE      measurement database for the native runs; --no-db: none\n"
+		"  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
 }
 
 /* The native reference: a simulated machine, or this CPU through the
@@ -109,8 +110,8 @@ static void reference_batch(struct reference *ref, const struct kernel *ks, size
 
 /* Held-out kernels aligned with an eval_set's points once measured. */
 struct heldout {
-	struct kernel *ks; /* owned */
-	double *weight;	   /* owned; per kernel */
+	struct kernel *ks;  /* owned */
+	double *weight;	    /* owned; per kernel */
 	const char **shape; /* owned array of static strings, or NULL: the set's name */
 	size_t n;
 	double refused; /* weight of the kernels the reference refused */
@@ -144,8 +145,9 @@ static void random_heldout(const struct eval_args *a, struct reference *ref, con
 		for (size_t i = 0; i < m->nunmapped; i++)
 			pool[n++] = m->unmapped[i].form;
 		size_t known = eval_gen_learn(ref->gen, pool, n);
-		fprintf(stderr, "palmed eval: the independent generator writes %zu of the %zu forms "
-				"the model knows of\n",
+		fprintf(stderr,
+			"palmed eval: the independent generator writes %zu of the %zu forms "
+			"the model knows of\n",
 			known, n);
 		free(pool);
 		eval_gen_draw(ref->gen, a->seed, h->n, m, h->ks, h->shape);
@@ -242,9 +244,10 @@ static void measure_set(struct reference *ref, struct heldout *h, struct eval_se
 	bench_cli_progress_init(&p, "palmed eval: measuring");
 	for (size_t i = 0; i < h->n; i++) {
 		if (eval_stop) {
-			perpi_warn("palmed eval: interrupted: %zu of the %zu %s kernels measured, the "
-				   "report covers those",
-				   i, h->n, strcmp(s->name, "blocks") ? s->name : "block");
+			perpi_warn(
+			    "palmed eval: interrupted: %zu of the %zu %s kernels measured, the "
+			    "report covers those",
+			    i, h->n, strcmp(s->name, "blocks") ? s->name : "block");
 			for (size_t j = i; j < h->n; j++)
 				kernel_done(&h->ks[j]);
 			break;
@@ -354,7 +357,8 @@ static void print_blocks(const struct eval_args *a, const struct eval_blocks_sta
 	       "held out %.0f (%.1f%%) in %zu kernels\n",
 	       runs, st->blocks, st->insns, measured, percent(measured, st->insns), s->n);
 	free(runs);
-	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable alone %" PRIu64
+	printf("left out: control transfers %" PRIu64
+	       " (%.1f%%), forms not measurable alone %" PRIu64
 	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
 	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
 	       st->control, percent(st->control, st->insns), st->unrunnable,
@@ -457,7 +461,8 @@ static int eval_sim(const struct eval_args *a)
 	memset(&ref, 0, sizeof(ref));
 	ref.sim = sim_find(a->sim);
 	if (!ref.sim)
-		return perpi_set_error("no simulated machine '%s' (try: overlap, intel, zen)", a->sim);
+		return perpi_set_error("no simulated machine '%s' (try: overlap, intel, zen)",
+				       a->sim);
 	if (sim_model(ref.sim, a, &m) < 0)
 		return -1;
 	int rc = evaluate(a, &ref, m);
@@ -519,29 +524,42 @@ static int parse_number(int c, const char *text, struct eval_args *a)
 int palmed_eval_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"model", required_argument, NULL, 'm'}, {"sim", required_argument, NULL, 's'},
-		{"kernels", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{"db", required_argument, NULL, 'd'},     {"no-db", no_argument, NULL, 'D'},
-		{"no-mca", no_argument, NULL, 'M'},       {"from", required_argument, NULL, 'f'},
-		{"generator", required_argument, NULL, 'g'},
-		{0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1, 0, 0};
+	    {"model", required_argument, NULL, 'm'},	 {"sim", required_argument, NULL, 's'},
+	    {"kernels", required_argument, NULL, 'n'},	 {"seed", required_argument, NULL, 'S'},
+	    {"output", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
+	    {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
+	    {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
+	    {"generator", required_argument, NULL, 'g'}, {0}};
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1,
+			      0,    0};
 	int c, rc = 0;
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'm': a.model = optarg; break;
-		case 's': a.sim = optarg; break;
-		case 'o': a.dir = optarg; break;
-		case 'd': a.db_path = optarg; break;
-		case 'D': a.no_db = 1; break;
-		case 'M': a.no_mca = 1; break;
+		case 'm':
+			a.model = optarg;
+			break;
+		case 's':
+			a.sim = optarg;
+			break;
+		case 'o':
+			a.dir = optarg;
+			break;
+		case 'd':
+			a.db_path = optarg;
+			break;
+		case 'D':
+			a.no_db = 1;
+			break;
+		case 'M':
+			a.no_mca = 1;
+			break;
 		case 'g':
 			a.generator = optarg;
 			if (strcmp(optarg, "independent") && strcmp(optarg, "pipedream")) {
-				fprintf(stderr, "perpi: palmed eval: --generator: '%s' is neither "
-						"'independent' nor 'pipedream'\n",
+				fprintf(stderr,
+					"perpi: palmed eval: --generator: '%s' is neither "
+					"'independent' nor 'pipedream'\n",
 					optarg);
 				rc = 2;
 			}
@@ -551,8 +569,12 @@ int palmed_eval_main(int argc, char **argv)
 			a.from[a.nfrom++] = optarg;
 			break;
 		case 'n':
-		case 'S': rc = parse_number(c, optarg, &a) < 0 ? 2 : 0; break;
-		default: usage(c == 'h' ? stdout : stderr); rc = c == 'h' ? -1 : 2;
+		case 'S':
+			rc = parse_number(c, optarg, &a) < 0 ? 2 : 0;
+			break;
+		default:
+			usage(c == 'h' ? stdout : stderr);
+			rc = c == 'h' ? -1 : 2;
 		}
 	}
 	if (rc == 0 && a.count == 0 && !a.nfrom) {

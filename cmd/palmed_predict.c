@@ -11,14 +11,15 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: perpi palmed predict [-m MODEL] KERNEL-SPEC...\n"
-		"       perpi palmed predict [-m MODEL] --asm FILE [--intel]\n"
-		"       perpi palmed predict [-m MODEL] --hex BYTES\n"
-		"  KERNEL-SPEC   forms with multiplicities, e.g. 'ADD_GPR64_GPR64^2 MULSD_XMM_XMM'\n"
-		"  --asm FILE    a block in assembly ('-': stdin), AT&T syntax unless --intel\n"
-		"  --hex BYTES   a block of machine code, e.g. '48 01 d8 f2 0f 59 c1' ('-': stdin)\n"
-		"  -m MODEL      the model file (default: $XDG_DATA_HOME/perpi/model.json)\n");
+	fprintf(
+	    out,
+	    "usage: perpi palmed predict [-m MODEL] KERNEL-SPEC...\n"
+	    "       perpi palmed predict [-m MODEL] --asm FILE [--intel]\n"
+	    "       perpi palmed predict [-m MODEL] --hex BYTES\n"
+	    "  KERNEL-SPEC   forms with multiplicities, e.g. 'ADD_GPR64_GPR64^2 MULSD_XMM_XMM'\n"
+	    "  --asm FILE    a block in assembly ('-': stdin), AT&T syntax unless --intel\n"
+	    "  --hex BYTES   a block of machine code, e.g. '48 01 d8 f2 0f 59 c1' ('-': stdin)\n"
+	    "  -m MODEL      the model file (default: $XDG_DATA_HOME/perpi/model.json)\n");
 }
 
 static char *read_stream(const char *path)
@@ -122,22 +123,36 @@ static int check_names(const struct model *m, const struct kernel *k)
 
 int palmed_predict_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"model", required_argument, NULL, 'm'}, {"asm", required_argument, NULL, 'a'},
-		{"intel", no_argument, NULL, 'i'},       {"att", no_argument, NULL, 't'},
-		{"hex", required_argument, NULL, 'x'},   {"help", no_argument, NULL, 'h'},
-		{0}};
+	static const struct option longopts[] = {{"model", required_argument, NULL, 'm'},
+						 {"asm", required_argument, NULL, 'a'},
+						 {"intel", no_argument, NULL, 'i'},
+						 {"att", no_argument, NULL, 't'},
+						 {"hex", required_argument, NULL, 'x'},
+						 {"help", no_argument, NULL, 'h'},
+						 {0}};
 	struct predict_args a = {0};
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+m:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'm': a.model = optarg; break;
-		case 'a': a.asm_file = optarg; break;
-		case 'i': a.intel = 1; break;
-		case 't': a.intel = 0; break;
-		case 'x': a.hex = optarg; break;
-		default: usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
+		case 'm':
+			a.model = optarg;
+			break;
+		case 'a':
+			a.asm_file = optarg;
+			break;
+		case 'i':
+			a.intel = 1;
+			break;
+		case 't':
+			a.intel = 0;
+			break;
+		case 'x':
+			a.hex = optarg;
+			break;
+		default:
+			usage(c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
 		}
 	}
 	if ((a.asm_file || a.hex) && (optind < argc || (a.asm_file && a.hex))) {

@@ -112,7 +112,8 @@ double eval_kendall_tau(const double *a, const double *b, size_t n)
 				discordant++;
 		}
 	}
-	double denom = sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b));
+	double denom =
+	    sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b));
 	return denom > 0 ? (concordant - discordant) / denom : NAN;
 }
 
@@ -184,8 +185,9 @@ static void write_points(FILE *f, const struct eval_set *s, size_t predictor, do
 			continue;
 		if (s->weighted && heaviest > 0)
 			r = fmax(1.5, 8 * sqrt(p->weight / heaviest));
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" fill=\"#1f77b4\" "
-			   "fill-opacity=\"0.6\"><title>%s",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" fill=\"#1f77b4\" "
+			"fill-opacity=\"0.6\"><title>%s",
 			margin + plot * p->native / top, margin + plot - plot * pred / top, r,
 			p->kernel);
 		if (s->weighted)
@@ -209,27 +211,33 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
 	struct eval_metrics mt;
 	eval_metrics(s, predictor, &mt);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n"
-		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		size, size);
 	if (s->weighted) /* the metrics' line would not fit with the set's name */
-		fprintf(f, "<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
-			   "on %s (point area: weight)</text>\n"
-			   "<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
-			   "%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+		fprintf(f,
+			"<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
+			"on %s (point area: weight)</text>\n"
+			"<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
+			"%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
 			size / 2, s->pred_names[predictor],
-			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2, 100 * mt.rms,
-			mt.tau, 100 * mt.coverage);
+			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2,
+			100 * mt.rms, mt.tau, 100 * mt.coverage);
 	else
-		fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
-			   "RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
-			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau, 100 * mt.coverage);
-	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
-		   "stroke=\"black\"/>\n",
+		fprintf(f,
+			"<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
+			"RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau,
+			100 * mt.coverage);
+	fprintf(f,
+		"<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
+		"stroke=\"black\"/>\n",
 		margin, margin, plot, plot);
-	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
-		   "stroke-dasharray=\"4\"/>\n",
+	fprintf(f,
+		"<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
+		"stroke-dasharray=\"4\"/>\n",
 		margin, margin + plot, margin + plot, margin);
 	for (int t = 0; t <= (int)top; t++) {
 		double at = plot * t / top;
@@ -238,10 +246,11 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%d</text>\n", margin - 6,
 			margin + plot - at + 4, t);
 	}
-	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">native IPC</text>\n",
-		size / 2, size - 16);
-	fprintf(f, "<text x=\"16\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 16 %g)\">"
-		   "predicted IPC</text>\n",
+	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">native IPC</text>\n", size / 2,
+		size - 16);
+	fprintf(f,
+		"<text x=\"16\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 16 %g)\">"
+		"predicted IPC</text>\n",
 		size / 2, size / 2);
 	write_points(f, s, predictor, margin, plot, top);
 	fprintf(f, "</svg>\n");

@@ -27,8 +27,8 @@ struct pools {
 	int read[3][4], write[3][32];
 	unsigned n_read[3], n_write[3], next_write[3];
 	unsigned max_vec, use_zmm, used_k;
-	unsigned pattern;    /* memory: 0 array, 1 indexed, 2 stack frame */
-	unsigned cursor[2];  /* next displacement, loads and stores */
+	unsigned pattern;   /* memory: 0 array, 1 indexed, 2 stack frame */
+	unsigned cursor[2]; /* next displacement, loads and stores */
 };
 
 static const int gpr_order[] = {0, 1, 2, 3, 5, 11, 13, 14, 15, 8, 9, 10};
@@ -106,7 +106,7 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 	strbuf_addf(out, "%s%s", kw ? kw : "", kw ? " ptr " : "");
 	if (pl->pattern == 2) /* a stack frame */
 		strbuf_addf(out, "[rsp + %u]", disp);
-	else if (pl->pattern == 1 && pl->n_read[0]) /* r8 holds 1: index x 8 */
+	else if (pl->pattern == 1 && pl->n_read[0]) /* r8 holds 8: 64 bytes on */
 		strbuf_addf(out, "[%s + r8*8 + %u]", written ? "rdi" : "rsi", disp);
 	else
 		strbuf_addf(out, "[%s + %u]", written ? "rdi" : "rsi", disp);
@@ -123,9 +123,10 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 		int c = eg_class(k);
 		strbuf_addf(out, "%s", i ? ", " : " ");
 		if (c >= 0) {
-			int reg = e->access[i] & EG_WRITE
-				      ? pl->write[c][pl->next_write[c]++ % pl->n_write[c]]
-				      : pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
+			int reg =
+			    e->access[i] & EG_WRITE
+				? pl->write[c][pl->next_write[c]++ % pl->n_write[c]]
+				: pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
 			eg_register(out, k, reg);
 			if (c == 1 && (unsigned)reg > pl->max_vec)
 				pl->max_vec = (unsigned)reg;
@@ -218,17 +219,22 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
 		    "\tmov r12, rdi\n\tmov rdi, rdx\n",
 		    symbol, symbol, symbol);
-	if (pl->pattern == 2) /* the frame holds doubles 1.0, as the arena does */
+	/* the frame: 64-byte aligned (aligned vector moves), the old rsp kept
+	 * above it, filled with doubles 1.0 as the arena is */
+	if (pl->pattern == 2)
 		strbuf_addf(out,
-			    "\tsub rsp, %d\n\tmov rax, 0x3ff0000000000000\n\txor ecx, ecx\n"
+			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n"
+			    "\tmov rax, 0x3ff0000000000000\n\txor ecx, ecx\n"
 			    ".L%s_fill:\n\tmov [rsp + rcx*8], rax\n\tinc ecx\n\tcmp ecx, %d\n"
 			    "\tjb .L%s_fill\n",
-			    FRAME, symbol, FRAME / 8, symbol);
+			    FRAME + 128, FRAME, symbol, FRAME / 8, symbol);
 	static const int all[] = {0, 1, 2, 3, 5, 8, 9, 10, 11, 13, 14, 15};
-	static const char *const name[] = {"eax", "ecx", "edx", "ebx", "", "ebp", "", "",
-					   "r8d", "r9d", "r10d", "r11d", "", "r13d", "r14d", "r15d"};
+	static const char *const name[] = {"eax", "ecx",  "edx",  "ebx", "",	 "ebp",
+					   "",	  "",	  "r8d",  "r9d", "r10d", "r11d",
+					   "",	  "r13d", "r14d", "r15d"};
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-		strbuf_addf(out, "\tmov %s, 1\n", name[all[i]]);
+		strbuf_addf(out, "\tmov %s, %d\n", name[all[i]],
+			    all[i] == 8 && pl->pattern == 1 ? 8 : 1);
 }
 
 static void add_state_init(struct strbuf *out, const struct pools *pl, const struct eval_gen *g,
@@ -282,11 +288,12 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 		strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r12\n\tjnz .L%s_loop\n", symbol,
 			    body.buf ? body.buf : "", symbol);
 		if (pl.pattern == 2)
-			strbuf_addf(out, "\tadd rsp, %d\n", FRAME);
+			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", FRAME);
 		if (g->avx)
 			strbuf_addf(out, "\tvzeroupper\n");
-		strbuf_addf(out, "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n"
-				 "\tret\n\t.size %s, .-%s\n",
+		strbuf_addf(out,
+			    "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n"
+			    "\tret\n\t.size %s, .-%s\n",
 			    symbol, symbol);
 	}
 	strbuf_done(&body);

@@ -19,8 +19,8 @@ static const char *const gpr[4][16] = {
      "r14w", "r15w"},
     {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
      "r13d", "r14d", "r15d"},
-    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
-     "r13", "r14", "r15"},
+    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+     "r14", "r15"},
 };
 
 int eg_class(enum form_kind k)
@@ -47,12 +47,18 @@ void eg_register(struct strbuf *out, enum form_kind k, int reg)
 const char *eg_immediate(enum form_kind k)
 {
 	switch (k) {
-	case FORM_IMM8: return "6";
-	case FORM_IMM16: return "0x2345";
-	case FORM_IMM32: return "0x23456";
-	case FORM_IMM64: return "0x23456789abc";
-	case FORM_ONE: return "1";
-	default: return NULL;
+	case FORM_IMM8:
+		return "6";
+	case FORM_IMM16:
+		return "0x2345";
+	case FORM_IMM32:
+		return "0x23456";
+	case FORM_IMM64:
+		return "0x23456789abc";
+	case FORM_ONE:
+		return "1";
+	default:
+		return NULL;
 	}
 }
 
@@ -90,7 +96,8 @@ static int sample(const struct form *f, int high, struct strbuf *out)
 		enum form_kind k = f->op[i];
 		strbuf_addf(out, "%s", i ? ", " : " ");
 		if (eg_class(k) >= 0) {
-			eg_register(out, k, eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
+			eg_register(out, k,
+				    eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
 		} else if (k >= FORM_M8 && k <= FORM_M512) {
 			const char *kw = eg_memory_keyword(k);
 			strbuf_addf(out, "%s%s[rbx + 64]", kw ? kw : "", kw ? " ptr " : "");
@@ -137,7 +144,8 @@ static int is_operand_unit(const struct form *f, unsigned unit)
 	for (unsigned i = 0; i < f->n; i++) {
 		int c = eg_class(f->op[i]);
 		if ((c == 0 && unit == UNIT_GPR + 8 + i) ||
-		    (c == 1 && unit >= UNIT_VEC_PART(1 + i, 0) && unit <= UNIT_VEC_PART(1 + i, 2)) ||
+		    (c == 1 && unit >= UNIT_VEC_PART(1 + i, 0) &&
+		     unit <= UNIT_VEC_PART(1 + i, 2)) ||
 		    (c == 2 && unit == UNIT_K + 1 + i))
 			return 1;
 	}
@@ -183,15 +191,16 @@ static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
 		e->refused = xstrdup("it reads and writes implicit state (x87, MXCSR...)");
 }
 
-/* The lines GNU as complains about ("x.s:12: Error: ..."); line 1 is the
- * syntax directive, line L is lines[L - 2]. */
+/* The samples GNU as complains about ("x.s:12: Error: ..."); line 1 is
+ * the syntax directive, then each sample takes two lines (itself and the
+ * int3 that ends it): line L is lines[(L - 2) / 2]. */
 static void failed_lines(const char *diag, const char *stem, unsigned char *bad, size_t nlines)
 {
 	char *needle = xasprintf("%s.s:", stem);
 	for (const char *p = diag; p && (p = strstr(p, needle)); p++) {
 		unsigned long line = strtoul(p + strlen(needle), NULL, 10);
-		if (line >= 2 && line - 2 < nlines)
-			bad[line - 2] = 1;
+		if (line >= 2 && (line - 2) / 2 < nlines)
+			bad[(line - 2) / 2] = 1;
 	}
 	free(needle);
 }
@@ -207,7 +216,7 @@ static int assemble_lines(struct eval_gen *g, char **lines, size_t n, unsigned c
 		strbuf_init(&s);
 		strbuf_addf(&s, ".intel_syntax noprefix\n");
 		for (size_t i = 0; i < n; i++)
-			strbuf_addf(&s, "%s", bad[i] ? "\tnop\n" : lines[i]);
+			strbuf_addf(&s, "%s", bad[i] ? "\tnop\n\tint3\n" : lines[i]);
 		snprintf(stem, sizeof(stem), "sem%u", g->stem++);
 		int rc = harness_assemble(g->dir, stem, s.buf, &diag);
 		strbuf_done(&s);
@@ -260,8 +269,8 @@ static size_t decode_region(struct x86_decoder *dec, const uint8_t *code, size_t
 	return at + 1;
 }
 
-static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t *code,
-		      size_t len, size_t *at, int assembled_low, int assembled_high)
+static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t *code, size_t len,
+		      size_t *at, int assembled_low, int assembled_high)
 {
 	struct perpi_insn insn;
 	struct perpi_event ev;
@@ -358,8 +367,13 @@ size_t eval_gen_learn(struct eval_gen *g, const char *const *forms, size_t n)
 	if (nlines && assemble_lines(g, lines, nlines, bad, &code, &len) == 0) {
 		struct x86_decoder *dec = x86_decoder_new();
 		for (size_t w = 0; w < nwhich; w++)
-			learn_one(&g->f[which[w]], dec, code, len, &at, !bad[2 * w], !bad[2 * w + 1]);
+			learn_one(&g->f[which[w]], dec, code, len, &at, !bad[2 * w],
+				  !bad[2 * w + 1]);
 		x86_decoder_delete(dec);
+	} else {
+		for (size_t w = 0; w < nwhich; w++)
+			g->f[which[w]].refused =
+			    xasprintf("its instances could not be assembled: %s", perpi_error());
 	}
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);

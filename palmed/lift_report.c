@@ -146,10 +146,10 @@ void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, si
 	figures_of(lr, entry, whole_run, &f);
 	if (f.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", f.covered / f.cycles);
-	int used = snprintf(buf, size,
-			    "cycles [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]",
-			    f.cycles, ipc, f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-",
-			    100 * lift_coverage(&f));
+	int used =
+	    snprintf(buf, size, "cycles [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]",
+		     f.cycles, ipc, f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-",
+		     100 * lift_coverage(&f));
 	char names[160];
 	uncovered_names(lr, whole_run ? LIFT_RUN : LIFT_FUNCTION, entry, 3, names, sizeof(names));
 	if (names[0] && used > 0 && (size_t)used < size)
@@ -241,8 +241,7 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 	free(r);
 }
 
-static json_object *json_uncovered(const struct lift_report *lr, enum lift_scope scope,
-				   uint64_t id)
+static json_object *json_uncovered(const struct lift_report *lr, enum lift_scope scope, uint64_t id)
 {
 	struct lift_uncovered *u;
 	size_t n = lift_uncovered_forms(lr->lift, scope, id, &u);
@@ -251,7 +250,8 @@ static json_object *json_uncovered(const struct lift_report *lr, enum lift_scope
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "form",
 				       u[k].form ? json_object_new_string(u[k].form) : NULL);
-		json_object_object_add(o, "instructions", json_object_new_int64((int64_t)u[k].count));
+		json_object_object_add(o, "instructions",
+				       json_object_new_int64((int64_t)u[k].count));
 		json_object_object_add(o, "reason", json_object_new_string(u[k].reason));
 		json_object_array_add(a, o);
 	}

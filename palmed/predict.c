@@ -30,8 +30,9 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 			control += term_count(k, p->uncovered[u]);
 	fprintf(out, "kernel:      %s\n", spec);
 	fprintf(out, "cycles/iter: %.3f\n", p->cycles);
-	fprintf(out, "IPC:         %.3f (%u of the %u instructions that are not control transfers "
-		     "covered; %u control transfer%s)\n",
+	fprintf(out,
+		"IPC:         %.3f (%u of the %u instructions that are not control transfers "
+		"covered; %u control transfer%s)\n",
 		p->ipc, p->covered, p->total - control, control, control == 1 ? "" : "s");
 	for (size_t b = 0; b < p->nbottlenecks; b++) {
 		size_t r = p->bottlenecks[b];
@@ -45,7 +46,8 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 		fprintf(out, "\n");
 	}
 	for (size_t u = 0; u < p->nuncovered; u++)
-		fprintf(out, "%s %s x%u: %s\n", u ? "            " : "uncovered:  ", p->uncovered[u],
+		fprintf(out, "%s %s x%u: %s\n",
+			u ? "            " : "uncovered:  ", p->uncovered[u],
 			term_count(k, p->uncovered[u]), lift_uncovered_reason(m, p->uncovered[u]));
 	free(spec);
 }
