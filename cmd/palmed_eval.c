@@ -440,8 +440,15 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 
 static int sim_model(const struct sim_machine *sim, const struct eval_args *a, struct model **m)
 {
-	if (a->model)
-		return model_load(a->model, m);
+	if (a->model) {
+		if (model_load(a->model, m) < 0)
+			return -1;
+		if (model_load_measurements(*m) == 0)
+			return 0;
+		model_delete(*m);
+		*m = NULL;
+		return -1;
+	}
 	struct measure ms;
 	struct infer_options o;
 	const char **forms = xmalloc(sim->nforms * sizeof(char *));
@@ -476,6 +483,10 @@ static int eval_native(const struct eval_args *a)
 	struct db *db = NULL;
 	if (model_load_for_use(a->model, &m) < 0)
 		return -1;
+	if (model_load_measurements(m) < 0) { /* never hold out a kernel of the build */
+		model_delete(m);
+		return -1;
+	}
 	if (!a->no_db && bench_cli_open_db(a->db_path, &db) < 0) {
 		model_delete(m);
 		return -1;

@@ -15,10 +15,7 @@ static unsigned next_random(unsigned long long *state, unsigned bound)
 
 int eval_model_measured(const struct model *m, const char *spec)
 {
-	for (size_t i = 0; m && i < m->nmeas; i++)
-		if (!strcmp(m->meas[i].kernel, spec))
-			return 1;
-	return 0;
+	return model_measured(m, spec);
 }
 
 void eval_random_kernels(const char *const *forms, size_t nforms, unsigned seed, size_t count,

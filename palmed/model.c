@@ -36,6 +36,7 @@ void model_delete(struct model *m)
 	free(m->rho);
 	free(m->unmapped);
 	free(m->meas);
+	free(m->meas_path);
 	free(m->cpu);
 	free(m);
 }
@@ -140,6 +141,32 @@ void model_add_measurement(struct model *m, const char *kernel, double cycles)
 	m->meas[m->nmeas].kernel = xstrdup(kernel);
 	m->meas[m->nmeas].cycles = cycles;
 	m->nmeas++;
+	m->meas_sorted = 0;
+}
+
+static int by_kernel(const void *a, const void *b)
+{
+	return strcmp(((const struct model_measurement *)a)->kernel,
+		      ((const struct model_measurement *)b)->kernel);
+}
+
+void model_sort_measurements(struct model *m)
+{
+	qsort(m->meas, m->nmeas, sizeof(*m->meas), by_kernel);
+	m->meas_sorted = 1;
+}
+
+int model_measured(const struct model *m, const char *spec)
+{
+	if (!m || !m->nmeas)
+		return 0;
+	struct model_measurement key = {(char *)spec, 0};
+	if (m->meas_sorted)
+		return bsearch(&key, m->meas, m->nmeas, sizeof(*m->meas), by_kernel) != NULL;
+	for (size_t i = 0; i < m->nmeas; i++)
+		if (!strcmp(m->meas[i].kernel, spec))
+			return 1;
+	return 0;
 }
 
 long model_form_index(const struct model *m, const char *form)

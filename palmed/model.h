@@ -14,7 +14,7 @@
 #include "palmed/kernel.h"
 
 #define MODEL_FORMAT "perpi-palmed-model"
-#define MODEL_VERSION 1
+#define MODEL_VERSION 2 /* 1: measurements inline (still read) */
 
 struct model_resource {
 	char *name;   /* "R0", "R1"... */
@@ -43,8 +43,11 @@ struct model {
 	size_t nunmapped;
 	struct model_unmapped *unmapped;
 	size_t nmeas, capmeas;
-	struct model_measurement *meas;
-	unsigned benchmarks; /* kernels measured to build it */
+	struct model_measurement *meas; /* loaded by model_load_measurements */
+	char *meas_path;		/* the file of the measurements, or NULL (inline) */
+	size_t meas_count;		/* how many that file holds */
+	int meas_sorted;		/* meas in strcmp order of kernel: model_measured bisects */
+	unsigned benchmarks;		/* kernels measured to build it */
 };
 
 struct prediction {
@@ -81,11 +84,22 @@ const char *model_unmapped_reason(const struct model *m, const char *form);
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
 void prediction_done(struct prediction *p);
 
-/* The JSON file of docs/MODEL.md. Returns 0, or -1 with perpi_error(). */
+/* The JSON file of docs/MODEL.md, and beside it PATH.measurements (every
+ * kernel measured, one "cycles<TAB>kernel" line each: a catalogue model
+ * holds some 10^5, which every report would otherwise parse). Returns 0,
+ * or -1 with perpi_error(). */
 int model_save(const struct model *m, const char *path);
-/* Loads and validates a model; a corrupt or unknown-version file is an
- * error naming the file and what is wrong. */
+/* Loads and validates a model (not its measurements); a corrupt or
+ * unknown-version file is an error naming the file and what is wrong. */
 int model_load(const char *path, struct model **out);
+/* Reads the measurements of a model loaded from a file (a no-op when they
+ * are there already). Returns 0, or -1 with perpi_error(). */
+int model_load_measurements(struct model *m);
+/* Whether kernel spec (canonical) is one of m's measurements (m may be
+ * NULL): a bisection once they are sorted (model_load_measurements sorts
+ * them), else a scan. */
+int model_measured(const struct model *m, const char *spec);
+void model_sort_measurements(struct model *m);
 
 /* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC 9R14 ..." from
  * /proc/cpuinfo; the caller frees it. */

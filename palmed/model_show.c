@@ -23,8 +23,9 @@ static int same_usage(const struct model *m, size_t a, size_t b)
 
 static void show_resources(const struct model *m, FILE *out)
 {
-	fprintf(out, "%-6s %s\n", "resource", "forms using it (usage per instance; 1 = the whole "
-					      "resource for a cycle)");
+	fprintf(out, "%-6s %s\n", "resource",
+		"forms using it (usage per instance; 1 = the whole "
+		"resource for a cycle)");
 	for (size_t r = 0; r < m->nres; r++) {
 		fprintf(out, "%-8s", m->res[r].name);
 		size_t shown = 0;
@@ -83,9 +84,12 @@ static void show_classes(const struct model *m, FILE *out)
 
 void model_show(const struct model *m, FILE *out)
 {
-	fprintf(out, "cpu: %s\n%zu forms mapped on %zu resources, %zu unmapped; built from %u "
-		     "benchmarks (%zu measurements kept)\n\n",
-		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks, m->nmeas);
+	fprintf(out,
+		"cpu: %s\n%zu forms mapped on %zu resources, %zu unmapped; built from %u "
+		"benchmarks (%zu measurements kept%s%s)\n\n",
+		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks,
+		m->meas_path ? m->meas_count : m->nmeas, m->meas_path ? " in " : "",
+		m->meas_path ? m->meas_path : "");
 	show_resources(m, out);
 	show_forms(m, out);
 	show_classes(m, out);
@@ -110,8 +114,9 @@ void model_write_dot(const struct model *m, FILE *out)
 	int dense = edges > DOT_LABELLED_EDGES;
 	fprintf(out, "// perpi palmed show --dot: forms (boxes) and the resources they use\n");
 	if (dense)
-		fprintf(out, "// %zu edges: the usages are in 'perpi palmed show', the edges' width "
-			     "shows them\n",
+		fprintf(out,
+			"// %zu edges: the usages are in 'perpi palmed show', the edges' width "
+			"shows them\n",
 			edges);
 	fprintf(out, "graph palmed {\n\trankdir=LR;\n\tnode [fontname=\"sans-serif\"];\n");
 	if (dense)
@@ -120,8 +125,9 @@ void model_write_dot(const struct model *m, FILE *out)
 	for (size_t i = 0; i < m->nforms; i++)
 		fprintf(out, "\t\"f:%s\" [label=\"%s\", shape=box];\n", m->forms[i], m->forms[i]);
 	for (size_t r = 0; r < m->nres; r++)
-		fprintf(out, "\t\"r:%s\" [label=\"%s\", shape=ellipse, style=filled, "
-			     "fillcolor=\"#dde8f5\"];\n",
+		fprintf(out,
+			"\t\"r:%s\" [label=\"%s\", shape=ellipse, style=filled, "
+			"fillcolor=\"#dde8f5\"];\n",
 			m->res[r].name, m->res[r].name);
 	for (size_t i = 0; i < m->nforms; i++)
 		for (size_t r = 0; r < m->nres; r++) {
@@ -129,10 +135,11 @@ void model_write_dot(const struct model *m, FILE *out)
 			if (rho <= 0)
 				continue;
 			if (dense)
-				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [penwidth=%.2f];\n", m->forms[i],
-					m->res[r].name, width);
+				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [penwidth=%.2f];\n",
+					m->forms[i], m->res[r].name, width);
 			else
-				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [label=\"%.3g\", penwidth=%.2f];\n",
+				fprintf(out,
+					"\t\"f:%s\" -- \"r:%s\" [label=\"%.3g\", penwidth=%.2f];\n",
 					m->forms[i], m->res[r].name, rho, width);
 		}
 	fprintf(out, "}\n");

@@ -49,7 +49,8 @@ static void predict(const struct model *m, const char *spec, double cycles, doub
 			 m->res[p.bottlenecks[i]].name);
 	snprintf(what, sizeof(what), "%s: %.4f cycles, IPC %.4f, bottleneck %s", spec, p.cycles,
 		 p.ipc, got);
-	check(fabs(p.cycles - cycles) < 1e-9 && fabs(p.ipc - ipc) < 1e-9 && !strcmp(got, bottlenecks),
+	check(fabs(p.cycles - cycles) < 1e-9 && fabs(p.ipc - ipc) < 1e-9 &&
+		  !strcmp(got, bottlenecks),
 	      what);
 	prediction_done(&p);
 	kernel_done(&k);
@@ -70,7 +71,8 @@ static void expect_load_error(const char *text, const char *needle)
 	int rc = model_load("test_model_bad.json", &m);
 	snprintf(what, sizeof(what), "corrupt model refused (%s): %s", needle,
 		 rc < 0 ? perpi_error() : "accepted");
-	check(rc < 0 && strstr(perpi_error(), needle) && strstr(perpi_error(), "test_model_bad.json"),
+	check(rc < 0 && strstr(perpi_error(), needle) &&
+		  strstr(perpi_error(), "test_model_bad.json"),
 	      what);
 	if (rc == 0)
 		model_delete(m);
@@ -94,7 +96,7 @@ int main(void)
 	struct prediction p;
 	kernel_parse("A X^3", &k);
 	check(model_predict(m, &k, &p) == 0 && p.cycles == 1 && p.covered == 1 && p.total == 4 &&
-		      p.nuncovered == 1 && !strcmp(p.uncovered[0], "X"),
+		  p.nuncovered == 1 && !strcmp(p.uncovered[0], "X"),
 	      "A X^3: X uncovered, A alone 1 cycle, 1 of 4 instructions covered");
 	prediction_done(&p);
 	kernel_done(&k);
@@ -106,17 +108,32 @@ int main(void)
 	check(model_predict(m, &k, &p) < 0 && strstr(perpi_error(), "empty"),
 	      "an empty block is an error");
 
-	check(model_save(m, "test_model_rt.json") == 0 && model_load("test_model_rt.json", &loaded) == 0,
+	check(model_save(m, "test_model_rt.json") == 0 &&
+		  model_load("test_model_rt.json", &loaded) == 0,
 	      "save and load");
 	predict(loaded, "A^2 B C^3", 3.5, 6 / 3.5, "R1");
+	check(loaded->nmeas == 0 && loaded->meas_count == 1 && model_load_measurements(loaded) == 0,
+	      "the measurements are read when asked for, from the file beside the model");
 	check(!strcmp(loaded->cpu, "test cpu") && loaded->nmeas == 1 &&
-		      loaded->meas[0].cycles == 1.5 &&
-		      !strcmp(model_unmapped_reason(loaded, "JMP"), "control flow cannot be benchmarked") &&
-		      !strcmp(loaded->res[1].kernel, "C"),
+		  loaded->meas[0].cycles == 1.5 &&
+		  !strcmp(model_unmapped_reason(loaded, "JMP"),
+			  "control flow cannot be benchmarked") &&
+		  !strcmp(loaded->res[1].kernel, "C"),
 	      "cpu, measurements, unmapped reasons and saturating kernels survive the round trip");
 	check(model_check_cpu(loaded) == 1, "a model from another CPU is flagged");
+	check(model_measured(loaded, "A B") == 1 && model_measured(loaded, "A") == 0,
+	      "a measured kernel is known as one");
+	model_delete(loaded);
+	FILE *f = fopen("test_model_rt.json.measurements", "w");
+	fprintf(f, "# perpi-palmed-measurements 1: cycles per iteration, kernel\n1.5 A\n");
+	fclose(f);
+	check(model_load("test_model_rt.json", &loaded) == 0 &&
+		  model_load_measurements(loaded) < 0 &&
+		  strstr(perpi_error(), "corrupt measurements"),
+	      "a corrupt file of measurements is an error naming it");
 	model_delete(loaded);
 	remove("test_model_rt.json");
+	remove("test_model_rt.json.measurements");
 
 	char *host = model_host_cpu();
 	free(m->cpu);
