@@ -46,6 +46,11 @@ static void build_usage(FILE *out)
 		     "  --no-db        neither read nor store measurements\n"
 		     "  --budget N     stop the core's search after N benchmarks (default:\n"
 		     "                 n^2/2 + 40n + 2000 for n core forms)\n"
+		     "  --probes N     map a form with at most about N probes (default 24): a\n"
+		     "                 core with more groups of resources maps each form as a\n"
+		     "                 combination of core forms, from N probes\n"
+		     "  --exhaustive   map every form against every core resource alone (Palmed's\n"
+		     "                 way: slower; for measuring what the groups cost)\n"
 		     "  --training N   random short kernels of core forms measured after the\n"
 		     "                 search, for the final fit (default: 1000 + 100n, at most\n"
 		     "                 15000; 0: none)\n"
@@ -71,8 +76,8 @@ struct build_args {
 	const char *sim, *forms_file, *core_file, *db_path, *out;
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
-	int no_db, quiet;
-	long budget, training;
+	int no_db, quiet, exhaustive;
+	long budget, training, probes;
 };
 
 /* Names to model, owned. */
@@ -289,6 +294,8 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 		set_options(a, &p, &o);
 	o.progress = a->quiet ? NULL : stderr;
 	o.core = p.core.n ? (const char *const *)p.core.v : NULL;
+	o.map_exhaustive = a->exhaustive;
+	o.map_probes = a->probes > 0 ? (unsigned)a->probes : 0;
 	o.ncore = p.core.n;
 	if (sim) {
 		struct measure ms;
@@ -319,9 +326,11 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 						 {"help", no_argument, NULL, 'h'},
 						 {"training", required_argument, NULL, 't'},
 						 {"core", required_argument, NULL, 'c'},
+						 {"exhaustive", no_argument, NULL, 'x'},
+						 {"probes", required_argument, NULL, 'p'},
 						 {0}};
 	int c;
-	a->budget = a->training = -1;
+	a->budget = a->training = a->probes = -1;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -340,6 +349,9 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 			break;
 		case 'a':
 			break; /* the catalogue: the default now */
+		case 'x':
+			a->exhaustive = 1;
+			break;
 		case 'd':
 			a->db_path = optarg;
 			break;
@@ -354,10 +366,17 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 			break;
 		case 't':
 		case 'b':
-			if (bench_cli_count(optarg, c == 't' ? &a->training : &a->budget, c == 'b',
-					    c == 't' ? 10000000 : 100000000) < 0) {
+		case 'p':
+			if (bench_cli_count(optarg,
+					    c == 't'   ? &a->training
+					    : c == 'b' ? &a->budget
+						       : &a->probes,
+					    c != 't', c == 't' ? 10000000 : 100000000) < 0) {
 				fprintf(stderr, "perpi: palmed build: --%s: %s\n",
-					c == 't' ? "training" : "budget", perpi_error());
+					c == 't'   ? "training"
+					: c == 'b' ? "budget"
+						   : "probes",
+					perpi_error());
 				return 2;
 			}
 			break;

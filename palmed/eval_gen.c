@@ -20,12 +20,15 @@ static unsigned next(unsigned long long *state, unsigned bound)
 }
 
 /* Pools: reads from the top of each register file, writes from the rest
- * in an order of the kernel's own, each write to the register written
- * longest ago. r12 counts turns, rsi and rdi point to the read and write
- * halves of the arena. */
+ * in an order of the kernel's own, each write to the register of its pool
+ * written longest ago. Operands read and written (add r, r; an 8-bit
+ * write merges) have a pool of their own, sized to their share of the
+ * writes, so that a chain through a register holds read-modify-writes
+ * only, as few as the registers allow. r12 counts turns, rsi and rdi
+ * point to the read and write halves of the arena. */
 struct pools {
 	int read[3][4], write[3][32];
-	unsigned n_read[3], n_write[3], next_write[3];
+	unsigned n_read[3], n_write[3], n_rmw[3], next_rmw[3], next_pure[3];
 	unsigned max_vec, use_zmm, used_k;
 	unsigned pattern;   /* memory: 0 array, 1 indexed, 2 stack frame */
 	unsigned cursor[2]; /* next displacement, loads and stores */
@@ -43,14 +46,28 @@ static void shuffle(int *v, unsigned n, unsigned long long *state)
 	}
 }
 
-static int make_pools(const struct eg_form *const *fs, size_t nf, int high,
+/* How many registers of the write pool go to read-modify-writes. */
+static void split_pools(struct pools *pl, const unsigned *rmw, const unsigned *pure)
+{
+	for (int c = 0; c < 3; c++) {
+		unsigned n = pl->n_write[c], all = rmw[c] + pure[c];
+		unsigned r = all ? (unsigned)((double)n * rmw[c] / all + 0.5) : 0;
+		if (rmw[c] && r == 0)
+			r = 1;
+		if (pure[c] && r == n && n > 1)
+			r = n - 1;
+		pl->n_rmw[c] = r;
+	}
+}
+
+static int make_pools(const struct eg_form *const *fs, const struct kernel *k, int high,
 		      unsigned long long *state, struct pools *pl)
 {
 	uint32_t implicit = 0;
-	unsigned need[3] = {0};
+	unsigned need[3] = {0}, rmw[3] = {0}, pure[3] = {0};
 	int cl = 0;
 	memset(pl, 0, sizeof(*pl));
-	for (size_t t = 0; t < nf; t++) {
+	for (size_t t = 0; t < k->n; t++) {
 		unsigned r[3] = {0};
 		implicit |= fs[t]->implicit_read | fs[t]->implicit_write;
 		for (unsigned i = 0; i < fs[t]->form.n; i++) {
@@ -58,6 +75,10 @@ static int make_pools(const struct eg_form *const *fs, size_t nf, int high,
 			cl |= fs[t]->form.op[i] == FORM_CL;
 			if (c >= 0 && fs[t]->access[i] == EG_READ)
 				r[c]++;
+			else if (c >= 0 && fs[t]->access[i] == (EG_READ | EG_WRITE))
+				rmw[c] += k->terms[t].count;
+			else if (c >= 0 && fs[t]->access[i] == EG_WRITE)
+				pure[c] += k->terms[t].count;
 		}
 		for (int c = 0; c < 3; c++)
 			need[c] = r[c] > need[c] ? r[c] : need[c];
@@ -86,7 +107,18 @@ static int make_pools(const struct eg_form *const *fs, size_t nf, int high,
 			return perpi_set_error("no register left to write");
 		shuffle(pl->write[c], pl->n_write[c], state);
 	}
+	split_pools(pl, rmw, pure);
 	return 0;
+}
+
+/* The next register to write: read-modify-writes from the first n_rmw of
+ * the pool, pure writes from the others. */
+static int next_write(struct pools *pl, int c, int rmw)
+{
+	unsigned r = pl->n_rmw[c], rest = pl->n_write[c] - r;
+	if (rmw || rest == 0)
+		return pl->write[c][pl->next_rmw[c]++ % (r ? r : pl->n_write[c])];
+	return pl->write[c][r + pl->next_pure[c]++ % rest];
 }
 
 /* A memory operand: loads from the low 2 KiB of each 4 KiB page, stores
@@ -125,7 +157,7 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 		if (c >= 0) {
 			int reg =
 			    e->access[i] & EG_WRITE
-				? pl->write[c][pl->next_write[c]++ % pl->n_write[c]]
+				? next_write(pl, c, e->access[i] & EG_READ)
 				: pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
 			eg_register(out, k, reg);
 			if (c == 1 && (unsigned)reg > pl->max_vec)
@@ -266,7 +298,7 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	struct pools pl;
 	int high, rc = kernel_forms(g, k, fs, &high);
 	if (rc == 0)
-		rc = make_pools(fs, k->n, high, &state, &pl);
+		rc = make_pools(fs, k, high, &state, &pl);
 	struct strbuf body;
 	strbuf_init(&body);
 	pl.pattern = next(&state, 3);

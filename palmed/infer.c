@@ -398,24 +398,37 @@ static void map_singles(struct state *st)
  * multiplicities 1-4): the search measures kernels at the model's extreme
  * points and long kernels to isolate resources, while the final fit should
  * also see ordinary small ones: train_kernels of them, measured together. */
-static void measure_training(struct state *st)
+static double *training_kernel(struct state *st, size_t want, unsigned most)
 {
-	size_t count = st->n >= 2 ? st->o->train_kernels : 0;
-	double **sigmas = xmalloc((count + 1) * sizeof(double *)), *cycles;
-	int *ok;
-	for (size_t t = 0; t < count; t++) {
-		size_t want = 2 + infer_random(st, 4), have = 0;
-		if (want > st->n)
-			want = st->n;
-		sigmas[t] = xcalloc(st->n, sizeof(double));
-		while (have < want) {
-			size_t f = infer_random(st, (unsigned)st->n);
-			if (sigmas[t][f] == 0) {
-				sigmas[t][f] = 1 + infer_random(st, 4);
-				have++;
-			}
+	double *sigma = xcalloc(st->n, sizeof(double));
+	size_t have = 0;
+	if (want > st->n)
+		want = st->n;
+	while (have < want) {
+		size_t f = infer_random(st, (unsigned)st->n);
+		if (sigma[f] == 0) {
+			sigma[f] = 1 + infer_random(st, most);
+			have++;
 		}
 	}
+	return sigma;
+}
+
+/* ... and, a quarter as many again, wide mixes like loop bodies (5-10
+ * distinct forms, once or twice each): on this Zen 5 a mix of many
+ * forms runs 4-9% slower than the mixes of 2-5 forms predict (the
+ * independent generator's loop-shaped kernels, docs/BENCHMARKS.md), and
+ * the fit must see some. Drawn after the others, so that a database of an
+ * earlier build still answers those. */
+static void measure_training(struct state *st)
+{
+	size_t narrow = st->n >= 2 ? st->o->train_kernels : 0, count = narrow + narrow / 4;
+	double **sigmas = xmalloc((count + 1) * sizeof(double *)), *cycles;
+	int *ok;
+	for (size_t t = 0; t < narrow; t++)
+		sigmas[t] = training_kernel(st, 2 + infer_random(st, 4), 4);
+	for (size_t t = narrow; t < count; t++)
+		sigmas[t] = training_kernel(st, 5 + infer_random(st, 6), 2);
 	cycles = xmalloc((count + 1) * sizeof(double));
 	ok = xmalloc((count + 1) * sizeof(int));
 	unsigned before = st->stats->benchmarks;
@@ -557,14 +570,21 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 {
 	struct infer_map_options mo;
 	infer_map_options_default(&mo, o->tol);
+	mo.exhaustive = o->map_exhaustive;
+	if (o->map_probes)
+		mo.max_probes = o->map_probes;
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
 	stats->benchmarks += stats->map.benchmarks;
 	if (rc == 0)
 		infer_meter_note(mt,
-				 "mapping: %u forms onto the core's %u resources (%u groups) "
+				 "mapping: %u forms onto the core's %u resources (%u groups%s) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
 				 "%u forms bounded by %u resources of their own",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
+				 stats->map.template_mode
+				     ? ": too many, each form a combination of "
+				       "core forms"
+				     : "",
 				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
 				 stats->map.own, stats->map.own_resources);
 	return rc;

@@ -32,7 +32,9 @@ struct infer_options {
 	 * given are inferred together, nothing is mapped. */
 	const char *const *core;
 	size_t ncore;
-	FILE *progress; /* NULL: quiet */
+	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
+	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
+	FILE *progress;	     /* NULL: quiet */
 	/* When *stop becomes non-zero (a signal handler sets it), the
 	 * inference stops after the batch being measured and infer_model
 	 * fails with "interrupted"; NULL: never. */

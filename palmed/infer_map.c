@@ -18,6 +18,8 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->tol = tol;
 	o->min_margin = 0.2;
 	o->max_base = 32;
+	o->exhaustive = 0;
+	o->max_probes = 24;
 }
 
 /* Measures ks (and logs every measurement in the model). Returns -1 when
@@ -182,6 +184,23 @@ static void read_probe(struct mapping *mp, const struct probe *p, double c, int 
 		t->refine[group] = 1;
 }
 
+/* Palmed's way, to measure what the groups cost: every resource of group
+ * g alone (the group itself for the ones with no base of their own). */
+static size_t plan_every_resource(const struct mapping *mp, size_t t, size_t g, struct probe *p)
+{
+	size_t n = 0, whole = 0;
+	for (size_t a = 0; a < mp->bases[g].nres; a++) {
+		long s = mp->single_of[mp->bases[g].res[a]];
+		if (s >= 0 && probeable(&mp->bases[s]))
+			plan_probe(mp, t, (size_t)s, &p[n++]);
+		else
+			whole = 1;
+	}
+	if (whole && probeable(&mp->bases[g]))
+		plan_probe(mp, t, g, &p[n++]);
+	return n;
+}
+
 /* Probes targets [from, to) against every group, then the groups that
  * read positive resource by resource. */
 static int probe_chunk(struct mapping *mp, size_t from, size_t to)
@@ -189,13 +208,21 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 	size_t G = mp->ngroups, cap = (to - from) * (G + mp->core.R) + 1, np = 0;
 	struct probe *p = xmalloc(cap * sizeof(*p));
 	int rc = 0;
+	if (mp->nprobed)
+		cap = (to - from) * mp->nprobed + 1;
+	p = xrealloc(p, cap * sizeof(*p));
 	for (size_t t = from; t < to; t++) {
 		mp->t[t].refine = xcalloc(G + 1, 1);
-		for (size_t g = 0; g < G; g++)
-			if (probeable(&mp->bases[g]))
+		for (size_t k = 0; k < mp->nprobed; k++)
+			plan_probe(mp, t, mp->probed[k], &p[np++]);
+		for (size_t g = 0; g < G && !mp->nprobed; g++)
+			if (mp->o->exhaustive)
+				np += plan_every_resource(mp, t, g, &p[np]);
+			else if (probeable(&mp->bases[g]))
 				plan_probe(mp, t, g, &p[np++]);
 	}
-	for (int round = 0; round < 2 && rc == 0; round++) {
+	for (int round = 0; round < (mp->o->exhaustive || mp->nprobed ? 1 : 2) && rc == 0;
+	     round++) {
 		struct batch b;
 		map_batch_init(&b, np);
 		for (size_t i = 0; i < np; i++)
@@ -231,8 +258,13 @@ static int add_target(struct mapping *mp, const struct target *t, size_t *index)
 {
 	size_t R = mp->core.R, own = (size_t)-1;
 	double *x = xmalloc((R + 1) * sizeof(double)), top = 0;
+	if (mp->nprobed)
+		map_template_usage(mp, t, mp->probed, mp->nprobed, x);
 	for (size_t r = 0; r < R; r++) {
-		x[r] = !isnan(t->exact[r]) ? t->exact[r] : isfinite(t->upper[r]) ? t->upper[r] : 0;
+		if (!mp->nprobed)
+			x[r] = !isnan(t->exact[r])     ? t->exact[r]
+			       : isfinite(t->upper[r]) ? t->upper[r]
+						       : 0;
 		if (x[r] < mp->o->tol * t->single)
 			x[r] = 0;
 		if (x[r] > top)
@@ -260,6 +292,7 @@ static void mapping_done(struct mapping *mp)
 	}
 	free(mp->t);
 	map_bases_free(mp->bases, mp->nbases);
+	free(mp->probed);
 	free(mp->single_of);
 	map_core_done(&mp->core);
 }
@@ -290,14 +323,21 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	stats->core_resources = (unsigned)mp.core.R;
 	mp.single_of = xmalloc((mp.core.R + 1) * sizeof(long));
 	map_make_bases(&mp.core, o, &mp.bases, &mp.nbases, &mp.ngroups, mp.single_of);
+	if (!o->exhaustive && mp.ngroups > o->max_probes) {
+		mp.probed = xmalloc((o->max_probes + 1) * sizeof(size_t));
+		stats->template_mode = 1;
+	}
 	if (getenv("PERPI_MAP_DEBUG")) /* the groups and their bases, for bench/ */
 		dump_bases(&mp);
 	int rc = measure_singles(&mp, forms, nforms);
 	if (rc == 0 && mp.nt)
 		rc = measure_bases(&mp);
+	if (rc == 0 && mp.probed) /* after the bases: a base not measured is not chosen */
+		mp.nprobed = map_choose_probes(&mp, mp.probed, o->max_probes);
 	for (size_t at = 0; rc == 0 && at < mp.nt; at += CHUNK) {
 		size_t to = at + CHUNK < mp.nt ? at + CHUNK : mp.nt;
-		mt->planned = (unsigned long)(mp.nt - to) * (mp.ngroups + 2);
+		mt->planned =
+		    (unsigned long)(mp.nt - to) * (mp.nprobed ? mp.nprobed : mp.ngroups + 2);
 		rc = probe_chunk(&mp, at, to);
 	}
 	mt->planned = 0;

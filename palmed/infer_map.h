@@ -23,9 +23,12 @@
 #include "palmed/model.h"
 
 struct infer_map_options {
-	double tol;	   /* relative noise of one measurement */
-	double min_margin; /* a base's margin over every resource outside its group */
-	unsigned max_base; /* instructions in a base kernel, at most */
+	double tol;	     /* relative noise of one measurement */
+	double min_margin;   /* a base's margin over every resource outside its group */
+	unsigned max_base;   /* instructions in a base kernel, at most */
+	int exhaustive;	     /* probe every resource alone, as Palmed does (to measure
+			      * what the groups cost) */
+	unsigned max_probes; /* more groups than this: template mode (24) */
 };
 
 void infer_map_options_default(struct infer_map_options *o, double tol);
@@ -42,6 +45,8 @@ struct infer_map_stats {
 	unsigned own_resources;	 /* the resources those forms were given */
 	unsigned unreliable;	 /* readings where the form alone outweighed the base */
 	unsigned benchmarks;	 /* kernels measured in all */
+	int template_mode;	 /* probed against a few resources, the usages combinations of
+				  * the core forms' (infer_map_template.c) */
 };
 
 /* Maps forms (any order; those m already maps are skipped) onto the

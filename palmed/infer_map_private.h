@@ -62,6 +62,9 @@ struct mapping {
 	long *single_of;
 	struct target *t;
 	size_t nt;
+	/* Template mode (infer_map_template.c): the single-resource bases
+	 * every form is probed against, instead of the groups. */
+	size_t *probed, nprobed;
 };
 
 /* The kernels and results of one list to measure. */
@@ -85,6 +88,13 @@ void map_batch_done(struct batch *b);
  * of two of them takes the sum of their cycles) get one resource
  * together, the others one each. Returns 0, or -1 when interrupted. */
 int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
+
+/* Template mode: up to k single-resource bases (indices into bases) that
+ * cover the core forms, into out; returns how many. */
+size_t map_choose_probes(const struct mapping *mp, size_t *out, size_t k);
+/* Template mode: the usages of t over the core's resources, into x. */
+void map_template_usage(const struct mapping *mp, const struct target *t, const size_t *probed,
+			size_t k, double *x);
 
 /* copies x base, as a kernel (k initialised by the caller). */
 void map_base_kernel(const struct map_core *c, const struct map_base *b, unsigned copies,
