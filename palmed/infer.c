@@ -63,7 +63,7 @@ int infer_stopped(const struct state *st)
 	return infer_meter_stopped(st->meter);
 }
 
-void infer_label(struct state *st, const char *fmt, ...)
+void infer_label(const struct state *st, const char *fmt, ...)
 {
 	char line[128];
 	va_list ap;
@@ -73,7 +73,7 @@ void infer_label(struct state *st, const char *fmt, ...)
 	infer_meter_label(st->meter, "%s%s", st->meter->planned ? "core: " : "", line);
 }
 
-void infer_note(struct state *st, const char *fmt, ...)
+void infer_note(const struct state *st, const char *fmt, ...)
 {
 	char line[160];
 	va_list ap;
@@ -140,6 +140,12 @@ static void log_measured(struct state *st, const double *sigma, double cycles)
 	st->meas[st->nmeas].sigma = xmalloc(st->n * sizeof(double));
 	memcpy(st->meas[st->nmeas].sigma, sigma, st->n * sizeof(double));
 	st->meas[st->nmeas].cycles = cycles;
+	struct measured *m = &st->meas[st->nmeas];
+	m->nsupport = 0;
+	m->support = xmalloc((st->n + 1) * sizeof(unsigned));
+	for (size_t j = 0; j < st->n; j++)
+		if (sigma[j] != 0)
+			m->support[m->nsupport++] = (unsigned)j;
 	index_measured(st, st->nmeas++);
 }
 
@@ -233,24 +239,38 @@ double infer_lower_bound(const struct state *st, const double *sigma)
 }
 
 /* What the measurements alone guarantee (cycles are convex, homogeneous
- * and monotone): min sum l_B c_B over l >= 0 with sum l_B sigma_B >= sigma. */
+ * and monotone): min sum l_B c_B over l >= 0 with sum l_B sigma_B >= sigma,
+ * over the measured kernels B of sigma's forms only (a kernel with other
+ * forms only loosens the bound, and with tens of thousands of columns
+ * the LP took most of a cached build's time). */
 double infer_upper_bound(const struct state *st, const double *sigma)
 {
-	struct lp *lp = lp_new(st->nmeas, 0);
-	double *row = xmalloc((st->nmeas + 1) * sizeof(*row)), value = INFINITY;
-	for (size_t b = 0; b < st->nmeas; b++)
-		lp_set_objective(lp, b, st->meas[b].cycles);
-	for (size_t j = 0; j < st->n; j++) {
+	size_t *cols = xmalloc((st->nmeas + 1) * sizeof(size_t)), ncols = 0;
+	double value = INFINITY;
+	for (size_t b = 0; b < st->nmeas; b++) {
+		const struct measured *m = &st->meas[b];
+		unsigned k = 0;
+		while (k < m->nsupport && sigma[m->support[k]] > 0)
+			k++;
+		if (k == m->nsupport)
+			cols[ncols++] = b;
+	}
+	struct lp *lp = lp_new(ncols, 0);
+	double *row = xmalloc((ncols + 1) * sizeof(*row));
+	for (size_t c = 0; c < ncols; c++)
+		lp_set_objective(lp, c, st->meas[cols[c]].cycles);
+	for (size_t j = 0; j < st->n && ncols; j++) {
 		if (sigma[j] <= 0)
 			continue;
-		for (size_t b = 0; b < st->nmeas; b++)
-			row[b] = st->meas[b].sigma[j];
+		for (size_t c = 0; c < ncols; c++)
+			row[c] = st->meas[cols[c]].sigma[j];
 		lp_add_row(lp, row, sigma[j], INFINITY);
 	}
-	if (lp_solve(lp, NULL, &value) < 0)
+	if (!ncols || lp_solve(lp, NULL, &value) < 0)
 		value = INFINITY;
 	lp_delete(lp);
 	free(row);
+	free(cols);
 	return value;
 }
 
@@ -499,8 +519,10 @@ static void state_done(struct state *st)
 {
 	for (size_t i = 0; i < st->n; i++)
 		free(st->forms[i]);
-	for (size_t b = 0; b < st->nmeas; b++)
+	for (size_t b = 0; b < st->nmeas; b++) {
 		free(st->meas[b].sigma);
+		free(st->meas[b].support);
+	}
 	for (size_t r = 0; r < st->nres; r++) {
 		free(st->rho[r]);
 		free(st->satkern[r]);

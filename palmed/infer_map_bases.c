@@ -192,7 +192,9 @@ static size_t make_groups(const struct map_core *c, const struct infer_map_optio
 		order[r] = r;
 	sort_key = alone;
 	qsort(order, R, sizeof(size_t), by_key_desc);
-	for (size_t a = 0; a < R; a++) {
+	/* past max_probes groups the mapping combines core forms instead:
+	 * forming the rest (two LPs a resource) would be wasted */
+	for (size_t a = 0; a < R && (o->exhaustive || groups <= o->max_probes); a++) {
 		size_t r = order[a];
 		if (grouped[r] || !isfinite(alone[r]))
 			continue;

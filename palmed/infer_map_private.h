@@ -30,8 +30,9 @@ void map_core_done(struct map_core *c);
 
 /* The groups, then the bases of single resources not already a group of
  * one: *bases (nbases, the caller frees with map_bases_free), the first
- * *ngroups of them the groups, which partition the resources; single_of[r]
- * is the base saturating r alone with enough margin, or -1. */
+ * *ngroups of them the groups, which partition the resources (unless
+ * there would be more than o->max_probes: the grouping stops one past);
+ * single_of[r] is the base saturating r alone with enough margin, or -1. */
 void map_make_bases(const struct map_core *c, const struct infer_map_options *o,
 		    struct map_base **bases, size_t *nbases, size_t *ngroups, long *single_of);
 void map_bases_free(struct map_base *bases, size_t n);

@@ -11,9 +11,11 @@
 
 /* A slice should take about this long: short enough that a stop request
  * waits little, long enough that the runner's fixed cost per campaign
- * (assembling and linking once) stays small. */
-#define SLICE_SECONDS 0.5
-#define SLICE_MIN 4
+ * (assembling and linking once: 60 ms, several times that on a busy
+ * host) stays small; never fewer than SLICE_MIN kernels, or on a busy host
+ * that cost would eat the time. */
+#define SLICE_SECONDS 1.0
+#define SLICE_MIN 16
 #define SLICE_MAX 256
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,

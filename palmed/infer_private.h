@@ -11,6 +11,8 @@
 struct measured {
 	double *sigma; /* n multiplicities */
 	double cycles;
+	unsigned *support; /* the forms of sigma (nonzero), nsupport of them */
+	unsigned nsupport;
 };
 
 struct state {
@@ -34,8 +36,8 @@ struct state {
 /* Whether the caller asked the inference to stop (infer_options.stop). */
 int infer_stopped(const struct state *st);
 /* The progress line (what is being done), and a line that stays. */
-void infer_label(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void infer_note(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void infer_label(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void infer_note(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);
 /* The same for count kernels, measured together (far faster on a real

@@ -141,7 +141,7 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 		if (assign[b] == r && seen++ % stride)
 			added[b] = 2;
 	int rc = -1;
-	for (unsigned round = 0; round < REFIT_ROUNDS; round++) {
+	for (unsigned round = 0; round < REFIT_ROUNDS && !infer_stopped(st); round++) {
 		size_t more = 0, others = 0;
 		for (size_t b = 0; b < M; b++) {
 			if (added[b])
@@ -207,8 +207,10 @@ static int fit(const struct state *st, const struct sparse *sp, size_t M, double
 		}
 	}
 	int rc = 0;
-	for (size_t r = 0; r < st->nres && rc == 0; r++)
-		rc = fit_resource(st, sp, M, assign, rho, r, out[r]);
+	for (size_t r = 0; r < st->nres && rc == 0; r++) {
+		rc = infer_stopped(st) ? -1 : fit_resource(st, sp, M, assign, rho, r, out[r]);
+		infer_label(st, "fitting the usages: resource %zu of %zu", r + 1, st->nres);
+	}
 	free(assign);
 	return rc;
 }

@@ -152,7 +152,7 @@ unsigned infer_search_pairs(struct state *st)
 	double **sigmas = xmalloc((st->n + 1) * sizeof(double *));
 	for (size_t j = 0; j < st->n; j++)
 		sigmas[j] = xmalloc(st->n * sizeof(double));
-	for (size_t i = 0; i < st->n; i++) {
+	for (size_t i = 0; i < st->n && budget_left(st, 0); i++) {
 		size_t count = 0;
 		for (size_t j = i + 1; j < st->n; j++) {
 			size_t support[2] = {i, j};
@@ -178,7 +178,7 @@ unsigned infer_search_mixes(struct state *st)
 	double w[5], **sigmas = xmalloc(total * sizeof(double *));
 	for (size_t t = 0; t < total; t++)
 		sigmas[t] = xmalloc(st->n * sizeof(double));
-	for (unsigned t = 0; t < st->o->random_kernels && st->n >= 3; t++) {
+	for (unsigned t = 0; t < st->o->random_kernels && st->n >= 3 && budget_left(st, 0); t++) {
 		size_t k = 3 + infer_random(st, 3), have = 0;
 		if (k > st->n)
 			k = st->n;
@@ -200,7 +200,7 @@ unsigned infer_search_mixes(struct state *st)
 	size_t *all = xmalloc(st->n * sizeof(size_t));
 	for (size_t j = 0; j < st->n; j++)
 		all[j] = j;
-	if (direction_kernel(st, all, st->single, st->n, sigmas[0]) == 0)
+	if (budget_left(st, 0) && direction_kernel(st, all, st->single, st->n, sigmas[0]) == 0)
 		found += check_batch(st, sigmas, 1);
 	free(all);
 	for (size_t t = 0; t < total; t++)
