@@ -197,7 +197,9 @@ static size_t order_copy(const struct eg_form *const *fs, const struct kernel *k
 		rest[i - 1] = rest[j];
 		rest[j] = x;
 	}
-	size_t usedp = 0;
+	size_t usedp = 0, need = 0; /* flag writers still owed to readers that write them */
+	for (size_t i = 0; i < nrest; i++)
+		need += fs[rest[i]]->flags_read && fs[rest[i]]->flags_written;
 	for (size_t i = 0; i < nrest; i++) {
 		const struct eg_form *e = fs[rest[i]];
 		if (e->flags_read && e->flags_written) {
@@ -210,9 +212,10 @@ static size_t order_copy(const struct eg_form *const *fs, const struct kernel *k
 				return 0;
 			}
 			order[n++] = pure[usedp++];
+			need--;
 		}
 		order[n++] = rest[i];
-		if (usedp < npure && next(state, 3) == 0)
+		if (npure - usedp > need && next(state, 3) == 0)
 			order[n++] = pure[usedp++];
 	}
 	while (usedp < npure)
