@@ -44,6 +44,8 @@ static void build_usage(FILE *out)
 		     "$XDG_DATA_HOME/perpi/measurements.db);\n"
 		     "                 measurements already there are reused: a build resumes\n"
 		     "  --no-db        neither read nor store measurements\n"
+		     "  --retry-refused  measure again the kernels the database remembers as\n"
+		     "                 refused (a busy host, repetitions that spread)\n"
 		     "  --budget N     stop the core's search after N benchmarks (default:\n"
 		     "                 n^2/2 + 40n + 2000 for n core forms)\n"
 		     "  --probes N     map a form with at most about N probes (default 24): a\n"
@@ -76,7 +78,7 @@ struct build_args {
 	const char *sim, *forms_file, *core_file, *db_path, *out;
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
-	int no_db, quiet, exhaustive;
+	int no_db, quiet, exhaustive, retry_refused;
 	long budget, training, probes;
 };
 
@@ -241,6 +243,7 @@ static int build_native(const struct build_args *a, struct infer_options *o, con
 	bench_options_default(&bo);
 	infer_bench_init(&ib, &bo, db, &ms);
 	ib.stop = &build_stop;
+	ib.retry_refused = a->retry_refused;
 	/* Ctrl-C: stop between two slices of measurements (a second one
 	 * kills at once); what was measured stays in the database. */
 	struct sigaction sa, old_int, old_term;
@@ -328,6 +331,7 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 						 {"core", required_argument, NULL, 'c'},
 						 {"exhaustive", no_argument, NULL, 'x'},
 						 {"probes", required_argument, NULL, 'p'},
+						 {"retry-refused", no_argument, NULL, 'R'},
 						 {0}};
 	int c;
 	a->budget = a->training = a->probes = -1;
@@ -351,6 +355,9 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 			break; /* the catalogue: the default now */
 		case 'x':
 			a->exhaustive = 1;
+			break;
+		case 'R':
+			a->retry_refused = 1;
 			break;
 		case 'd':
 			a->db_path = optarg;

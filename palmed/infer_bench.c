@@ -4,7 +4,43 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/db.h"
 #include "palmed/model.h"
+
+#define REFUSED "refused" /* the kind of the database's rows of refusals */
+
+/* Whether k was refused before (*reason then malloc'd). */
+static int refused_before(struct infer_bench *ib, const struct kernel *k, char **reason)
+{
+	struct bench_result r;
+	if (!ib->db || ib->retry_refused)
+		return 0;
+	char *spec = kernel_to_string(k);
+	int found = db_lookup(ib->db, spec, REFUSED, ib->key, &r) == 1;
+	free(spec);
+	if (found) {
+		*reason = xasprintf("%s (refused before; --retry-refused measures it again)",
+				    r.flag_reason);
+		bench_result_done(&r);
+	}
+	return found;
+}
+
+/* Remembers that k was refused, unless it was only interrupted. */
+static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
+{
+	if (!ib->db || (ib->stop && *ib->stop) || strstr(reason, "refused before"))
+		return;
+	struct bench_result r;
+	bench_result_init(&r);
+	r.flagged = 1;
+	snprintf(r.flag_reason, sizeof(r.flag_reason), "%s", reason);
+	char *spec = kernel_to_string(k);
+	if (db_store(ib->db, spec, REFUSED, ib->key, &r) < 0)
+		perpi_warn("palmed: cannot remember the refusal of %s: %s", spec, perpi_error());
+	free(spec);
+	bench_result_done(&r);
+}
 
 /* From attempt first on (0: the cache may answer). */
 static int measure_from(struct infer_bench *ib, const struct kernel *k, struct bench_result *r,
@@ -41,7 +77,16 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 
 int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r)
 {
-	return measure_from(ib, k, r, 0);
+	char *why;
+	if (refused_before(ib, k, &why)) {
+		perpi_set_error("%s", why);
+		free(why);
+		return -1;
+	}
+	int rc = measure_from(ib, k, r, 0);
+	if (rc < 0)
+		remember_refusal(ib, k, perpi_error());
+	return rc;
 }
 
 static void count(struct infer_bench *ib, int status, const struct bench_result *r)
@@ -75,8 +120,38 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
-	bench_measure_many(ib->bench, ks, n, r, status, errors, NULL, NULL);
+	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
+	size_t *at = xcalloc(n + 1, sizeof(size_t)), m = 0;
+	for (size_t i = 0; i < n; i++) { /* the ones refused before are not measured */
+		char *why;
+		status[i] = 0;
+		errors[i] = NULL;
+		if (refused_before(ib, &ks[i], &why)) {
+			status[i] = -1;
+			errors[i] = why;
+			ib->refused++;
+		} else {
+			todo[m] = ks[i];
+			at[m++] = i;
+		}
+	}
+	int *st = xcalloc(m + 1, sizeof(int));
+	char **er = xcalloc(m + 1, sizeof(char *));
+	struct bench_result *rr = xcalloc(m + 1, sizeof(*rr));
+	if (m)
+		bench_measure_many(ib->bench, todo, m, rr, st, er, NULL, NULL);
+	for (size_t j = 0; j < m; j++) {
+		status[at[j]] = st[j];
+		errors[at[j]] = er[j];
+		r[at[j]] = rr[j];
+	}
+	free(todo);
+	free(st);
+	free(er);
+	free(rr);
 	for (size_t i = 0; i < n; i++) {
+		if (errors[i] && strstr(errors[i], "refused before"))
+			continue;
 		int retry = 0;
 		if (status[i] == 0 && r[i].flagged) {
 			status[i] = -1;
@@ -99,9 +174,12 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		count(ib, status[i], &r[i]);
 		if (status[i] == 0)
 			cycles[i] = r[i].cycles;
+		else
+			remember_refusal(ib, &ks[i], errors[i]);
 		bench_result_done(&r[i]);
 	}
 	free(r);
+	free(at);
 }
 
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
@@ -114,6 +192,9 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
 	ib->stop = NULL;
+	ib->db = db;
+	ib->key = bench_options_key(o);
+	ib->retry_refused = 0;
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;
@@ -127,6 +208,8 @@ void infer_bench_done(struct infer_bench *ib)
 	bench_delete(ib->fresh);
 	bench_delete(ib->bench);
 	free(ib->cpu);
+	free(ib->key);
 	ib->bench = ib->fresh = NULL;
 	ib->cpu = NULL;
+	ib->key = NULL;
 }
