@@ -315,89 +315,100 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	return rc;
 }
 
+static const struct option build_options[] = {{"sim", required_argument, NULL, 's'},
+					      {"forms", required_argument, NULL, 'f'},
+					      {"all", no_argument, NULL, 'a'},
+					      {"db", required_argument, NULL, 'd'},
+					      {"no-db", no_argument, NULL, 'n'},
+					      {"budget", required_argument, NULL, 'b'},
+					      {"output", required_argument, NULL, 'o'},
+					      {"quiet", no_argument, NULL, 'q'},
+					      {"from", required_argument, NULL, 'F'},
+					      {"help", no_argument, NULL, 'h'},
+					      {"training", required_argument, NULL, 't'},
+					      {"core", required_argument, NULL, 'c'},
+					      {"exhaustive", no_argument, NULL, 'x'},
+					      {"probes", required_argument, NULL, 'p'},
+					      {"retry-refused", no_argument, NULL, 'R'},
+					      {0}};
+
+/* --budget, --training, --probes. Returns 0 or 2. */
+static int parse_count(int c, struct build_args *a)
+{
+	long *v = c == 't' ? &a->training : c == 'b' ? &a->budget : &a->probes;
+	if (bench_cli_count(optarg, v, c != 't', c == 't' ? 10000000 : 100000000) == 0)
+		return 0;
+	fprintf(stderr, "perpi: palmed build: --%s: %s\n",
+		c == 't'   ? "training"
+		: c == 'b' ? "budget"
+			   : "probes",
+		perpi_error());
+	return 2;
+}
+
+/* One option into a; returns 0, 2 (a usage error) or -1 (--help). */
+static int parse_option(int c, struct build_args *a)
+{
+	switch (c) {
+	case 's':
+		a->sim = optarg;
+		return 0;
+	case 'f':
+		a->forms_file = optarg;
+		return 0;
+	case 'c':
+		a->core_file = optarg;
+		return 0;
+	case 'F':
+		a->from = xrealloc(a->from, (a->nfrom + 1) * sizeof(char *));
+		a->from[a->nfrom++] = optarg;
+		return 0;
+	case 'a':
+		return 0; /* the catalogue: the default now */
+	case 'x':
+		a->exhaustive = 1;
+		return 0;
+	case 'R':
+		a->retry_refused = 1;
+		return 0;
+	case 'd':
+		a->db_path = optarg;
+		return 0;
+	case 'n':
+		a->no_db = 1;
+		return 0;
+	case 'o':
+		a->out = optarg;
+		return 0;
+	case 'q':
+		a->quiet = 1;
+		return 0;
+	case 't':
+	case 'b':
+	case 'p':
+		return parse_count(c, a);
+	default:
+		build_usage(c == 'h' ? stdout : stderr);
+		return c == 'h' ? 0 : 2;
+	}
+}
+
+/* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct build_args *a)
 {
-	static const struct option longopts[] = {{"sim", required_argument, NULL, 's'},
-						 {"forms", required_argument, NULL, 'f'},
-						 {"all", no_argument, NULL, 'a'},
-						 {"db", required_argument, NULL, 'd'},
-						 {"no-db", no_argument, NULL, 'n'},
-						 {"budget", required_argument, NULL, 'b'},
-						 {"output", required_argument, NULL, 'o'},
-						 {"quiet", no_argument, NULL, 'q'},
-						 {"from", required_argument, NULL, 'F'},
-						 {"help", no_argument, NULL, 'h'},
-						 {"training", required_argument, NULL, 't'},
-						 {"core", required_argument, NULL, 'c'},
-						 {"exhaustive", no_argument, NULL, 'x'},
-						 {"probes", required_argument, NULL, 'p'},
-						 {"retry-refused", no_argument, NULL, 'R'},
-						 {0}};
-	int c;
+	int c, rc = -1;
 	a->budget = a->training = a->probes = -1;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			a->sim = optarg;
-			break;
-		case 'f':
-			a->forms_file = optarg;
-			break;
-		case 'c':
-			a->core_file = optarg;
-			break;
-		case 'F':
-			a->from = xrealloc(a->from, (a->nfrom + 1) * sizeof(char *));
-			a->from[a->nfrom++] = optarg;
-			break;
-		case 'a':
-			break; /* the catalogue: the default now */
-		case 'x':
-			a->exhaustive = 1;
-			break;
-		case 'R':
-			a->retry_refused = 1;
-			break;
-		case 'd':
-			a->db_path = optarg;
-			break;
-		case 'n':
-			a->no_db = 1;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case 't':
-		case 'b':
-		case 'p':
-			if (bench_cli_count(optarg,
-					    c == 't'   ? &a->training
-					    : c == 'b' ? &a->budget
-						       : &a->probes,
-					    c != 't', c == 't' ? 10000000 : 100000000) < 0) {
-				fprintf(stderr, "perpi: palmed build: --%s: %s\n",
-					c == 't'   ? "training"
-					: c == 'b' ? "budget"
-						   : "probes",
-					perpi_error());
-				return 2;
-			}
-			break;
-		default:
-			build_usage(c == 'h' ? stdout : stderr);
-			return c == 'h' ? 0 : 2;
-		}
+	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", build_options, NULL)) != -1) {
+		rc = parse_option(c, a);
+		rc = rc == 0 && c != 'h' ? -1 : rc;
 	}
-	if (optind < argc || (a->forms_file && a->nfrom)) {
+	if (rc < 0 && (optind < argc || (a->forms_file && a->nfrom))) {
 		fprintf(stderr, "perpi: palmed build: %s\n",
 			optind < argc ? "unexpected argument" : "give --forms or --from, not both");
 		return 2;
 	}
-	return -1;
+	return rc;
 }
 
 static void print_summary(const char *out, const struct model *m, const struct infer_stats *st,

@@ -312,88 +312,6 @@ static void predict_mca(struct reference *ref, struct eval_set *s, size_t pred,
 	}
 }
 
-static void print_rows(const struct eval_set *s, const char *label)
-{
-	for (size_t j = 0; j < s->npred; j++) {
-		struct eval_metrics mt;
-		eval_metrics(s, j, &mt);
-		printf("%-10s %-9s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], label, s->n,
-		       100 * mt.coverage, 100 * mt.rms, mt.tau);
-	}
-}
-
-/* All the points, then each shape of kernel apart when there are several. */
-static void print_table(const struct eval_set *s)
-{
-	static const char *const shapes[] = {"uniform", "loop"};
-	printf("%-10s %-9s %8s %9s %14s %12s\n", "predictor", "shape", "kernels", "coverage",
-	       "RMS IPC error", "Kendall tau");
-	print_rows(s, "all");
-	for (size_t k = 0; k < ARRAY_SIZE(shapes); k++) {
-		struct eval_set sub = *s;
-		sub.n = 0;
-		sub.points = xmalloc((s->n + 1) * sizeof(*s->points));
-		for (size_t i = 0; i < s->n; i++)
-			if (s->points[i].set && !strcmp(s->points[i].set, shapes[k]))
-				sub.points[sub.n++] = s->points[i];
-		if (sub.n && sub.n < s->n)
-			print_rows(&sub, shapes[k]);
-		free(sub.points);
-	}
-}
-
-static double percent(double part, uint64_t whole)
-{
-	return whole ? 100 * part / whole : 0;
-}
-
-/* Where the runs' dynamic instructions went, then the table. */
-static void print_blocks(const struct eval_args *a, const struct eval_blocks_stats *st,
-			 const struct heldout *h, const struct eval_set *s)
-{
-	double measured = st->held_out - h->refused;
-	char *runs = a->nfrom == 1 ? xstrdup(a->from[0]) : xasprintf("%zu runs", a->nfrom);
-	printf("\nbasic blocks of %s: %zu blocks, %" PRIu64 " dynamic instructions; "
-	       "held out %.0f (%.1f%%) in %zu kernels\n",
-	       runs, st->blocks, st->insns, measured, percent(measured, st->insns), s->n);
-	free(runs);
-	printf("left out: control transfers %" PRIu64
-	       " (%.1f%%), forms not measurable alone %" PRIu64
-	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
-	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
-	       st->control, percent(st->control, st->insns), st->unrunnable,
-	       percent(st->unrunnable, st->insns), st->built, percent(st->built, st->insns),
-	       st->built_blocks, st->built_blocks == 1 ? "" : "s", h->refused,
-	       percent(h->refused, st->insns), st->empty_blocks, st->empty_blocks == 1 ? "" : "s");
-	printf("weights: dynamic instructions; coverage and RMS error weighted, Kendall tau over "
-	       "the kernels\n");
-	print_table(s);
-}
-
-static int write_results(const struct eval_set *sets, const char *dir)
-{
-	const struct eval_set *with[2];
-	size_t n = 0;
-	for (size_t k = 0; k < 2; k++)
-		if (sets[k].n)
-			with[n++] = &sets[k];
-	mkdir(dir, 0755);
-	char *csv = xasprintf("%s/eval.csv", dir);
-	int rc = eval_write_csv(with, n, csv);
-	for (size_t k = 0; k < n && rc == 0; k++)
-		for (size_t j = 0; j < with[k]->npred && rc == 0; j++) {
-			int blocks = with[k] == &sets[1];
-			char *svg = xasprintf("%s/eval-%s%s.svg", dir, blocks ? "blocks-" : "",
-					      with[k]->pred_names[j]);
-			rc = eval_write_svg(with[k], j, svg);
-			free(svg);
-		}
-	if (rc == 0)
-		printf("raw results: %s; scatter plots: %s/eval-*.svg\n", csv, dir);
-	free(csv);
-	return rc;
-}
-
 /* Both sets measured, predicted and reported (sets[1]: the blocks). */
 static int evaluate(const struct eval_args *a, struct reference *ref, const struct model *m)
 {
@@ -426,10 +344,10 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 		printf("; model of %zu forms, %zu resources, %u benchmarks\n", m->nforms, m->nres,
 		       m->benchmarks);
 		if (a->count)
-			print_table(&s[0]);
+			palmed_eval_print_table(&s[0]);
 		if (a->nfrom)
-			print_blocks(a, &st, &h[1], &s[1]);
-		rc = write_results(s, a->dir);
+			palmed_eval_print_blocks(a->from, a->nfrom, &st, h[1].refused, &s[1]);
+		rc = palmed_eval_write_results(s, a->dir);
 	}
 	for (size_t k = 0; k < 2; k++) {
 		heldout_done(&h[k]);
@@ -532,63 +450,65 @@ static int parse_number(int c, const char *text, struct eval_args *a)
 	return 0;
 }
 
-int palmed_eval_main(int argc, char **argv)
+static const struct option eval_options[] = {
+    {"model", required_argument, NULL, 'm'},	 {"sim", required_argument, NULL, 's'},
+    {"kernels", required_argument, NULL, 'n'},	 {"seed", required_argument, NULL, 'S'},
+    {"output", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
+    {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
+    {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
+    {"generator", required_argument, NULL, 'g'}, {0}};
+
+/* One option into a; returns 0, 2 (a usage error) or -1 (--help). */
+static int parse_option(int c, struct eval_args *a)
 {
-	static const struct option longopts[] = {
-	    {"model", required_argument, NULL, 'm'},	 {"sim", required_argument, NULL, 's'},
-	    {"kernels", required_argument, NULL, 'n'},	 {"seed", required_argument, NULL, 'S'},
-	    {"output", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
-	    {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
-	    {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
-	    {"generator", required_argument, NULL, 'g'}, {0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1,
-			      0,    0};
+	switch (c) {
+	case 'm':
+		a->model = optarg;
+		return 0;
+	case 's':
+		a->sim = optarg;
+		return 0;
+	case 'o':
+		a->dir = optarg;
+		return 0;
+	case 'd':
+		a->db_path = optarg;
+		return 0;
+	case 'D':
+		a->no_db = 1;
+		return 0;
+	case 'M':
+		a->no_mca = 1;
+		return 0;
+	case 'g':
+		a->generator = optarg;
+		if (!strcmp(optarg, "independent") || !strcmp(optarg, "pipedream"))
+			return 0;
+		fprintf(stderr,
+			"perpi: palmed eval: --generator: '%s' is neither 'independent' nor "
+			"'pipedream'\n",
+			optarg);
+		return 2;
+	case 'f':
+		a->from = xrealloc(a->from, (a->nfrom + 1) * sizeof(*a->from));
+		a->from[a->nfrom++] = optarg;
+		return 0;
+	case 'n':
+	case 'S':
+		return parse_number(c, optarg, a) < 0 ? 2 : 0;
+	default:
+		usage(c == 'h' ? stdout : stderr);
+		return c == 'h' ? -1 : 2;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct eval_args *a)
+{
 	int c, rc = 0;
 	optind = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			a.model = optarg;
-			break;
-		case 's':
-			a.sim = optarg;
-			break;
-		case 'o':
-			a.dir = optarg;
-			break;
-		case 'd':
-			a.db_path = optarg;
-			break;
-		case 'D':
-			a.no_db = 1;
-			break;
-		case 'M':
-			a.no_mca = 1;
-			break;
-		case 'g':
-			a.generator = optarg;
-			if (strcmp(optarg, "independent") && strcmp(optarg, "pipedream")) {
-				fprintf(stderr,
-					"perpi: palmed eval: --generator: '%s' is neither "
-					"'independent' nor 'pipedream'\n",
-					optarg);
-				rc = 2;
-			}
-			break;
-		case 'f':
-			a.from = xrealloc(a.from, (a.nfrom + 1) * sizeof(*a.from));
-			a.from[a.nfrom++] = optarg;
-			break;
-		case 'n':
-		case 'S':
-			rc = parse_number(c, optarg, &a) < 0 ? 2 : 0;
-			break;
-		default:
-			usage(c == 'h' ? stdout : stderr);
-			rc = c == 'h' ? -1 : 2;
-		}
-	}
-	if (rc == 0 && a.count == 0 && !a.nfrom) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", eval_options, NULL)) != -1)
+		rc = parse_option(c, a);
+	if (rc == 0 && a->count == 0 && !a->nfrom) {
 		fprintf(stderr, "perpi: palmed eval: -n 0 holds out nothing without --from\n");
 		rc = 2;
 	}
@@ -596,6 +516,14 @@ int palmed_eval_main(int argc, char **argv)
 		fprintf(stderr, "perpi: palmed eval: unexpected argument '%s'\n", argv[optind]);
 		rc = 2;
 	}
+	return rc;
+}
+
+int palmed_eval_main(int argc, char **argv)
+{
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1,
+			      0,    0};
+	int rc = parse_args(argc, argv, &a);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;

@@ -11,7 +11,7 @@
 
 /* Rounds of clustering at most (each measures the forms left against one
  * new cluster); the forms left after them get a resource each. */
-#define MAX_CLUSTERS 64
+#define MAX_CLUSTERS 32
 
 /* a instances of form i and b of form j, as many cycles each. */
 static void balance(double ci, double cj, unsigned *a, unsigned *b)

@@ -36,8 +36,11 @@ struct state {
 /* Whether the caller asked the inference to stop (infer_options.stop). */
 int infer_stopped(const struct state *st);
 /* The progress line (what is being done), and a line that stays. */
-void infer_label(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void infer_label(const struct state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void infer_note(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds sigma's measurement to the log (infer_log.c). */
+void infer_log_measured(struct state *st, const double *sigma, double cycles);
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);
 /* The same for count kernels, measured together (far faster on a real
