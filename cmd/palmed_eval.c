@@ -234,53 +234,68 @@ static void on_stop(int sig)
 
 /* The reference IPC of every kernel; kernels it refuses (or that stay too
  * noisy to be a reference) are dropped, counted, and their weight kept. */
+/* Kernel i measured: a point of s (kept in h), or dropped (counted). */
+static void keep_or_drop(struct heldout *h, struct eval_set *s, size_t i, int status, double ipc,
+			 const char *error, size_t *kept, size_t *dropped)
+{
+	char *spec = kernel_to_string(&h->ks[i]);
+	if (status == 0) {
+		size_t at = eval_add_point(s, spec, ipc); /* moves s->points */
+		s->points[at].weight = h->weight[i];
+		s->points[at].set = h->shape ? h->shape[i] : NULL;
+		h->weight[*kept] = h->weight[i];
+		if (h->shape)
+			h->shape[*kept] = h->shape[i];
+		h->ks[(*kept)++] = h->ks[i];
+	} else {
+		if (!(*dropped)++)
+			perpi_warn("palmed eval: kernel %s left out: %s", spec, error);
+		h->refused += h->weight[i];
+		kernel_done(&h->ks[i]);
+	}
+	free(spec);
+}
+
+/* The reference IPC of every kernel, in slices; kernels it refuses (or
+ * that stay too noisy to be a reference) are dropped, counted, and their
+ * weight kept. A stop request ends the measuring: the kernels measured
+ * so far are kept, the report covers them. */
 static void measure_set(struct reference *ref, struct heldout *h, struct eval_set *s)
 {
 	struct bench_cli_progress p;
-	size_t kept = 0, dropped = 0, ready = 0;
+	size_t kept = 0, dropped = 0, done = 0, measured = 0;
 	double *ipc = xmalloc((h->n + 1) * sizeof(double));
 	int *status = xmalloc((h->n + 1) * sizeof(int));
 	char **errors = xcalloc(h->n + 1, sizeof(char *));
+	const char *what = strcmp(s->name, "blocks") ? s->name : "block";
 	bench_cli_progress_init(&p, "palmed eval: measuring");
-	for (size_t i = 0; i < h->n; i++) {
-		if (eval_stop) {
-			perpi_warn(
-			    "palmed eval: interrupted: %zu of the %zu %s kernels measured, the "
-			    "report covers those",
-			    i, h->n, strcmp(s->name, "blocks") ? s->name : "block");
-			for (size_t j = i; j < h->n; j++)
-				kernel_done(&h->ks[j]);
-			break;
+	while (done < h->n && !eval_stop) {
+		size_t m = h->n - done < 64 ? h->n - done : 64;
+		reference_batch(ref, h->ks + done, m, ipc + done, status + done, errors + done);
+		for (size_t i = done; i < done + m; i++) {
+			if (status[i] < 0 && errors[i] && !strcmp(errors[i], "interrupted")) {
+				kernel_done(&h->ks[i]); /* not measured: neither kept nor dropped */
+				continue;
+			}
+			measured++;
+			keep_or_drop(h, s, i, status[i], ipc[i], errors[i], &kept, &dropped);
 		}
-		if (i == ready) { /* the next slice, measured at once */
-			size_t m = h->n - i < 64 ? h->n - i : 64;
-			reference_batch(ref, h->ks + i, m, ipc + i, status + i, errors + i);
-			ready += m;
-		}
-		char *spec = kernel_to_string(&h->ks[i]);
-		bench_cli_progress(&p, i, h->n);
-		if (status[i] == 0) {
-			size_t at = eval_add_point(s, spec, ipc[i]); /* moves s->points */
-			s->points[at].weight = h->weight[i];
-			s->points[at].set = h->shape ? h->shape[i] : NULL;
-			h->weight[kept] = h->weight[i];
-			if (h->shape)
-				h->shape[kept] = h->shape[i];
-			h->ks[kept++] = h->ks[i];
-		} else {
-			if (!dropped++)
-				perpi_warn("palmed eval: kernel %s left out: %s", spec, errors[i]);
-			h->refused += h->weight[i];
-			kernel_done(&h->ks[i]);
-		}
-		free(spec);
+		done += m;
+		bench_cli_progress(&p, done, h->n);
 	}
 	bench_cli_progress_end(&p);
+	if (eval_stop) {
+		perpi_warn(
+		    "palmed eval: interrupted: %zu of the %zu %s kernels measured, the report "
+		    "covers those",
+		    measured, h->n, what);
+		for (size_t j = done; j < h->n; j++)
+			kernel_done(&h->ks[j]);
+	}
 	if (dropped > 1)
-		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped,
-			   strcmp(s->name, "blocks") ? s->name : "block");
+		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped, what);
 	h->n = kept;
-	for (size_t i = 0; i < ready; i++)
+	for (size_t i = 0; i < done; i++)
 		free(errors[i]);
 	free(ipc);
 	free(status);

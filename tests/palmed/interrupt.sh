@@ -55,7 +55,7 @@ status=$?
 if [ $status -ne 0 ]; then
 	[ $status -eq 130 ] || { echo "FAIL: eval exit status $status, not 130"; cat "$tmp/eval.err"; fail=1; }
 	n=$(sed -n 's/.*interrupted: \([0-9]*\) of the 2000 random kernels measured.*/\1/p' "$tmp/eval.err")
-	rows=$(awk '$1 == "palmed" { print $2 }' "$tmp/eval.out")
+	rows=$(awk '$1 == "palmed" && $2 == "all" { print $3 }' "$tmp/eval.out")
 	lines=$(($(wc -l <"$tmp/eval/eval.csv") - 1))
 	# the table counts the measured kernels the runner accepted: at most n,
 	# and exactly the CSV's rows
