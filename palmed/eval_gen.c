@@ -30,7 +30,7 @@ struct pools {
 	int read[3][4], write[3][32];
 	unsigned n_read[3], n_write[3], n_rmw[3], next_rmw[3], next_pure[3];
 	unsigned max_vec, use_zmm, used_k;
-	unsigned pattern;   /* memory: 0 array, 1 indexed, 2 stack frame */
+	unsigned pattern;   /* memory: 0 array, 1 indexed, 2 loads from a stack frame */
 	unsigned cursor[2]; /* next displacement, loads and stores */
 };
 
@@ -46,16 +46,34 @@ static void shuffle(int *v, unsigned n, unsigned long long *state)
 	}
 }
 
-/* How many registers of the write pool go to read-modify-writes. */
+static unsigned gcd(unsigned a, unsigned b)
+{
+	while (b) {
+		unsigned t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* How many registers of the write pool go to read-modify-writes: all but
+ * as many as a copy has pure writes (4 at least, half the pool at most: a
+ * legacy-SSE write keeps the upper lanes, so the core makes it wait for
+ * the register's last writer), and a number prime to the
+ * read-modify-writes of a copy. Else the rotation falls into step with the kernel: with two of
+ * them a copy (an add, an imul) and four registers, every imul writes the
+ * same two registers and the imuls chain, 1.5 cycles a copy where 1.0 is
+ * the throughput (the training generator's write pool had the same flaw:
+ * docs/BENCHMARKS.md). */
 static void split_pools(struct pools *pl, const unsigned *rmw, const unsigned *pure)
 {
 	for (int c = 0; c < 3; c++) {
-		unsigned n = pl->n_write[c], all = rmw[c] + pure[c];
-		unsigned r = all ? (unsigned)((double)n * rmw[c] / all + 0.5) : 0;
-		if (rmw[c] && r == 0)
-			r = 1;
-		if (pure[c] && r == n && n > 1)
-			r = n - 1;
+		unsigned n = pl->n_write[c], keep = pure[c] ? (pure[c] < 4 ? 4 : pure[c]) : 0;
+		if (keep > n / 2)
+			keep = n / 2;
+		unsigned r = rmw[c] ? (n > keep ? n - keep : 1) : 0;
+		while (rmw[c] && r > 1 && gcd(r, rmw[c]) != 1)
+			r--;
 		pl->n_rmw[c] = r;
 	}
 }
@@ -136,7 +154,11 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 	unsigned disp = v / 2048 * 4096 + v % 2048 + (written ? 2048 : 0);
 	const char *kw = eg_memory_keyword(k);
 	strbuf_addf(out, "%s%s", kw ? kw : "", kw ? " ptr " : "");
-	if (pl->pattern == 2) /* a stack frame */
+	/* a stack frame for the loads only: stores to [rsp + ...] beside loads
+	 * from it run at one in 8-18 cycles on this Zen 5 (the core predicts
+	 * that loads from the stack forward from stores to it), which code
+	 * with no such forwarding never meets */
+	if (pl->pattern == 2 && !written)
 		strbuf_addf(out, "[rsp + %u]", disp);
 	else if (pl->pattern == 1 && pl->n_read[0]) /* r8 holds 8: 64 bytes on */
 		strbuf_addf(out, "[%s + r8*8 + %u]", written ? "rdi" : "rsi", disp);
@@ -247,6 +269,22 @@ static int kernel_forms(struct eval_gen *g, const struct kernel *k, const struct
 	return 0;
 }
 
+/* Copies of the kernel in the loop body: MIN_BODY instructions at least,
+ * and a multiple of each read-modify-write pool's size, so that the
+ * rotation ends where it starts and the body's last writes are as far
+ * from the next turn's first reads as the others (unless that makes the
+ * body longer than MAX_BODY). */
+#define MAX_BODY 2048
+static unsigned body_copies(const struct pools *pl, size_t size)
+{
+	unsigned least = (unsigned)((MIN_BODY + size - 1) / size), step = 1;
+	for (int c = 0; c < 3; c++)
+		if (pl->n_rmw[c] > 1)
+			step = step / gcd(step, pl->n_rmw[c]) * pl->n_rmw[c];
+	unsigned copies = (least + step - 1) / step * step;
+	return copies * size <= MAX_BODY ? copies : least;
+}
+
 static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl)
 {
 	strbuf_addf(out,
@@ -305,7 +343,7 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	struct strbuf body;
 	strbuf_init(&body);
 	pl.pattern = next(&state, 3);
-	*copies = (unsigned)((MIN_BODY + size - 1) / size);
+	*copies = rc == 0 ? body_copies(&pl, size) : 1;
 	for (unsigned c = 0; rc == 0 && c < *copies; c++) {
 		size_t n = order_copy(fs, k, &state, order);
 		if (n == 0)

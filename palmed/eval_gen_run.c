@@ -158,6 +158,8 @@ void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 	for (; at < n && !(stop && *stop); at += SLICE)
 		run_slice(g, ks + at, n - at < SLICE ? n - at : SLICE, cycles + at, status + at,
 			  errors + at);
+	if (at > n)
+		at = n;
 	retry(g, ks, at, cycles, status, errors, stop);
 	for (; at < n; at++) {
 		status[at] = -1;
