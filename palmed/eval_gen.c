@@ -143,10 +143,15 @@ static int next_write(struct pools *pl, int c, int rmw)
  * from the high 2 KiB (no load shares its low 12 address bits with a
  * store: the core would wait on a possible dependency), displacements
  * advancing by the access size; addressed as the kernel's pattern says. */
-static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, int written)
+static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, int written, int rmw)
 {
 	unsigned size = form_kind_bytes(k), limit = written ? 6144 : 8192;
 	size = size == 0 ? 64 : size == 10 ? 16 : size;
+	/* a read-modify-write of memory a few bytes from the last one waits
+	 * for its store to forward (8 cycles an add byte ptr here): a line
+	 * apart, as a loop over an array of counters would be */
+	if (rmw)
+		size = 64;
 	unsigned v = (pl->cursor[written] + size - 1) / size * size;
 	if (v + size > limit / 2)
 		v = 0;
@@ -187,7 +192,8 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 			pl->use_zmm |= k == FORM_ZMM || (c == 1 && reg >= 16);
 			pl->used_k |= c == 2 ? 1u << reg : 0;
 		} else if (k >= FORM_M8 && k <= FORM_M512) {
-			add_memory(out, pl, k, (e->access[i] & EG_WRITE) != 0);
+			add_memory(out, pl, k, (e->access[i] & EG_WRITE) != 0,
+				   e->access[i] == (EG_READ | EG_WRITE));
 		} else if (k == FORM_MEM) {
 			strbuf_addf(out, "[rsi + %u]", 64 * (pl->cursor[0]++ % 16));
 		} else if (k == FORM_CL) {
