@@ -19,8 +19,7 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 	int found = db_lookup(ib->db, spec, REFUSED, ib->key, &r) == 1;
 	free(spec);
 	if (found) {
-		*reason = xasprintf("%s (refused before; --retry-refused measures it again)",
-				    r.flag_reason);
+		*reason = xstrdup(r.flag_reason); /* as the first time: the same model */
 		bench_result_done(&r);
 	}
 	return found;
@@ -29,7 +28,7 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 /* Remembers that k was refused, unless it was only interrupted. */
 static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
 {
-	if (!ib->db || (ib->stop && *ib->stop) || strstr(reason, "refused before"))
+	if (!ib->db || (ib->stop && *ib->stop))
 		return;
 	struct bench_result r;
 	bench_result_init(&r);
@@ -122,6 +121,7 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
 	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
 	size_t *at = xcalloc(n + 1, sizeof(size_t)), m = 0;
+	unsigned char *from_refusal = xcalloc(n + 1, 1);
 	for (size_t i = 0; i < n; i++) { /* the ones refused before are not measured */
 		char *why;
 		status[i] = 0;
@@ -129,6 +129,7 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		if (refused_before(ib, &ks[i], &why)) {
 			status[i] = -1;
 			errors[i] = why;
+			from_refusal[i] = 1;
 			ib->refused++;
 		} else {
 			todo[m] = ks[i];
@@ -150,7 +151,7 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 	free(er);
 	free(rr);
 	for (size_t i = 0; i < n; i++) {
-		if (errors[i] && strstr(errors[i], "refused before"))
+		if (from_refusal[i])
 			continue;
 		int retry = 0;
 		if (status[i] == 0 && r[i].flagged) {
@@ -180,6 +181,7 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 	}
 	free(r);
 	free(at);
+	free(from_refusal);
 }
 
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
