@@ -45,7 +45,7 @@ rec horner examples/horner
 rec ls ls -l /usr/bin
 rec gzip gzip -c "$tmp/text"
 rec sort sort -n "$tmp/numbers"
-rec python python3 -c 'print(sum(range(10**5)))'
+rec python "$(readlink -f /usr/bin/python3)" -c 'print(sum(range(10**5)))'
 runs=""
 printf '| run | dynamic instructions | control transfers | covered (of the others) | uncovered forms |\n'
 printf '|---|---|---|---|---|\n'
