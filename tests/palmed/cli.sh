@@ -58,6 +58,18 @@ if command -v dot >/dev/null; then
 fi
 contains "$tmp/m.dot" '"f:MUL" -- "r:'; check "the graph links MUL to a resource" $?
 
+# The catalogue machine (palmed/sim_catalogue.c: 15 core forms and 480
+# generated ones): every form is mapped or unmapped with a reason, 495 in
+# all; --probes 8 maps the same forms another way; a bad --probes is a
+# usage error.
+$PERPI palmed build --sim catalogue -q -o "$tmp/cat.json" >"$tmp/out" 2>&1
+n=$(sed -n 's/.*: \([0-9]*\) forms on [0-9]* resources (\([0-9]*\) unmapped).*/\1 \2/p' "$tmp/out")
+[ -n "$n" ] && [ $(echo $n | awk '{ print $1 + $2 }') -eq 495 ]; check "catalogue: all 495 forms mapped or unmapped" $?
+$PERPI palmed build --sim catalogue --probes 8 -o "$tmp/cat8.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "each form a combination of core forms"; check "--probes 8: combinations of core forms" $?
+$PERPI palmed build --sim catalogue --probes 0 -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --probes"; check "--probes 0: a usage error" $?
+
 $PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 50 -o "$tmp/eval" >"$tmp/out" 2>&1
 check "eval exits 0" $?
 contains "$tmp/out" "^palmed  *all  *50  *100.0%  *0.00%  *1.000"; check "eval: exact on the simulated machine" $?
