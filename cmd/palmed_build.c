@@ -241,6 +241,7 @@ static int build_native(const struct build_args *a, struct infer_options *o, con
 	if (!a->no_db && bench_cli_open_db(a->db_path, &db) < 0)
 		return -1;
 	bench_options_default(&bo);
+	bo.stop = &build_stop; /* the runner stops within a tenth of a second */
 	infer_bench_init(&ib, &bo, db, &ms);
 	ib.stop = &build_stop;
 	ib.retry_refused = a->retry_refused;

@@ -428,6 +428,7 @@ static int eval_native(const struct eval_args *a)
 	struct reference ref;
 	memset(&ref, 0, sizeof(ref));
 	bench_options_default(&bo);
+	bo.stop = &eval_stop; /* the runner stops within a tenth of a second */
 	infer_bench_init(&ref.ib, &bo, db, &ref.ms);
 	ref.ib.stop = &eval_stop;
 	ref.mca = !a->no_mca && eval_mca_available();
