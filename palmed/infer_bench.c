@@ -41,6 +41,29 @@ static void remember_refusal(struct infer_bench *ib, const struct kernel *k, con
 	bench_result_done(&r);
 }
 
+/* Why the model cannot use a result that came back: the generated code
+ * kept a dependency (its cycles are a latency, not the throughput the model
+ * is about), or the loop ran helper instructions with the kernel (a
+ * division's operands, flag or register dependency breakers: gen.h's
+ * gen_info). The cycles are then those of the kernel and the helpers
+ * together; the inference asks for the kernel's alone, so such a result is
+ * left out, with the helpers named: the forms that need them alone (div,
+ * adc, mul...) are unmapped, saying so. NULL: usable. */
+static const char *refusal_of(const struct bench_result *r)
+{
+	/* as long as the database remembers it: a refusal found there later
+	 * reads the same (palmed/bench.h's flag_reason) */
+	static char why[sizeof(r->flag_reason)];
+	if (r->flagged)
+		snprintf(why, sizeof(why), "not measurable as throughput: %s", r->flag_reason);
+	else if (r->helpers[0])
+		snprintf(why, sizeof(why), "timed with helpers (%s): their share is not separable",
+			 r->helpers);
+	else
+		return NULL;
+	return why;
+}
+
 /* From attempt first on (0: the cache may answer). */
 static int measure_from(struct infer_bench *ib, const struct kernel *k, struct bench_result *r,
 			unsigned first)
@@ -52,10 +75,8 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 	for (unsigned attempt = first; attempt < 3; attempt++) {
 		bench_result_init(r);
 		rc = bench_measure(attempt ? ib->fresh : ib->bench, k, r);
-		if (rc == 0 && r->flagged) {
-			/* The generated code kept a dependency: its cycles are a
-			 * latency, not the throughput the model is about. */
-			rc = perpi_set_error("not measurable as throughput: %s", r->flag_reason);
+		if (rc == 0 && (r->flagged || r->helpers[0])) {
+			rc = perpi_set_error("%s", refusal_of(r));
 			break;
 		}
 		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
@@ -154,9 +175,9 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		if (from_refusal[i])
 			continue;
 		int retry = 0;
-		if (status[i] == 0 && r[i].flagged) {
+		if (status[i] == 0 && (r[i].flagged || r[i].helpers[0])) {
 			status[i] = -1;
-			errors[i] = xasprintf("not measurable as throughput: %s", r[i].flag_reason);
+			errors[i] = xstrdup(refusal_of(&r[i]));
 		} else if (status[i] == 0) {
 			retry = r[i].spread > INFER_BENCH_MAX_SPREAD;
 		} else {
