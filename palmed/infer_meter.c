@@ -17,6 +17,8 @@
 #define SLICE_SECONDS 1.0
 #define SLICE_MIN 16
 #define SLICE_MAX 256
+/* The estimate of the time left follows about this many kernels. */
+#define RECENT_KERNELS 2000.0
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 		      const volatile sig_atomic_t *stop, FILE *progress)
@@ -26,6 +28,7 @@ void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 	mt->progress = progress;
 	mt->tty = progress && isatty(fileno(progress));
 	mt->seconds_per_kernel = 0;
+	mt->recent_seconds = mt->recent_kernels = 0;
 	mt->kernels = 0;
 	mt->planned = 0;
 	mt->last_line = 0;
@@ -121,12 +124,16 @@ size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n
 			m = n - done;
 		double t0 = perpi_now();
 		slice(mt, ks + done, m, cycles + done, status + done, errors + done);
-		double per = (perpi_now() - t0) / (double)m;
-		/* smoothed: a disturbed spell or a run of cached kernels moves it,
-		 * one slice does not decide it */
-		mt->seconds_per_kernel =
-		    mt->seconds_per_kernel > 0 ? 0.7 * mt->seconds_per_kernel + 0.3 * per : per;
-		step = (size_t)(SLICE_SECONDS / fmax(per, 1e-6));
+		double took = perpi_now() - t0;
+		/* The time and kernels of about the last RECENT_KERNELS kernels,
+		 * each slice weighted by its size: a disturbed spell or a run of
+		 * cached kernels moves the estimate, and a stage's short last
+		 * slice (the runner's fixed cost over a few kernels) hardly. */
+		double keep = exp(-(double)m / RECENT_KERNELS);
+		mt->recent_seconds = keep * mt->recent_seconds + took;
+		mt->recent_kernels = keep * mt->recent_kernels + (double)m;
+		mt->seconds_per_kernel = mt->recent_seconds / mt->recent_kernels;
+		step = (size_t)(SLICE_SECONDS / fmax(mt->seconds_per_kernel, 1e-6));
 		done += m;
 		mt->kernels += m;
 		show(mt, done, n, 0);

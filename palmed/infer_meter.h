@@ -13,15 +13,16 @@
 
 struct infer_meter {
 	const struct measure *ms;
-	const volatile sig_atomic_t *stop; /* NULL: never */
-	FILE *progress;			   /* NULL: quiet */
-	int tty;			   /* progress is a terminal: lines update in place */
-	double seconds_per_kernel;	   /* smoothed over the slices measured so far */
-	unsigned long kernels;		   /* measured (or answered by a cache) so far */
-	unsigned long planned;		   /* kernels the stages still to come expect */
-	double last_line;		   /* when the progress line was last written */
-	int line_open;			   /* a progress line is on screen, unfinished */
-	char label[128];		   /* what is being measured, for the progress line */
+	const volatile sig_atomic_t *stop;     /* NULL: never */
+	FILE *progress;			       /* NULL: quiet */
+	int tty;			       /* progress is a terminal: lines update in place */
+	double seconds_per_kernel;	       /* over about the last 2000 kernels measured */
+	double recent_seconds, recent_kernels; /* their time and count, decayed */
+	unsigned long kernels;		       /* measured (or answered by a cache) so far */
+	unsigned long planned;		       /* kernels the stages still to come expect */
+	double last_line;		       /* when the progress line was last written */
+	int line_open;			       /* a progress line is on screen, unfinished */
+	char label[128];		       /* what is being measured, for the progress line */
 };
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
