@@ -51,9 +51,7 @@ static void remember_refusal(struct infer_bench *ib, const struct kernel *k, con
  * adc, mul...) are unmapped, saying so. NULL: usable. */
 static const char *refusal_of(const struct bench_result *r)
 {
-	/* as long as the database remembers it: a refusal found there later
-	 * reads the same (palmed/bench.h's flag_reason) */
-	static char why[sizeof(r->flag_reason)];
+	static char why[256];
 	if (r->flagged)
 		snprintf(why, sizeof(why), "not measurable as throughput: %s", r->flag_reason);
 	else if (r->helpers[0])
@@ -61,6 +59,9 @@ static const char *refusal_of(const struct bench_result *r)
 			 r->helpers);
 	else
 		return NULL;
+	/* as long as the database remembers it: a refusal found there later
+	 * reads the same (palmed/bench.h's flag_reason) */
+	why[sizeof(r->flag_reason) - 1] = '\0';
 	return why;
 }
 
@@ -132,18 +133,15 @@ static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycle
 	return rc;
 }
 
-/* One campaign through the runner (much faster than kernel by kernel),
- * then what infer_bench_measure would do next for each kernel the host
- * disturbed or spread too widely: measure it again on its own. */
-static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t n, double *cycles,
-				      int *status, char **errors)
+/* The kernels refused before get their reason (from_refusal[i] set) and
+ * are not measured; the others go to todo, at[j] their index in ks.
+ * Returns how many go to todo. */
+static size_t set_aside_refused(struct infer_bench *ib, const struct kernel *ks, size_t n,
+				int *status, char **errors, unsigned char *from_refusal,
+				struct kernel *todo, size_t *at)
 {
-	struct infer_bench *ib = ctx;
-	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
-	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
-	size_t *at = xcalloc(n + 1, sizeof(size_t)), m = 0;
-	unsigned char *from_refusal = xcalloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++) { /* the ones refused before are not measured */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
 		char *why;
 		status[i] = 0;
 		errors[i] = NULL;
@@ -157,6 +155,21 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 			at[m++] = i;
 		}
 	}
+	return m;
+}
+
+/* One campaign through the runner (much faster than kernel by kernel),
+ * then what infer_bench_measure would do next for each kernel the host
+ * disturbed or spread too widely: measure it again on its own. */
+static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t n, double *cycles,
+				      int *status, char **errors)
+{
+	struct infer_bench *ib = ctx;
+	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
+	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
+	size_t *at = xcalloc(n + 1, sizeof(size_t));
+	unsigned char *from_refusal = xcalloc(n + 1, 1);
+	size_t m = set_aside_refused(ib, ks, n, status, errors, from_refusal, todo, at);
 	int *st = xcalloc(m + 1, sizeof(int));
 	char **er = xcalloc(m + 1, sizeof(char *));
 	struct bench_result *rr = xcalloc(m + 1, sizeof(*rr));
