@@ -16,6 +16,8 @@
 #include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/eval_blocks.h"
+#include "palmed/eval_gen.h"
+#include "palmed/harness.h"
 #include "palmed/infer.h"
 #include "palmed/infer_bench.h"
 #include "cmd/palmed.h"
@@ -23,7 +25,7 @@
 #include "palmed/sim.h"
 
 struct eval_args {
-	const char *model, *sim, *dir, *db_path;
+	const char *model, *sim, *dir, *db_path, *generator;
 	const char **from; /* recorded runs, --from (repeatable) */
 	size_t nfrom;
 	unsigned count, seed;
@@ -32,18 +34,22 @@ struct eval_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: perpi palmed eval [-m MODEL | --sim MACHINE] [-n KERNELS] [--seed N] "
-		     "[--from perpi.data]... [-o DIR]\n"
-		     "  --sim MACHINE  a simulated machine is the native reference; without -m its\n"
-		     "                 model is inferred first\n"
-		     "  -n KERNELS     held-out random kernels of 2-5 forms (default 200; 0: none,\n"
-		     "                 with --from)\n"
-		     "  --from FILE    also hold out the basic blocks of a run recorded by 'perpi\n"
-		     "                 record', weighted by their dynamic instructions (repeatable)\n"
-		     "  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
-		     "                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
-		     "  --db FILE      measurement database for the native runs; --no-db: none\n"
-		     "  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
+	fprintf(out,
+		"usage: perpi palmed eval [-m MODEL | --sim MACHINE] [-n KERNELS] [--seed N] "
+		"[--from perpi.data]... [-o DIR]\n"
+		"  --sim MACHINE  a simulated machine is the native reference; without -m its\n"
+		"                 model is inferred first\n"
+		"  -n KERNELS     held-out random kernels of 2-5 forms (default 200; 0: none,\n"
+		"                 with --from)\n"
+		"  --from FILE    also hold out the basic blocks of a run recorded by 'perpi\n"
+		"                 record', weighted by their dynamic instructions (repeatable)\n"
+		"  -o DIR         raw results (eval.csv) and scatter plots (eval-PREDICTOR.svg,\n"
+		"                 eval-blocks-PREDICTOR.svg) (default palmed-eval)\n"
+		"  --generator G  who writes the native kernels' code: 'independent' (the\n"
+		"                 default: its own registers, memory patterns and loop-shaped\n"
+		"                 mixes) or 'pipedream' (the generator the model was trained on)\n"
+		"  --db FILE      measurement database for the native runs; --no-db: none\n"
+		"  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
 }
 
 /* The native reference: a simulated machine, or this CPU through the
@@ -52,8 +58,12 @@ struct reference {
 	const struct sim_machine *sim;
 	struct infer_bench ib; /* without sim */
 	struct measure ms;     /* ib's, to measure many kernels at once */
-	int mca;	       /* llvm-mca is a second predictor */
+	struct eval_gen *gen;  /* the independent generator writes the code, or NULL */
+	char *gen_dir;
+	int mca; /* llvm-mca is a second predictor */
 };
+
+static volatile sig_atomic_t eval_stop;
 
 static int reference_ipc(struct reference *ref, const struct kernel *k, double *ipc)
 {
@@ -78,6 +88,13 @@ static int reference_ipc(struct reference *ref, const struct kernel *k, double *
 static void reference_batch(struct reference *ref, const struct kernel *ks, size_t n, double *ipc,
 			    int *status, char **errors)
 {
+	if (ref->gen) {
+		eval_gen_measure(ref->gen, ks, n, ipc, status, errors, &eval_stop);
+		for (size_t i = 0; i < n; i++)
+			if (status[i] == 0)
+				ipc[i] = kernel_size(&ks[i]) / ipc[i];
+		return;
+	}
 	if (ref->sim || !ref->ms.cycles_many) {
 		for (size_t i = 0; i < n; i++) {
 			status[i] = reference_ipc(ref, &ks[i], &ipc[i]);
@@ -93,8 +110,9 @@ static void reference_batch(struct reference *ref, const struct kernel *ks, size
 
 /* Held-out kernels aligned with an eval_set's points once measured. */
 struct heldout {
-	struct kernel *ks; /* owned */
-	double *weight;	   /* owned; per kernel */
+	struct kernel *ks;  /* owned */
+	double *weight;	    /* owned; per kernel */
+	const char **shape; /* owned array of static strings, or NULL: the set's name */
 	size_t n;
 	double refused; /* weight of the kernels the reference refused */
 };
@@ -105,15 +123,40 @@ static void heldout_done(struct heldout *h)
 		kernel_done(&h->ks[i]);
 	free(h->ks);
 	free(h->weight);
+	free(h->shape);
 	memset(h, 0, sizeof(*h));
 }
 
-static void random_heldout(const struct eval_args *a, const struct model *m, struct heldout *h)
+/* The independent generator draws from every form the model knows of,
+ * mapped or not (the unmapped ones make its coverage); the training
+ * generator's mixes, from the mapped forms. */
+static void random_heldout(const struct eval_args *a, struct reference *ref, const struct model *m,
+			   struct heldout *h)
 {
 	h->n = a->count;
 	h->ks = xcalloc(h->n + 1, sizeof(*h->ks));
 	h->weight = xcalloc(h->n + 1, sizeof(*h->weight));
-	eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, h->n, m, h->ks);
+	h->shape = xcalloc(h->n + 1, sizeof(*h->shape));
+	if (ref->gen) {
+		const char **pool = xmalloc((m->nforms + m->nunmapped + 1) * sizeof(char *));
+		size_t n = 0;
+		for (size_t i = 0; i < m->nforms; i++)
+			pool[n++] = m->forms[i];
+		for (size_t i = 0; i < m->nunmapped; i++)
+			pool[n++] = m->unmapped[i].form;
+		size_t known = eval_gen_learn(ref->gen, pool, n);
+		fprintf(stderr,
+			"palmed eval: the independent generator writes %zu of the %zu forms "
+			"the model knows of\n",
+			known, n);
+		free(pool);
+		eval_gen_draw(ref->gen, a->seed, h->n, m, h->ks, h->shape);
+	} else {
+		eval_random_kernels((const char *const *)m->forms, m->nforms, a->seed, h->n, m,
+				    h->ks);
+		for (size_t i = 0; i < h->n; i++)
+			h->shape[i] = "random";
+	}
 	for (size_t i = 0; i < h->n; i++)
 		h->weight[i] = 1;
 }
@@ -124,27 +167,34 @@ static void refuse_forms(struct reference *ref, struct eval_blocks *eb)
 {
 	const char *const *forms;
 	size_t n = eval_blocks_forms(eb, &forms), refused = 0;
-	struct bench_cli_progress p;
+	struct kernel *ks = xcalloc(n + 1, sizeof(*ks));
+	double *ipc = xmalloc((n + 1) * sizeof(double));
+	int *status = xmalloc((n + 1) * sizeof(int));
+	char **errors = xcalloc(n + 1, sizeof(char *));
 	struct strbuf names;
 	strbuf_init(&names);
-	bench_cli_progress_init(&p, "palmed eval: forms of the blocks");
+	if (ref->gen)
+		eval_gen_learn(ref->gen, forms, n);
+	for (size_t i = 0; i < n; i++)
+		kernel_add(&ks[i], forms[i], 1);
+	fprintf(stderr, "palmed eval: measuring the %zu forms of the blocks alone\n", n);
+	reference_batch(ref, ks, n, ipc, status, errors);
 	for (size_t i = 0; i < n; i++) {
-		struct kernel k;
-		double ipc;
-		bench_cli_progress(&p, i, n);
-		kernel_init(&k);
-		kernel_add(&k, forms[i], 1);
-		if (reference_ipc(ref, &k, &ipc) < 0) {
+		if (status[i] < 0) {
 			if (!refused)
 				perpi_warn("palmed eval: form %s left out of the blocks: %s",
-					   forms[i], perpi_error());
+					   forms[i], errors[i]);
 			strbuf_addf(&names, " %s", forms[i]);
 			eval_blocks_refuse(eb, forms[i]);
 			refused++;
 		}
-		kernel_done(&k);
+		free(errors[i]);
+		kernel_done(&ks[i]);
 	}
-	bench_cli_progress_end(&p);
+	free(ks);
+	free(ipc);
+	free(status);
+	free(errors);
 	if (refused > 1)
 		perpi_warn("palmed eval: %zu of %zu forms left out of the blocks (not measurable "
 			   "alone):%s",
@@ -177,8 +227,6 @@ static int blocks_heldout(const struct eval_args *a, struct reference *ref, cons
 }
 
 /* Ctrl-C or SIGTERM: stop measuring, report on what was measured. */
-static volatile sig_atomic_t eval_stop;
-
 static void on_stop(int sig)
 {
 	eval_stop = sig;
@@ -186,49 +234,68 @@ static void on_stop(int sig)
 
 /* The reference IPC of every kernel; kernels it refuses (or that stay too
  * noisy to be a reference) are dropped, counted, and their weight kept. */
+/* Kernel i measured: a point of s (kept in h), or dropped (counted). */
+static void keep_or_drop(struct heldout *h, struct eval_set *s, size_t i, int status, double ipc,
+			 const char *error, size_t *kept, size_t *dropped)
+{
+	char *spec = kernel_to_string(&h->ks[i]);
+	if (status == 0) {
+		size_t at = eval_add_point(s, spec, ipc); /* moves s->points */
+		s->points[at].weight = h->weight[i];
+		s->points[at].set = h->shape ? h->shape[i] : NULL;
+		h->weight[*kept] = h->weight[i];
+		if (h->shape)
+			h->shape[*kept] = h->shape[i];
+		h->ks[(*kept)++] = h->ks[i];
+	} else {
+		if (!(*dropped)++)
+			perpi_warn("palmed eval: kernel %s left out: %s", spec, error);
+		h->refused += h->weight[i];
+		kernel_done(&h->ks[i]);
+	}
+	free(spec);
+}
+
+/* The reference IPC of every kernel, in slices; kernels it refuses (or
+ * that stay too noisy to be a reference) are dropped, counted, and their
+ * weight kept. A stop request ends the measuring: the kernels measured
+ * so far are kept, the report covers them. */
 static void measure_set(struct reference *ref, struct heldout *h, struct eval_set *s)
 {
 	struct bench_cli_progress p;
-	size_t kept = 0, dropped = 0, ready = 0;
+	size_t kept = 0, dropped = 0, done = 0, measured = 0;
 	double *ipc = xmalloc((h->n + 1) * sizeof(double));
 	int *status = xmalloc((h->n + 1) * sizeof(int));
 	char **errors = xcalloc(h->n + 1, sizeof(char *));
+	const char *what = strcmp(s->name, "blocks") ? s->name : "block";
 	bench_cli_progress_init(&p, "palmed eval: measuring");
-	for (size_t i = 0; i < h->n; i++) {
-		if (eval_stop) {
-			perpi_warn("palmed eval: interrupted: %zu of the %zu %s kernels measured, the "
-				   "report covers those",
-				   i, h->n, strcmp(s->name, "blocks") ? s->name : "block");
-			for (size_t j = i; j < h->n; j++)
-				kernel_done(&h->ks[j]);
-			break;
+	while (done < h->n && !eval_stop) {
+		size_t m = h->n - done < 64 ? h->n - done : 64;
+		reference_batch(ref, h->ks + done, m, ipc + done, status + done, errors + done);
+		for (size_t i = done; i < done + m; i++) {
+			if (status[i] < 0 && errors[i] && !strcmp(errors[i], "interrupted")) {
+				kernel_done(&h->ks[i]); /* not measured: neither kept nor dropped */
+				continue;
+			}
+			measured++;
+			keep_or_drop(h, s, i, status[i], ipc[i], errors[i], &kept, &dropped);
 		}
-		if (i == ready) { /* the next slice, measured at once */
-			size_t m = h->n - i < 64 ? h->n - i : 64;
-			reference_batch(ref, h->ks + i, m, ipc + i, status + i, errors + i);
-			ready += m;
-		}
-		char *spec = kernel_to_string(&h->ks[i]);
-		bench_cli_progress(&p, i, h->n);
-		if (status[i] == 0) {
-			size_t at = eval_add_point(s, spec, ipc[i]); /* moves s->points */
-			s->points[at].weight = h->weight[i];
-			h->weight[kept] = h->weight[i];
-			h->ks[kept++] = h->ks[i];
-		} else {
-			if (!dropped++)
-				perpi_warn("palmed eval: kernel %s left out: %s", spec, errors[i]);
-			h->refused += h->weight[i];
-			kernel_done(&h->ks[i]);
-		}
-		free(spec);
+		done += m;
+		bench_cli_progress(&p, done, h->n);
 	}
 	bench_cli_progress_end(&p);
+	if (eval_stop) {
+		perpi_warn(
+		    "palmed eval: interrupted: %zu of the %zu %s kernels measured, the report "
+		    "covers those",
+		    measured, h->n, what);
+		for (size_t j = done; j < h->n; j++)
+			kernel_done(&h->ks[j]);
+	}
 	if (dropped > 1)
-		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped,
-			   strcmp(s->name, "blocks") ? s->name : "block");
+		perpi_warn("palmed eval: %zu %s kernels left out in all", dropped, what);
 	h->n = kept;
-	for (size_t i = 0; i < ready; i++)
+	for (size_t i = 0; i < done; i++)
 		free(errors[i]);
 	free(ipc);
 	free(status);
@@ -248,79 +315,17 @@ static void predict_points(const struct model *m, struct eval_set *s, size_t pre
 	}
 }
 
-static void predict_mca(struct bench_ctx *bench, struct eval_set *s, size_t pred,
+static void predict_mca(struct reference *ref, struct eval_set *s, size_t pred,
 			const struct kernel *ks)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		char *text = bench_kernel_asm(bench, &ks[i], 0);
+		char *text = ref->gen ? eval_gen_asm(ref->gen, &ks[i])
+				      : bench_kernel_asm(ref->ib.bench, &ks[i], 0);
 		double ipc;
 		if (text && eval_mca_ipc(text, &ipc) == 0)
 			s->points[i].pred[pred] = ipc;
 		free(text);
 	}
-}
-
-static void print_table(const struct eval_set *s)
-{
-	printf("%-10s %8s %9s %14s %12s\n", "predictor", "kernels", "coverage", "RMS IPC error",
-	       "Kendall tau");
-	for (size_t j = 0; j < s->npred; j++) {
-		struct eval_metrics mt;
-		eval_metrics(s, j, &mt);
-		printf("%-10s %8zu %8.1f%% %13.2f%% %12.3f\n", s->pred_names[j], s->n,
-		       100 * mt.coverage, 100 * mt.rms, mt.tau);
-	}
-}
-
-static double percent(double part, uint64_t whole)
-{
-	return whole ? 100 * part / whole : 0;
-}
-
-/* Where the runs' dynamic instructions went, then the table. */
-static void print_blocks(const struct eval_args *a, const struct eval_blocks_stats *st,
-			 const struct heldout *h, const struct eval_set *s)
-{
-	double measured = st->held_out - h->refused;
-	char *runs = a->nfrom == 1 ? xstrdup(a->from[0]) : xasprintf("%zu runs", a->nfrom);
-	printf("\nbasic blocks of %s: %zu blocks, %" PRIu64 " dynamic instructions; "
-	       "held out %.0f (%.1f%%) in %zu kernels\n",
-	       runs, st->blocks, st->insns, measured, percent(measured, st->insns), s->n);
-	free(runs);
-	printf("left out: control transfers %" PRIu64 " (%.1f%%), forms not measurable alone %" PRIu64
-	       " (%.1f%%), kernels the model was built from %" PRIu64 " (%.1f%%, %zu block%s), "
-	       "kernels not measurable %.0f (%.1f%%); %zu block%s with nothing left\n",
-	       st->control, percent(st->control, st->insns), st->unrunnable,
-	       percent(st->unrunnable, st->insns), st->built, percent(st->built, st->insns),
-	       st->built_blocks, st->built_blocks == 1 ? "" : "s", h->refused,
-	       percent(h->refused, st->insns), st->empty_blocks, st->empty_blocks == 1 ? "" : "s");
-	printf("weights: dynamic instructions; coverage and RMS error weighted, Kendall tau over "
-	       "the kernels\n");
-	print_table(s);
-}
-
-static int write_results(const struct eval_set *sets, const char *dir)
-{
-	const struct eval_set *with[2];
-	size_t n = 0;
-	for (size_t k = 0; k < 2; k++)
-		if (sets[k].n)
-			with[n++] = &sets[k];
-	mkdir(dir, 0755);
-	char *csv = xasprintf("%s/eval.csv", dir);
-	int rc = eval_write_csv(with, n, csv);
-	for (size_t k = 0; k < n && rc == 0; k++)
-		for (size_t j = 0; j < with[k]->npred && rc == 0; j++) {
-			int blocks = with[k] == &sets[1];
-			char *svg = xasprintf("%s/eval-%s%s.svg", dir, blocks ? "blocks-" : "",
-					      with[k]->pred_names[j]);
-			rc = eval_write_svg(with[k], j, svg);
-			free(svg);
-		}
-	if (rc == 0)
-		printf("raw results: %s; scatter plots: %s/eval-*.svg\n", csv, dir);
-	free(csv);
-	return rc;
 }
 
 /* Both sets measured, predicted and reported (sets[1]: the blocks). */
@@ -335,7 +340,7 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 	s[1].weighted = 1;
 	int rc = 0;
 	if (a->count)
-		random_heldout(a, m, &h[0]);
+		random_heldout(a, ref, m, &h[0]);
 	if (a->nfrom)
 		rc = blocks_heldout(a, ref, m, &h[1], &st);
 	for (size_t k = 0; k < 2 && rc == 0; k++) {
@@ -343,8 +348,7 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 		size_t pred = eval_add_predictor(&s[k], "palmed");
 		predict_points(m, &s[k], pred, h[k].ks);
 		if (ref->mca)
-			predict_mca(ref->ib.bench, &s[k], eval_add_predictor(&s[k], "llvm-mca"),
-				    h[k].ks);
+			predict_mca(ref, &s[k], eval_add_predictor(&s[k], "llvm-mca"), h[k].ks);
 	}
 	if (rc == 0 && s[0].n + s[1].n == 0)
 		rc = perpi_set_error("no held-out kernel could be measured");
@@ -356,10 +360,10 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 		printf("; model of %zu forms, %zu resources, %u benchmarks\n", m->nforms, m->nres,
 		       m->benchmarks);
 		if (a->count)
-			print_table(&s[0]);
+			palmed_eval_print_table(&s[0]);
 		if (a->nfrom)
-			print_blocks(a, &st, &h[1], &s[1]);
-		rc = write_results(s, a->dir);
+			palmed_eval_print_blocks(a->from, a->nfrom, &st, h[1].refused, &s[1]);
+		rc = palmed_eval_write_results(s, a->dir);
 	}
 	for (size_t k = 0; k < 2; k++) {
 		heldout_done(&h[k]);
@@ -370,8 +374,15 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 
 static int sim_model(const struct sim_machine *sim, const struct eval_args *a, struct model **m)
 {
-	if (a->model)
-		return model_load(a->model, m);
+	if (a->model) {
+		if (model_load(a->model, m) < 0)
+			return -1;
+		if (model_load_measurements(*m) == 0)
+			return 0;
+		model_delete(*m);
+		*m = NULL;
+		return -1;
+	}
 	struct measure ms;
 	struct infer_options o;
 	const char **forms = xmalloc(sim->nforms * sizeof(char *));
@@ -391,7 +402,8 @@ static int eval_sim(const struct eval_args *a)
 	memset(&ref, 0, sizeof(ref));
 	ref.sim = sim_find(a->sim);
 	if (!ref.sim)
-		return perpi_set_error("no simulated machine '%s' (try: overlap, intel, zen)", a->sim);
+		return perpi_set_error("no simulated machine '%s' (try: overlap, intel, zen)",
+				       a->sim);
 	if (sim_model(ref.sim, a, &m) < 0)
 		return -1;
 	int rc = evaluate(a, &ref, m);
@@ -405,6 +417,10 @@ static int eval_native(const struct eval_args *a)
 	struct db *db = NULL;
 	if (model_load_for_use(a->model, &m) < 0)
 		return -1;
+	if (model_load_measurements(m) < 0) { /* never hold out a kernel of the build */
+		model_delete(m);
+		return -1;
+	}
 	if (!a->no_db && bench_cli_open_db(a->db_path, &db) < 0) {
 		model_delete(m);
 		return -1;
@@ -413,9 +429,25 @@ static int eval_native(const struct eval_args *a)
 	struct reference ref;
 	memset(&ref, 0, sizeof(ref));
 	bench_options_default(&bo);
+	bo.stop = &eval_stop; /* the runner stops within a tenth of a second */
 	infer_bench_init(&ref.ib, &bo, db, &ref.ms);
+	ref.ib.stop = &eval_stop;
 	ref.mca = !a->no_mca && eval_mca_available();
-	int rc = evaluate(a, &ref, m);
+	int rc = 0;
+	if (strcmp(a->generator, "pipedream")) {
+		ref.gen_dir = harness_make_dir();
+		if (!ref.gen_dir)
+			rc = -1;
+		else
+			ref.gen = eval_gen_new(ref.gen_dir);
+	}
+	if (rc == 0)
+		rc = evaluate(a, &ref, m);
+	eval_gen_delete(ref.gen);
+	if (ref.gen_dir) {
+		harness_remove_dir(ref.gen_dir);
+		free(ref.gen_dir);
+	}
 	infer_bench_done(&ref.ib);
 	if (db)
 		db_close(db);
@@ -435,36 +467,65 @@ static int parse_number(int c, const char *text, struct eval_args *a)
 	return 0;
 }
 
-int palmed_eval_main(int argc, char **argv)
+static const struct option eval_options[] = {
+    {"model", required_argument, NULL, 'm'},	 {"sim", required_argument, NULL, 's'},
+    {"kernels", required_argument, NULL, 'n'},	 {"seed", required_argument, NULL, 'S'},
+    {"output", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
+    {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
+    {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
+    {"generator", required_argument, NULL, 'g'}, {0}};
+
+/* One option into a; returns 0, 2 (a usage error) or -1 (--help). */
+static int parse_option(int c, struct eval_args *a)
 {
-	static const struct option longopts[] = {
-		{"model", required_argument, NULL, 'm'}, {"sim", required_argument, NULL, 's'},
-		{"kernels", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{"db", required_argument, NULL, 'd'},     {"no-db", no_argument, NULL, 'D'},
-		{"no-mca", no_argument, NULL, 'M'},       {"from", required_argument, NULL, 'f'},
-		{0}};
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, NULL, 0, 200, 1, 0, 0};
+	switch (c) {
+	case 'm':
+		a->model = optarg;
+		return 0;
+	case 's':
+		a->sim = optarg;
+		return 0;
+	case 'o':
+		a->dir = optarg;
+		return 0;
+	case 'd':
+		a->db_path = optarg;
+		return 0;
+	case 'D':
+		a->no_db = 1;
+		return 0;
+	case 'M':
+		a->no_mca = 1;
+		return 0;
+	case 'g':
+		a->generator = optarg;
+		if (!strcmp(optarg, "independent") || !strcmp(optarg, "pipedream"))
+			return 0;
+		fprintf(stderr,
+			"perpi: palmed eval: --generator: '%s' is neither 'independent' nor "
+			"'pipedream'\n",
+			optarg);
+		return 2;
+	case 'f':
+		a->from = xrealloc(a->from, (a->nfrom + 1) * sizeof(*a->from));
+		a->from[a->nfrom++] = optarg;
+		return 0;
+	case 'n':
+	case 'S':
+		return parse_number(c, optarg, a) < 0 ? 2 : 0;
+	default:
+		usage(c == 'h' ? stdout : stderr);
+		return c == 'h' ? -1 : 2;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct eval_args *a)
+{
 	int c, rc = 0;
 	optind = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm': a.model = optarg; break;
-		case 's': a.sim = optarg; break;
-		case 'o': a.dir = optarg; break;
-		case 'd': a.db_path = optarg; break;
-		case 'D': a.no_db = 1; break;
-		case 'M': a.no_mca = 1; break;
-		case 'f':
-			a.from = xrealloc(a.from, (a.nfrom + 1) * sizeof(*a.from));
-			a.from[a.nfrom++] = optarg;
-			break;
-		case 'n':
-		case 'S': rc = parse_number(c, optarg, &a) < 0 ? 2 : 0; break;
-		default: usage(c == 'h' ? stdout : stderr); rc = c == 'h' ? -1 : 2;
-		}
-	}
-	if (rc == 0 && a.count == 0 && !a.nfrom) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "+m:n:o:h", eval_options, NULL)) != -1)
+		rc = parse_option(c, a);
+	if (rc == 0 && a->count == 0 && !a->nfrom) {
 		fprintf(stderr, "perpi: palmed eval: -n 0 holds out nothing without --from\n");
 		rc = 2;
 	}
@@ -472,6 +533,14 @@ int palmed_eval_main(int argc, char **argv)
 		fprintf(stderr, "perpi: palmed eval: unexpected argument '%s'\n", argv[optind]);
 		rc = 2;
 	}
+	return rc;
+}
+
+int palmed_eval_main(int argc, char **argv)
+{
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1,
+			      0,    0};
+	int rc = parse_args(argc, argv, &a);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;

@@ -15,10 +15,7 @@ static unsigned next_random(unsigned long long *state, unsigned bound)
 
 int eval_model_measured(const struct model *m, const char *spec)
 {
-	for (size_t i = 0; m && i < m->nmeas; i++)
-		if (!strcmp(m->meas[i].kernel, spec))
-			return 1;
-	return 0;
+	return model_measured(m, spec);
 }
 
 void eval_random_kernels(const char *const *forms, size_t nforms, unsigned seed, size_t count,
@@ -74,6 +71,7 @@ size_t eval_add_point(struct eval_set *s, const char *kernel, double native_ipc)
 	p->kernel = xstrdup(kernel);
 	p->native = native_ipc;
 	p->weight = 1;
+	p->set = NULL;
 	for (size_t j = 0; j < EVAL_MAX_PREDICTORS; j++)
 		p->pred[j] = NAN;
 	return s->n++;
@@ -111,7 +109,8 @@ double eval_kendall_tau(const double *a, const double *b, size_t n)
 				discordant++;
 		}
 	}
-	double denom = sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b));
+	double denom =
+	    sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b));
 	return denom > 0 ? (concordant - discordant) / denom : NAN;
 }
 
@@ -158,7 +157,8 @@ int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char 
 					fprintf(f, ",");
 				else
 					fprintf(f, ",%.6g", s->points[i].pred[j]);
-			fprintf(f, ",%s,%.17g\n", s->name, s->points[i].weight);
+			fprintf(f, ",%s,%.17g\n", s->points[i].set ? s->points[i].set : s->name,
+				s->points[i].weight);
 		}
 	}
 	if (fclose(f) != 0)
@@ -182,8 +182,9 @@ static void write_points(FILE *f, const struct eval_set *s, size_t predictor, do
 			continue;
 		if (s->weighted && heaviest > 0)
 			r = fmax(1.5, 8 * sqrt(p->weight / heaviest));
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" fill=\"#1f77b4\" "
-			   "fill-opacity=\"0.6\"><title>%s",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" fill=\"#1f77b4\" "
+			"fill-opacity=\"0.6\"><title>%s",
 			margin + plot * p->native / top, margin + plot - plot * pred / top, r,
 			p->kernel);
 		if (s->weighted)
@@ -207,27 +208,33 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
 	struct eval_metrics mt;
 	eval_metrics(s, predictor, &mt);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n"
-		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		size, size);
 	if (s->weighted) /* the metrics' line would not fit with the set's name */
-		fprintf(f, "<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
-			   "on %s (point area: weight)</text>\n"
-			   "<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
-			   "%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+		fprintf(f,
+			"<text x=\"%g\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s "
+			"on %s (point area: weight)</text>\n"
+			"<text x=\"%g\" y=\"40\" text-anchor=\"middle\">weighted RMS IPC error "
+			"%.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
 			size / 2, s->pred_names[predictor],
-			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2, 100 * mt.rms,
-			mt.tau, 100 * mt.coverage);
+			strcmp(s->name, "blocks") ? s->name : "basic blocks", size / 2,
+			100 * mt.rms, mt.tau, 100 * mt.coverage);
 	else
-		fprintf(f, "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
-			   "RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
-			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau, 100 * mt.coverage);
-	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
-		   "stroke=\"black\"/>\n",
+		fprintf(f,
+			"<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">%s: "
+			"RMS IPC error %.1f%%, Kendall tau %.3f, coverage %.0f%%</text>\n",
+			size / 2, s->pred_names[predictor], 100 * mt.rms, mt.tau,
+			100 * mt.coverage);
+	fprintf(f,
+		"<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
+		"stroke=\"black\"/>\n",
 		margin, margin, plot, plot);
-	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
-		   "stroke-dasharray=\"4\"/>\n",
+	fprintf(f,
+		"<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
+		"stroke-dasharray=\"4\"/>\n",
 		margin, margin + plot, margin + plot, margin);
 	for (int t = 0; t <= (int)top; t++) {
 		double at = plot * t / top;
@@ -236,10 +243,11 @@ int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path)
 		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%d</text>\n", margin - 6,
 			margin + plot - at + 4, t);
 	}
-	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">native IPC</text>\n",
-		size / 2, size - 16);
-	fprintf(f, "<text x=\"16\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 16 %g)\">"
-		   "predicted IPC</text>\n",
+	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">native IPC</text>\n", size / 2,
+		size - 16);
+	fprintf(f,
+		"<text x=\"16\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 16 %g)\">"
+		"predicted IPC</text>\n",
 		size / 2, size / 2);
 	write_points(f, s, predictor, margin, plot, top);
 	fprintf(f, "</svg>\n");

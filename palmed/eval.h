@@ -12,10 +12,11 @@
 #define EVAL_MAX_PREDICTORS 4
 
 struct eval_point {
-	char *kernel;  /* canonical spec, owned */
-	double native; /* measured IPC */
+	char *kernel;			  /* canonical spec, owned */
+	double native;			  /* measured IPC */
 	double pred[EVAL_MAX_PREDICTORS]; /* predicted IPC, NAN if not covered */
-	double weight; /* 1 for random kernels; a block kernel's dynamic instructions */
+	double weight;	 /* 1 for random kernels; a block kernel's dynamic instructions */
+	const char *set; /* the CSV's set column if not the set's name ("loop"), static */
 };
 
 struct eval_set {
@@ -33,9 +34,9 @@ struct eval_set {
  * coverage = covered weight / all weight. */
 struct eval_metrics {
 	double rms;
-	double tau;      /* Kendall's tau-b between predicted and native IPC */
+	double tau;	 /* Kendall's tau-b between predicted and native IPC */
 	double coverage; /* share of the weight (of kernels) the predictor covers */
-	size_t covered;  /* kernels */
+	size_t covered;	 /* kernels */
 };
 
 /* count random kernels of 2-5 distinct forms with multiplicities 1-4, drawn

@@ -8,24 +8,33 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "palmed/infer_map.h"
 #include "palmed/measure.h"
 #include "palmed/model.h"
 
 struct infer_options {
-	double tol;              /* two cycle counts within this ratio are equal */
-	unsigned scale;          /* repetitions of a kernel when isolating a resource */
-	int perturb;             /* add one of every form to that kernel (breaks ties) */
-	double probe_fraction;   /* a probed form adds about this share of cycles */
+	double tol;		 /* two cycle counts within this ratio are equal */
+	unsigned scale;		 /* repetitions of a kernel when isolating a resource */
+	int perturb;		 /* add one of every form to that kernel (breaks ties) */
+	double probe_fraction;	 /* a probed form adds about this share of cycles */
 	unsigned random_kernels; /* mixes of 3-5 forms searched per pass */
 	unsigned max_passes;
-	unsigned attempts;       /* kernel scales tried when isolating a resource */
+	unsigned attempts;	 /* kernel scales tried when isolating a resource */
 	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
-	int refit;               /* fit the usages to all measurements at the end */
-	unsigned train_kernels;  /* random small kernels measured for that fit
-				  * (perpi palmed build: 1000 + 100 per form, at
-				  * most 15000) */
-	FILE *progress; /* NULL: quiet */
+	int refit;		/* fit the usages to all measurements at the end */
+	unsigned train_kernels; /* random small kernels measured for that fit
+				 * (perpi palmed build: 1000 + 100 per form, at
+				 * most 15000) */
+	/* The core (docs/MODEL.md): the forms inferred first, by the search
+	 * above; every other form given to infer_model is then mapped onto
+	 * the core's resources (palmed/infer_map.h). NULL: all the forms
+	 * given are inferred together, nothing is mapped. */
+	const char *const *core;
+	size_t ncore;
+	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
+	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
+	FILE *progress;	     /* NULL: quiet */
 	/* When *stop becomes non-zero (a signal handler sets it), the
 	 * inference stops after the batch being measured (sooner when the
 	 * measurer watches the same flag: bench_options.stop) and infer_model
@@ -39,19 +48,22 @@ void infer_options_exact(struct infer_options *o);
 void infer_options_noisy(struct infer_options *o);
 
 struct infer_stats {
-	unsigned benchmarks;     /* kernels measured (each distinct kernel once) */
-	unsigned singles;        /* forms measured alone */
-	unsigned candidates;     /* kernels checked against the model */
-	unsigned certified;      /* of those, settled without measuring */
-	unsigned discoveries;    /* resources found */
-	unsigned failed;         /* kernels where no resource could be isolated */
-	unsigned trained;        /* random kernels measured for the final fit */
-	int budget_exhausted;    /* the search stopped at max_benchmarks */
+	unsigned benchmarks;	    /* kernels measured (each distinct kernel once) */
+	unsigned singles;	    /* forms measured alone */
+	unsigned candidates;	    /* kernels checked against the model */
+	unsigned certified;	    /* of those, settled without measuring */
+	unsigned discoveries;	    /* resources found */
+	unsigned failed;	    /* kernels where no resource could be isolated */
+	unsigned trained;	    /* random kernels measured for the final fit */
+	int budget_exhausted;	    /* the search stopped at max_benchmarks */
+	struct infer_map_stats map; /* the mapping stage */
 };
 
-/* Builds a model of forms (names, any order) from m. Forms that cannot be
- * measured alone go to the model's unmapped list with the reason. Returns
- * 0 with *out set (the caller deletes it), or -1 with perpi_error() set. */
+/* Builds a model of forms (names, any order) from m: the core's forms by
+ * the search, the others (if o->core is set) by the mapping stage. Forms
+ * that cannot be measured alone go to the model's unmapped list with the
+ * reason. Returns 0 with *out set (the caller deletes it), or -1 with
+ * perpi_error() set. */
 int infer_model(const struct measure *m, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats);
 

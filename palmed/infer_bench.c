@@ -4,7 +4,66 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/db.h"
 #include "palmed/model.h"
+
+#define REFUSED "refused" /* the kind of the database's rows of refusals */
+
+/* Whether k was refused before (*reason then malloc'd). */
+static int refused_before(struct infer_bench *ib, const struct kernel *k, char **reason)
+{
+	struct bench_result r;
+	if (!ib->db || ib->retry_refused)
+		return 0;
+	char *spec = kernel_to_string(k);
+	int found = db_lookup(ib->db, spec, REFUSED, ib->key, &r) == 1;
+	free(spec);
+	if (found) {
+		*reason = xstrdup(r.flag_reason); /* as the first time: the same model */
+		bench_result_done(&r);
+	}
+	return found;
+}
+
+/* Remembers that k was refused, unless it was only interrupted. */
+static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
+{
+	if (!ib->db || (ib->stop && *ib->stop))
+		return;
+	struct bench_result r;
+	bench_result_init(&r);
+	r.flagged = 1;
+	snprintf(r.flag_reason, sizeof(r.flag_reason), "%s", reason);
+	char *spec = kernel_to_string(k);
+	if (db_store(ib->db, spec, REFUSED, ib->key, &r) < 0)
+		perpi_warn("palmed: cannot remember the refusal of %s: %s", spec, perpi_error());
+	free(spec);
+	bench_result_done(&r);
+}
+
+/* Why the model cannot use a result that came back: the generated code
+ * kept a dependency (its cycles are a latency, not the throughput the model
+ * is about), or the loop ran helper instructions with the kernel (a
+ * division's operands, flag or register dependency breakers: gen.h's
+ * gen_info). The cycles are then those of the kernel and the helpers
+ * together; the inference asks for the kernel's alone, so such a result is
+ * left out, with the helpers named: the forms that need them alone (div,
+ * adc, mul...) are unmapped, saying so. NULL: usable. */
+static const char *refusal_of(const struct bench_result *r)
+{
+	static char why[256];
+	if (r->flagged)
+		snprintf(why, sizeof(why), "not measurable as throughput: %s", r->flag_reason);
+	else if (r->helpers[0])
+		snprintf(why, sizeof(why), "timed with helpers (%s): their share is not separable",
+			 r->helpers);
+	else
+		return NULL;
+	/* as long as the database remembers it: a refusal found there later
+	 * reads the same (palmed/bench.h's flag_reason) */
+	why[sizeof(r->flag_reason) - 1] = '\0';
+	return why;
+}
 
 /* From attempt first on (0: the cache may answer). */
 static int measure_from(struct infer_bench *ib, const struct kernel *k, struct bench_result *r,
@@ -17,10 +76,8 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 	for (unsigned attempt = first; attempt < 3; attempt++) {
 		bench_result_init(r);
 		rc = bench_measure(attempt ? ib->fresh : ib->bench, k, r);
-		if (rc == 0 && r->flagged) {
-			/* The generated code kept a dependency: its cycles are a
-			 * latency, not the throughput the model is about. */
-			rc = perpi_set_error("not measurable as throughput: %s", r->flag_reason);
+		if (rc == 0 && (r->flagged || r->helpers[0])) {
+			rc = perpi_set_error("%s", refusal_of(r));
 			break;
 		}
 		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
@@ -41,7 +98,16 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 
 int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r)
 {
-	return measure_from(ib, k, r, 0);
+	char *why;
+	if (refused_before(ib, k, &why)) {
+		perpi_set_error("%s", why);
+		free(why);
+		return -1;
+	}
+	int rc = measure_from(ib, k, r, 0);
+	if (rc < 0)
+		remember_refusal(ib, k, perpi_error());
+	return rc;
 }
 
 static void count(struct infer_bench *ib, int status, const struct bench_result *r)
@@ -67,6 +133,31 @@ static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycle
 	return rc;
 }
 
+/* The kernels refused before get their reason (from_refusal[i] set) and
+ * are not measured; the others go to todo, at[j] their index in ks.
+ * Returns how many go to todo. */
+static size_t set_aside_refused(struct infer_bench *ib, const struct kernel *ks, size_t n,
+				int *status, char **errors, unsigned char *from_refusal,
+				struct kernel *todo, size_t *at)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *why;
+		status[i] = 0;
+		errors[i] = NULL;
+		if (refused_before(ib, &ks[i], &why)) {
+			status[i] = -1;
+			errors[i] = why;
+			from_refusal[i] = 1;
+			ib->refused++;
+		} else {
+			todo[m] = ks[i];
+			at[m++] = i;
+		}
+	}
+	return m;
+}
+
 /* One campaign through the runner (much faster than kernel by kernel),
  * then what infer_bench_measure would do next for each kernel the host
  * disturbed or spread too widely: measure it again on its own. */
@@ -75,18 +166,39 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
-	bench_measure_many(ib->bench, ks, n, r, status, errors, NULL, NULL);
+	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
+	size_t *at = xcalloc(n + 1, sizeof(size_t));
+	unsigned char *from_refusal = xcalloc(n + 1, 1);
+	size_t m = set_aside_refused(ib, ks, n, status, errors, from_refusal, todo, at);
+	int *st = xcalloc(m + 1, sizeof(int));
+	char **er = xcalloc(m + 1, sizeof(char *));
+	struct bench_result *rr = xcalloc(m + 1, sizeof(*rr));
+	if (m)
+		bench_measure_many(ib->bench, todo, m, rr, st, er, NULL, NULL);
+	for (size_t j = 0; j < m; j++) {
+		status[at[j]] = st[j];
+		errors[at[j]] = er[j];
+		r[at[j]] = rr[j];
+	}
+	free(todo);
+	free(st);
+	free(er);
+	free(rr);
 	for (size_t i = 0; i < n; i++) {
+		if (from_refusal[i])
+			continue;
 		int retry = 0;
-		if (status[i] == 0 && r[i].flagged) {
+		if (status[i] == 0 && (r[i].flagged || r[i].helpers[0])) {
 			status[i] = -1;
-			errors[i] = xasprintf("not measurable as throughput: %s", r[i].flag_reason);
+			errors[i] = xstrdup(refusal_of(&r[i]));
 		} else if (status[i] == 0) {
 			retry = r[i].spread > INFER_BENCH_MAX_SPREAD;
 		} else {
 			retry = errors[i] && strstr(errors[i], "disturbed");
 		}
-		if (retry) {
+		if (retry && ib->stop && *ib->stop) {
+			/* stopping: the kernel is left out, not measured again */
+		} else if (retry) {
 			free(errors[i]);
 			errors[i] = NULL;
 			bench_result_done(&r[i]);
@@ -97,9 +209,13 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		count(ib, status[i], &r[i]);
 		if (status[i] == 0)
 			cycles[i] = r[i].cycles;
+		else
+			remember_refusal(ib, &ks[i], errors[i]);
 		bench_result_done(&r[i]);
 	}
 	free(r);
+	free(at);
+	free(from_refusal);
 }
 
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
@@ -111,6 +227,10 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->fresh = bench_new(&fresh, db);
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
+	ib->stop = NULL;
+	ib->db = db;
+	ib->key = bench_options_key(o);
+	ib->retry_refused = 0;
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;
@@ -124,6 +244,8 @@ void infer_bench_done(struct infer_bench *ib)
 	bench_delete(ib->fresh);
 	bench_delete(ib->bench);
 	free(ib->cpu);
+	free(ib->key);
 	ib->bench = ib->fresh = NULL;
 	ib->cpu = NULL;
+	ib->key = NULL;
 }

@@ -4,6 +4,8 @@
 #ifndef PERPI_INFER_BENCH_H
 #define PERPI_INFER_BENCH_H
 
+#include <signal.h>
+
 #include "palmed/bench.h"
 #include "palmed/measure.h"
 
@@ -13,8 +15,18 @@
 
 struct infer_bench {
 	struct bench_ctx *bench, *fresh; /* owned; fresh re-measures cached kernels */
-	char *cpu;                       /* owned */
+	char *cpu;			 /* owned */
+	struct db *db;			 /* the caller's, may be NULL */
+	char *key;			 /* the generation parameters (bench_options_key), owned */
 	unsigned measured, cached, refused;
+	/* A kernel refused (a busy host, repetitions that spread, a
+	 * dependency the generator could not avoid) is remembered in the
+	 * database, so that a resumed or repeated build takes the same path
+	 * and measures nothing again; retry_refused measures those again. */
+	int retry_refused;
+	/* When *stop becomes non-zero, kernels the host disturbed are not
+	 * measured again (a stop must not wait for retries); NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Fills out to measure with options o, caching in db (may be NULL; stays

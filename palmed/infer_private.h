@@ -6,10 +6,13 @@
 #define PERPI_INFER_PRIVATE_H
 
 #include "palmed/infer.h"
+#include "palmed/infer_meter.h"
 
 struct measured {
 	double *sigma; /* n multiplicities */
 	double cycles;
+	unsigned *support; /* the forms of sigma (nonzero), nsupport of them */
+	unsigned nsupport;
 };
 
 struct state {
@@ -27,11 +30,17 @@ struct state {
 	double **rho;	/* nres vectors of n */
 	char **satkern; /* a kernel whose bottleneck each resource is */
 	unsigned long long rng;
+	struct infer_meter *meter; /* measures in slices, shows progress */
 };
 
 /* Whether the caller asked the inference to stop (infer_options.stop). */
 int infer_stopped(const struct state *st);
-void infer_progress(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The progress line (what is being done), and a line that stays. */
+void infer_label(const struct state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void infer_note(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds sigma's measurement to the log (infer_log.c). */
+void infer_log_measured(struct state *st, const double *sigma, double cycles);
 /* Cycles of the integer kernel sigma, measured once (then from the log). */
 int infer_measure(struct state *st, const double *sigma, double *cycles);
 /* The same for count kernels, measured together (far faster on a real

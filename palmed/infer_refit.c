@@ -141,7 +141,7 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 		if (assign[b] == r && seen++ % stride)
 			added[b] = 2;
 	int rc = -1;
-	for (unsigned round = 0; round < REFIT_ROUNDS; round++) {
+	for (unsigned round = 0; round < REFIT_ROUNDS && !infer_stopped(st); round++) {
 		size_t more = 0, others = 0;
 		for (size_t b = 0; b < M; b++) {
 			if (added[b])
@@ -150,7 +150,8 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 			int mine = assign[b] == r;
 			/* at first the rows the model makes nearly tight, then the
 			 * ones the solution violates (REFIT_MAX_ROWS a round) */
-			if (!mine && (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
+			if (!mine &&
+			    (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
 				continue;
 			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
 			size_t k = sp[b].n, first = n + nrows;
@@ -206,8 +207,10 @@ static int fit(const struct state *st, const struct sparse *sp, size_t M, double
 		}
 	}
 	int rc = 0;
-	for (size_t r = 0; r < st->nres && rc == 0; r++)
-		rc = fit_resource(st, sp, M, assign, rho, r, out[r]);
+	for (size_t r = 0; r < st->nres && rc == 0; r++) {
+		rc = infer_stopped(st) ? -1 : fit_resource(st, sp, M, assign, rho, r, out[r]);
+		infer_label(st, "fitting the usages: resource %zu of %zu", r + 1, st->nres);
+	}
 	free(assign);
 	return rc;
 }
@@ -239,10 +242,8 @@ void infer_refit(struct state *st)
 		for (size_t j = 0; j < st->n; j++)
 			if (st->rho[r][j] < st->o->tol * st->single[j])
 				st->rho[r][j] = 0;
-	infer_progress(
-	    st,
-	    "palmed: usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%\n",
-	    M, st->nmeas, 100 * before, 100 * err);
+	infer_note(st, "usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%",
+		   M, st->nmeas, 100 * before, 100 * err);
 	for (size_t r = 0; r < st->nres; r++)
 		free(cand[r]);
 	free(cand);

@@ -152,7 +152,7 @@ unsigned infer_search_pairs(struct state *st)
 	double **sigmas = xmalloc((st->n + 1) * sizeof(double *));
 	for (size_t j = 0; j < st->n; j++)
 		sigmas[j] = xmalloc(st->n * sizeof(double));
-	for (size_t i = 0; i < st->n; i++) {
+	for (size_t i = 0; i < st->n && budget_left(st, 0); i++) {
 		size_t count = 0;
 		for (size_t j = i + 1; j < st->n; j++) {
 			size_t support[2] = {i, j};
@@ -161,15 +161,14 @@ unsigned infer_search_pairs(struct state *st)
 				count++;
 		}
 		found += check_batch(st, sigmas, count);
-		infer_progress(st, "\rpalmed: pairs %zu/%zu, %u resources, %u benchmarks", i + 1,
-			       st->n, (unsigned)st->nres, st->stats->benchmarks);
+		infer_label(st, "pairs %zu/%zu, %u resources, %u benchmarks", i + 1, st->n,
+			    (unsigned)st->nres, st->stats->benchmarks);
 	}
 	for (size_t j = 0; j < st->n; j++)
 		free(sigmas[j]);
 	free(sigmas);
-	infer_progress(st, "\n");
-	infer_progress(st, "palmed: pairs searched, %u resources, %u benchmarks\n",
-		       (unsigned)st->nres, st->stats->benchmarks);
+	infer_note(st, "pairs searched, %u resources, %u benchmarks", (unsigned)st->nres,
+		   st->stats->benchmarks);
 	return found;
 }
 
@@ -179,7 +178,7 @@ unsigned infer_search_mixes(struct state *st)
 	double w[5], **sigmas = xmalloc(total * sizeof(double *));
 	for (size_t t = 0; t < total; t++)
 		sigmas[t] = xmalloc(st->n * sizeof(double));
-	for (unsigned t = 0; t < st->o->random_kernels && st->n >= 3; t++) {
+	for (unsigned t = 0; t < st->o->random_kernels && st->n >= 3 && budget_left(st, 0); t++) {
 		size_t k = 3 + infer_random(st, 3), have = 0;
 		if (k > st->n)
 			k = st->n;
@@ -201,13 +200,13 @@ unsigned infer_search_mixes(struct state *st)
 	size_t *all = xmalloc(st->n * sizeof(size_t));
 	for (size_t j = 0; j < st->n; j++)
 		all[j] = j;
-	if (direction_kernel(st, all, st->single, st->n, sigmas[0]) == 0)
+	if (budget_left(st, 0) && direction_kernel(st, all, st->single, st->n, sigmas[0]) == 0)
 		found += check_batch(st, sigmas, 1);
 	free(all);
 	for (size_t t = 0; t < total; t++)
 		free(sigmas[t]);
 	free(sigmas);
-	infer_progress(st, "palmed: %u mixes searched, %u resources, %u benchmarks\n",
-		       st->o->random_kernels, (unsigned)st->nres, st->stats->benchmarks);
+	infer_note(st, "%u mixes searched, %u resources, %u benchmarks", st->o->random_kernels,
+		   (unsigned)st->nres, st->stats->benchmarks);
 	return found;
 }

@@ -99,6 +99,7 @@ static void add_block(const struct lift *l, size_t block, uint64_t occurrences,
 	const struct lift_block *lb = &l->blocks[block];
 	for (size_t i = 0; i < blk[block].n; i++) {
 		out->insns += events[i];
+		out->control += blk[block].insns[i]->control != CTRL_NONE ? events[i] : 0;
 		out->covered += lb->mapped[i] ? events[i] : 0;
 	}
 	double cycles = occurrences * lb->cycles;
@@ -149,6 +150,84 @@ void lift_function(const struct lift *l, uint64_t entry, struct lift_figures *ou
 			  weight);
 	set_bottleneck(l, weight, out);
 	free(weight);
+}
+
+double lift_coverage(const struct lift_figures *f)
+{
+	uint64_t could = f->insns - f->control;
+	return could ? (double)f->covered / (double)could : 1.0;
+}
+
+const char *lift_uncovered_reason(const struct model *m, const char *form)
+{
+	struct form f;
+	const char *why;
+	if (!form)
+		return "neither Capstone nor Zydis decodes it";
+	if ((why = model_unmapped_reason(m, form)))
+		return why;
+	if (form_parse(form, &f) == 0 && (why = form_unsupported_reason(&f)))
+		return why;
+	return "not in the model (a model of every form this CPU can benchmark: 'perpi palmed "
+	       "build')";
+}
+
+struct tally {
+	struct lift_uncovered *v;
+	size_t n;
+};
+
+static void tally_add(const struct lift *l, struct tally *t, const char *form, uint64_t count)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (form == t->v[i].form || (form && t->v[i].form && !strcmp(form, t->v[i].form))) {
+			t->v[i].count += count;
+			return;
+		}
+	t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+	t->v[t->n].form = form;
+	t->v[t->n].reason = lift_uncovered_reason(l->m, form);
+	t->v[t->n++].count = count;
+}
+
+static void tally_block(const struct lift *l, struct tally *t, size_t block, const uint64_t *events)
+{
+	const struct block *blk;
+	blocks_list(l->b, &blk);
+	const struct lift_block *lb = &l->blocks[block];
+	for (size_t i = 0; i < blk[block].n; i++)
+		if (!lb->mapped[i] && blk[block].insns[i]->control == CTRL_NONE && events[i])
+			tally_add(l, t, lb->forms[i], events[i]);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct lift_uncovered *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->form ? x->form : "", y->form ? y->form : "");
+}
+
+size_t lift_uncovered_forms(const struct lift *l, enum lift_scope scope, uint64_t id,
+			    struct lift_uncovered **out)
+{
+	struct tally t = {NULL, 0};
+	const struct block *blk;
+	blocks_list(l->b, &blk);
+	if (scope == LIFT_RUN) {
+		for (size_t i = 0; i < l->nblocks; i++)
+			tally_block(l, &t, i, blk[i].events);
+	} else if (scope == LIFT_BLOCK && id < l->nblocks) {
+		tally_block(l, &t, (size_t)id, blk[id].events);
+	} else if (scope == LIFT_FUNCTION) {
+		const struct blocks_function *f = blocks_function(l->b, id);
+		for (size_t s = 0; f && s < f->n; s++)
+			tally_block(l, &t, f->shares[s].block, f->shares[s].events);
+	}
+	if (t.n)
+		qsort(t.v, t.n, sizeof(*t.v), by_count);
+	*out = t.v;
+	return t.n;
 }
 
 /* ---- the forms of a recorded run ---- */

@@ -16,13 +16,36 @@
 #include "ilp/blocks.h"
 #include "palmed/model.h"
 
+struct lift;
+
 /* The figures of one block, function or the whole run. */
 struct lift_figures {
 	uint64_t insns;	  /* counted dynamic instructions */
+	uint64_t control; /* of those, control transfers: no benchmark can time them */
 	uint64_t covered; /* of those, whose form the model maps */
 	double cycles;	  /* resource-bound cycles */
 	long bottleneck;  /* resource bounding the most of the cycles, or -1 */
 };
+
+/* The coverage perpi shows: covered / (insns - control), the share of the
+ * instructions that could be covered; 1 when there are none. */
+double lift_coverage(const struct lift_figures *f);
+
+/* An uncovered form, how many dynamic instructions had it, and why. */
+struct lift_uncovered {
+	const char *form;   /* NULL: an instruction no decoder names */
+	const char *reason; /* static or owned by the model */
+	uint64_t count;
+};
+
+enum lift_scope { LIFT_RUN, LIFT_FUNCTION, LIFT_BLOCK };
+/* The non-control-flow instructions of the run, of the function entered
+ * at id, or of block id that the model does not cover, by form, most
+ * frequent first; *out is the caller's to free (the strings are not). */
+size_t lift_uncovered_forms(const struct lift *l, enum lift_scope scope, uint64_t id,
+			    struct lift_uncovered **out);
+/* Why the model does not cover form (NULL: undecodable). */
+const char *lift_uncovered_reason(const struct model *m, const char *form);
 
 /* A block's prediction, per occurrence. */
 struct lift_block {
@@ -32,8 +55,6 @@ struct lift_block {
 	char **forms;	       /* per static instruction; NULL: undecodable */
 	unsigned char *mapped; /* per static instruction: the model maps its form */
 };
-
-struct lift;
 
 /* Predicts every block of b (finished) with m; both must outlive the
  * result. Never fails: what the model does not cover is counted. */

@@ -87,12 +87,42 @@ void lift_report_hint(FILE *out, const struct lift_report *lr)
 		lr->model_path);
 }
 
+/* "CDQE x12, DIV_GPR64 x3, +2 more": the uncovered forms of a scope. */
+static void uncovered_names(const struct lift_report *lr, enum lift_scope scope, uint64_t id,
+			    size_t most, char *buf, size_t size)
+{
+	struct lift_uncovered *u;
+	size_t n = lift_uncovered_forms(lr->lift, scope, id, &u), used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < n && k < most && used < size; k++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s x%" PRIu64, k ? ", " : "",
+					 u[k].form ? u[k].form : "(undecodable)", u[k].count);
+	if (n > most && used < size)
+		snprintf(buf + used, size - used, ", +%zu more", n - most);
+	free(u);
+}
+
 void lift_report_header(FILE *out, const struct lift_report *lr)
 {
-	if (lr->model)
-		fprintf(out,
-			"# Palmed model: %s (%zu resources, %zu forms); cycles: resource bound\n",
-			lr->model_path, lr->model->nres, lr->model->nforms);
+	if (!lr->model)
+		return;
+	fprintf(out, "# Palmed model: %s (%zu resources, %zu forms); cycles: resource bound\n",
+		lr->model_path, lr->model->nres, lr->model->nforms);
+	if (!lr->lift)
+		return;
+	struct lift_figures f;
+	struct lift_uncovered *u;
+	lift_total(lr->lift, &f);
+	fprintf(out,
+		"# covered: %" PRIu64 " of the %" PRIu64 " instructions that are not control "
+		"transfers (%.1f%%); the %" PRIu64 " control transfers cannot be benchmarked\n",
+		f.covered, f.insns - f.control, 100 * lift_coverage(&f), f.control);
+	size_t n = lift_uncovered_forms(lr->lift, LIFT_RUN, 0, &u);
+	for (size_t k = 0; k < n; k++)
+		fprintf(out, "# uncovered: %s, %" PRIu64 " instruction%s: %s\n",
+			u[k].form ? u[k].form : "(undecodable)", u[k].count,
+			u[k].count == 1 ? "" : "s", u[k].reason);
+	free(u);
 }
 
 static void figures_of(const struct lift_report *lr, uint64_t entry, int whole_run,
@@ -102,11 +132,6 @@ static void figures_of(const struct lift_report *lr, uint64_t entry, int whole_r
 		lift_total(lr->lift, f);
 	else
 		lift_function(lr->lift, entry, f);
-}
-
-static double coverage(const struct lift_figures *f)
-{
-	return f->insns ? 100.0 * f->covered / f->insns : 0.0;
 }
 
 void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, size_t size)
@@ -121,9 +146,14 @@ void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, si
 	figures_of(lr, entry, whole_run, &f);
 	if (f.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", f.covered / f.cycles);
-	snprintf(buf, size, "cycles [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]",
-		 f.cycles, ipc, f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-",
-		 coverage(&f));
+	int used =
+	    snprintf(buf, size, "cycles [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]",
+		     f.cycles, ipc, f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-",
+		     100 * lift_coverage(&f));
+	char names[160];
+	uncovered_names(lr, whole_run ? LIFT_RUN : LIFT_FUNCTION, entry, 3, names, sizeof(names));
+	if (names[0] && used > 0 && (size_t)used < size)
+		snprintf(buf + used, size - (size_t)used, " :: uncovered [%s]", names);
 }
 
 /* "R0+R3": the resources a block is bound by. */
@@ -182,11 +212,13 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 	blocks_list(lr->blocks, &blk);
 	fprintf(out, "%zu basic blocks, %s first\n", n,
 		lr->lift ? "most resource-bound cycles" : "most instructions executed");
-	fprintf(out, "%-18s %-24s %12s %6s %6s %10s %14s %-17s %8s\n", "address", "function",
-		"occurrences", "insns", "ILP", "cycles/occ", "cycles", "bottleneck", "covered");
+	fprintf(out, "%-18s %-24s %12s %6s %6s %10s %14s %-17s %8s  %s\n", "address", "function",
+		"occurrences", "insns", "ILP", "cycles/occ", "cycles", "bottleneck", "covered",
+		lr->lift ? "uncovered" : "");
 	for (size_t k = 0; k < n && k < top; k++) {
 		size_t i = r[k].block;
 		char addr[24], bn[64], per[24] = "-", total[24] = "-", cov[16] = "-", ilp[24] = "-";
+		char names[96] = "";
 		if (blk[i].steps)
 			snprintf(ilp, sizeof(ilp), "%.2f",
 				 (double)blk[i].insns_executed / blk[i].steps);
@@ -197,18 +229,38 @@ void lift_report_blocks(FILE *out, const struct lift_report *lr, const struct in
 			lift_block_figures(lr->lift, i, &f);
 			snprintf(per, sizeof(per), "%.2f", lift_block(lr->lift, i)->cycles);
 			snprintf(total, sizeof(total), "%.1f", f.cycles);
-			snprintf(cov, sizeof(cov), "%.1f%%", coverage(&f));
+			snprintf(cov, sizeof(cov), "%.1f%%", 100 * lift_coverage(&f));
+			uncovered_names(lr, LIFT_BLOCK, i, 2, names, sizeof(names));
 		}
-		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %6s %10s %14s %-17s %8s\n", addr,
+		fprintf(out, "%-18s %-24s %12" PRIu64 " %6zu %6s %10s %14s %-17s %8s  %s\n", addr,
 			function_of(namer, blk[i].insns[0]), blk[i].occurrences, blk[i].n, ilp, per,
-			total, bn, cov);
+			total, bn, cov, names);
 	}
 	if (n > top)
 		fprintf(out, "(%zu more; --blocks=N shows N)\n", n - top);
 	free(r);
 }
 
-static json_object *json_figures(const struct lift_report *lr, const struct lift_figures *f)
+static json_object *json_uncovered(const struct lift_report *lr, enum lift_scope scope, uint64_t id)
+{
+	struct lift_uncovered *u;
+	size_t n = lift_uncovered_forms(lr->lift, scope, id, &u);
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; k < n; k++) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "form",
+				       u[k].form ? json_object_new_string(u[k].form) : NULL);
+		json_object_object_add(o, "instructions",
+				       json_object_new_int64((int64_t)u[k].count));
+		json_object_object_add(o, "reason", json_object_new_string(u[k].reason));
+		json_object_array_add(a, o);
+	}
+	free(u);
+	return a;
+}
+
+static json_object *json_figures(const struct lift_report *lr, const struct lift_figures *f,
+				 enum lift_scope scope, uint64_t id)
 {
 	json_object *j = json_object_new_object();
 	json_object_object_add(j, "cycles", json_object_new_double(f->cycles));
@@ -218,9 +270,10 @@ static json_object *json_figures(const struct lift_report *lr, const struct lift
 	    j, "bottleneck",
 	    f->bottleneck >= 0 ? json_object_new_string(lr->model->res[f->bottleneck].name) : NULL);
 	json_object_object_add(j, "instructions", json_object_new_int64((int64_t)f->insns));
+	json_object_object_add(j, "control", json_object_new_int64((int64_t)f->control));
 	json_object_object_add(j, "covered", json_object_new_int64((int64_t)f->covered));
-	json_object_object_add(
-	    j, "coverage", json_object_new_double(f->insns ? (double)f->covered / f->insns : 0));
+	json_object_object_add(j, "coverage", json_object_new_double(lift_coverage(f)));
+	json_object_object_add(j, "uncovered", json_uncovered(lr, scope, id));
 	return j;
 }
 
@@ -230,7 +283,7 @@ json_object *lift_report_json_figures(const struct lift_report *lr, uint64_t ent
 	if (!lr || !lr->lift)
 		return NULL;
 	figures_of(lr, entry, whole_run, &f);
-	return json_figures(lr, &f);
+	return json_figures(lr, &f, whole_run ? LIFT_RUN : LIFT_FUNCTION, entry);
 }
 
 static json_object *json_block(const struct lift_report *lr, const struct insn_namer *namer,
@@ -257,7 +310,7 @@ static json_object *json_block(const struct lift_report *lr, const struct insn_n
 		lift_block_figures(lr->lift, i, &f);
 		json_object_object_add(j, "cycles_per_occurrence",
 				       json_object_new_double(lb->cycles));
-		json_object_object_add(j, "palmed", json_figures(lr, &f));
+		json_object_object_add(j, "palmed", json_figures(lr, &f, LIFT_BLOCK, i));
 		for (size_t k = 0; k < lb->nbottlenecks; k++)
 			json_object_array_add(
 			    bn, json_object_new_string(lr->model->res[lb->bottlenecks[k]].name));

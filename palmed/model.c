@@ -36,26 +36,34 @@ void model_delete(struct model *m)
 	free(m->rho);
 	free(m->unmapped);
 	free(m->meas);
+	free(m->meas_path);
 	free(m->cpu);
 	free(m);
 }
 
-/* rho is nforms x nres; growing either dimension re-lays it out. */
-static void resize_rho(struct model *m, size_t nforms, size_t nres)
+/* rho is capforms rows of capres entries; more resources than capres
+ * re-lay it out, more forms only extend it (both double their capacity:
+ * a catalogue model adds thousands of forms). */
+static void grow_rho(struct model *m, size_t capforms, size_t capres)
 {
-	double *rho = xcalloc(nforms * nres > 0 ? nforms * nres : 1, sizeof(*rho));
-	for (size_t i = 0; i < m->nforms && i < nforms; i++)
-		for (size_t r = 0; r < m->nres && r < nres; r++)
-			rho[i * nres + r] = m->rho[i * m->nres + r];
+	double *rho = xcalloc(capforms * capres > 0 ? capforms * capres : 1, sizeof(*rho));
+	for (size_t i = 0; i < m->nforms; i++)
+		memcpy(rho + i * capres, m->rho + i * m->capres, m->nres * sizeof(*rho));
 	free(m->rho);
 	m->rho = rho;
+	m->capforms = capforms;
+	m->capres = capres;
 }
 
 size_t model_add_form(struct model *m, const char *form, double cycles)
 {
-	resize_rho(m, m->nforms + 1, m->nres);
-	m->forms = xrealloc(m->forms, (m->nforms + 1) * sizeof(*m->forms));
-	m->form_cycles = xrealloc(m->form_cycles, (m->nforms + 1) * sizeof(*m->form_cycles));
+	if (m->nforms == m->capforms) {
+		size_t cap = m->capforms ? 2 * m->capforms : 64;
+		grow_rho(m, cap, m->capres ? m->capres : 16);
+		m->forms = xrealloc(m->forms, cap * sizeof(*m->forms));
+		m->form_cycles = xrealloc(m->form_cycles, cap * sizeof(*m->form_cycles));
+	}
+	m->sorted = m->nforms == 0 || (m->sorted && strcmp(m->forms[m->nforms - 1], form) < 0);
 	m->forms[m->nforms] = xstrdup(form);
 	m->form_cycles[m->nforms] = cycles;
 	return m->nforms++;
@@ -63,7 +71,8 @@ size_t model_add_form(struct model *m, const char *form, double cycles)
 
 size_t model_add_resource(struct model *m, const char *name, const char *kernel)
 {
-	resize_rho(m, m->nforms, m->nres + 1);
+	if (m->nres == m->capres)
+		grow_rho(m, m->capforms, m->capres ? 2 * m->capres : 16);
 	m->res = xrealloc(m->res, (m->nres + 1) * sizeof(*m->res));
 	m->res[m->nres].name = xstrdup(name);
 	m->res[m->nres].kernel = kernel ? xstrdup(kernel) : NULL;
@@ -72,12 +81,47 @@ size_t model_add_resource(struct model *m, const char *name, const char *kernel)
 
 void model_set_rho(struct model *m, size_t form, size_t res, double rho)
 {
-	m->rho[form * m->nres + res] = rho;
+	m->rho[form * m->capres + res] = rho;
 }
 
 double model_rho(const struct model *m, size_t form, size_t res)
 {
-	return m->rho[form * m->nres + res];
+	return m->rho[form * m->capres + res];
+}
+
+static const struct model *sorting;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(sorting->forms[*(const size_t *)a], sorting->forms[*(const size_t *)b]);
+}
+
+void model_sort(struct model *m)
+{
+	if (m->sorted)
+		return;
+	size_t n = m->nforms, *order = xmalloc((n + 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sorting = m;
+	qsort(order, n, sizeof(size_t), by_name);
+	char **forms = xmalloc((m->capforms + 1) * sizeof(char *));
+	double *cycles = xmalloc((m->capforms + 1) * sizeof(double));
+	double *rho = xcalloc(m->capforms * m->capres + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		forms[i] = m->forms[order[i]];
+		cycles[i] = m->form_cycles[order[i]];
+		memcpy(rho + i * m->capres, m->rho + order[i] * m->capres,
+		       m->nres * sizeof(double));
+	}
+	free(m->forms);
+	free(m->form_cycles);
+	free(m->rho);
+	m->forms = forms;
+	m->form_cycles = cycles;
+	m->rho = rho;
+	m->sorted = 1;
+	free(order);
 }
 
 void model_add_unmapped(struct model *m, const char *form, const char *reason)
@@ -90,14 +134,57 @@ void model_add_unmapped(struct model *m, const char *form, const char *reason)
 
 void model_add_measurement(struct model *m, const char *kernel, double cycles)
 {
-	m->meas = xrealloc(m->meas, (m->nmeas + 1) * sizeof(*m->meas));
+	if (m->nmeas == m->capmeas) {
+		m->capmeas = m->capmeas ? 2 * m->capmeas : 1024;
+		m->meas = xrealloc(m->meas, m->capmeas * sizeof(*m->meas));
+	}
 	m->meas[m->nmeas].kernel = xstrdup(kernel);
 	m->meas[m->nmeas].cycles = cycles;
 	m->nmeas++;
+	m->meas_sorted = 0;
+}
+
+static int by_kernel(const void *a, const void *b)
+{
+	return strcmp(((const struct model_measurement *)a)->kernel,
+		      ((const struct model_measurement *)b)->kernel);
+}
+
+void model_sort_measurements(struct model *m)
+{
+	qsort(m->meas, m->nmeas, sizeof(*m->meas), by_kernel);
+	m->meas_sorted = 1;
+}
+
+int model_measured(const struct model *m, const char *spec)
+{
+	if (!m || !m->nmeas)
+		return 0;
+	struct model_measurement key = {(char *)spec, 0};
+	if (m->meas_sorted)
+		return bsearch(&key, m->meas, m->nmeas, sizeof(*m->meas), by_kernel) != NULL;
+	for (size_t i = 0; i < m->nmeas; i++)
+		if (!strcmp(m->meas[i].kernel, spec))
+			return 1;
+	return 0;
 }
 
 long model_form_index(const struct model *m, const char *form)
 {
+	if (m->sorted) {
+		size_t lo = 0, hi = m->nforms;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(m->forms[mid], form);
+			if (c == 0)
+				return (long)mid;
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return -1;
+	}
 	for (size_t i = 0; i < m->nforms; i++)
 		if (!strcmp(m->forms[i], form))
 			return (long)i;

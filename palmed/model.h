@@ -14,7 +14,7 @@
 #include "palmed/kernel.h"
 
 #define MODEL_FORMAT "perpi-palmed-model"
-#define MODEL_VERSION 1
+#define MODEL_VERSION 2 /* 1: measurements inline (still read) */
 
 struct model_resource {
 	char *name;   /* "R0", "R1"... */
@@ -26,31 +26,35 @@ struct model_unmapped {
 };
 
 struct model_measurement {
-	char *kernel; /* canonical spec */
+	char *kernel;  /* canonical spec */
 	double cycles; /* per iteration */
 };
 
 /* Owns everything it points to; model_new / model_delete. */
 struct model {
 	char *cpu; /* identity of the CPU the measurements come from */
-	size_t nforms;
-	char **forms;        /* sorted by name */
+	size_t nforms, capforms;
+	char **forms;	     /* sorted by name once built (model_sort) */
 	double *form_cycles; /* measured cycles of the form alone (1 / IPC) */
-	size_t nres;
+	int sorted;	     /* forms are in strcmp order: model_form_index bisects */
+	size_t nres, capres;
 	struct model_resource *res;
-	double *rho; /* nforms x nres, rho[form * nres + res] */
+	double *rho; /* capforms rows of capres: model_rho(), model_set_rho() */
 	size_t nunmapped;
 	struct model_unmapped *unmapped;
-	size_t nmeas;
-	struct model_measurement *meas;
-	unsigned benchmarks; /* kernels measured to build it */
+	size_t nmeas, capmeas;
+	struct model_measurement *meas; /* loaded by model_load_measurements */
+	char *meas_path;		/* the file of the measurements, or NULL (inline) */
+	size_t meas_count;		/* how many that file holds */
+	int meas_sorted;		/* meas in strcmp order of kernel: model_measured bisects */
+	unsigned benchmarks;		/* kernels measured to build it */
 };
 
 struct prediction {
-	double cycles;       /* per iteration, covered forms only */
-	double ipc;          /* covered instructions / cycles */
-	size_t nbottlenecks; /* resources within 0.1% of the maximum load */
-	size_t *bottlenecks; /* resource indices, owned */
+	double cycles;		 /* per iteration, covered forms only */
+	double ipc;		 /* covered instructions / cycles */
+	size_t nbottlenecks;	 /* resources within 0.1% of the maximum load */
+	size_t *bottlenecks;	 /* resource indices, owned */
 	unsigned covered, total; /* instructions per iteration */
 	size_t nuncovered;
 	char **uncovered; /* forms the model does not map, owned */
@@ -59,12 +63,14 @@ struct prediction {
 struct model *model_new(const char *cpu);
 void model_delete(struct model *m);
 
-/* Builders used by the inference and the loader. Forms are added in
- * sorted order by the caller or through model_sort. */
+/* Builders used by the inference and the loader. Forms may come in any
+ * order; model_sort then puts them (with their usages) in name order, which
+ * makes model_form_index a bisection. */
 size_t model_add_form(struct model *m, const char *form, double cycles);
 size_t model_add_resource(struct model *m, const char *name, const char *kernel);
 void model_set_rho(struct model *m, size_t form, size_t res, double rho);
 double model_rho(const struct model *m, size_t form, size_t res);
+void model_sort(struct model *m);
 void model_add_unmapped(struct model *m, const char *form, const char *reason);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* Index of form, or -1. */
@@ -80,11 +86,22 @@ const char *model_unmapped_reason(const struct model *m, const char *form);
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
 void prediction_done(struct prediction *p);
 
-/* The JSON file of docs/MODEL.md. Returns 0, or -1 with perpi_error(). */
+/* The JSON file of docs/MODEL.md, and beside it PATH.measurements (every
+ * kernel measured, one "cycles<TAB>kernel" line each: a catalogue model
+ * holds some 10^5, which every report would otherwise parse). Returns 0,
+ * or -1 with perpi_error(). */
 int model_save(const struct model *m, const char *path);
-/* Loads and validates a model; a corrupt or unknown-version file is an
- * error naming the file and what is wrong. */
+/* Loads and validates a model (not its measurements); a corrupt or
+ * unknown-version file is an error naming the file and what is wrong. */
 int model_load(const char *path, struct model **out);
+/* Reads the measurements of a model loaded from a file (a no-op when they
+ * are there already). Returns 0, or -1 with perpi_error(). */
+int model_load_measurements(struct model *m);
+/* Whether kernel spec (canonical) is one of m's measurements (m may be
+ * NULL): a bisection once they are sorted (model_load_measurements sorts
+ * them), else a scan. */
+int model_measured(const struct model *m, const char *spec);
+void model_sort_measurements(struct model *m);
 
 /* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC 9R14 ..." from
  * /proc/cpuinfo; the caller frees it. */

@@ -19,6 +19,27 @@ static json_object *form_usage(const struct model *m, size_t i)
 	return usage;
 }
 
+#define MEAS_HEADER "# perpi-palmed-measurements 1: cycles per iteration, kernel"
+
+/* PATH.measurements: one "cycles<TAB>kernel" line per measurement. */
+static int save_measurements(const struct model *m, const char *path)
+{
+	char *file = xasprintf("%s.measurements", path);
+	FILE *f = fopen(file, "w");
+	int rc = 0;
+	if (!f) {
+		rc = perpi_set_error("cannot write '%s': %s", file, strerror(errno));
+	} else {
+		fprintf(f, "%s\n", MEAS_HEADER);
+		for (size_t i = 0; i < m->nmeas; i++)
+			fprintf(f, "%.17g\t%s\n", m->meas[i].cycles, m->meas[i].kernel);
+		if (fclose(f) != 0)
+			rc = perpi_set_error("cannot write '%s': %s", file, strerror(errno));
+	}
+	free(file);
+	return rc;
+}
+
 int model_save(const struct model *m, const char *path)
 {
 	json_object *root = json_object_new_object(), *arr;
@@ -53,19 +74,16 @@ int model_save(const struct model *m, const char *path)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "unmapped", arr);
-	arr = json_object_new_array();
-	for (size_t i = 0; i < m->nmeas; i++) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "kernel", json_object_new_string(m->meas[i].kernel));
-		json_object_object_add(o, "cycles", json_object_new_double(m->meas[i].cycles));
-		json_object_array_add(arr, o);
-	}
-	json_object_object_add(root, "measurements", arr);
+	const char *base = strrchr(path, '/');
+	char *file = xasprintf("%s.measurements", base ? base + 1 : path);
+	json_object_object_add(root, "measurements_file", json_object_new_string(file));
+	json_object_object_add(root, "measurement_count", json_object_new_int64((int64_t)m->nmeas));
+	free(file);
 	int rc = json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY);
 	json_object_put(root);
 	if (rc < 0)
 		return perpi_set_error("cannot write model '%s': %s", path, strerror(errno));
-	return 0;
+	return save_measurements(m, path);
 }
 
 /* Each getter fails with a message naming the file and the field. */
@@ -168,6 +186,26 @@ static int load_forms(json_object *root, struct model *m)
 	return 0;
 }
 
+/* Version 2: the measurements are in a file beside the model, read when
+ * asked for (model_load_measurements). */
+static int load_measurement_file(json_object *root, struct model *m)
+{
+	const char *file;
+	double count;
+	if (get_string(root, "measurements_file", &file) < 0 ||
+	    get_number(root, "measurement_count", &count) < 0)
+		return -1;
+	if (strchr(file, '/'))
+		return perpi_set_error("corrupt model '%s': measurements_file '%s' is not a file "
+				       "name",
+				       load_path, file);
+	const char *slash = strrchr(load_path, '/');
+	m->meas_path =
+	    slash ? xasprintf("%.*s/%s", (int)(slash - load_path), load_path, file) : xstrdup(file);
+	m->meas_count = (size_t)count;
+	return 0;
+}
+
 static int load_lists(json_object *root, struct model *m)
 {
 	json_object *arr;
@@ -181,6 +219,8 @@ static int load_lists(json_object *root, struct model *m)
 			return -1;
 		model_add_unmapped(m, form, reason);
 	}
+	if (!json_object_object_get_ex(root, "measurements", &arr))
+		return load_measurement_file(root, m);
 	if (get(root, "measurements", json_type_array, &arr) < 0)
 		return -1;
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
@@ -208,7 +248,7 @@ static int load_root(json_object *root, struct model **out)
 				       format);
 	if (get_number(root, "version", &version) < 0)
 		return -1;
-	if (version != MODEL_VERSION)
+	if (version != MODEL_VERSION && version != 1)
 		return perpi_set_error("model '%s' has version %g; this perpi reads version %d: "
 				       "rebuild it with 'perpi palmed build'",
 				       load_path, version, MODEL_VERSION);
@@ -223,6 +263,7 @@ static int load_root(json_object *root, struct model **out)
 		model_delete(m);
 		return -1;
 	}
+	model_sort(m);
 	*out = m;
 	return 0;
 }
@@ -261,5 +302,43 @@ int model_load_for_use(const char *path, struct model **out)
 	free(def);
 	if (rc == 0)
 		model_check_cpu(*out);
+	return rc;
+}
+
+int model_load_measurements(struct model *m)
+{
+	if (!m->meas_path || m->nmeas)
+		return 0;
+	FILE *f = fopen(m->meas_path, "r");
+	if (!f)
+		return perpi_set_error("cannot read the measurements of the model, '%s': %s "
+				       "(rebuild the model with 'perpi palmed build')",
+				       m->meas_path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	int rc = 0;
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, MEAS_HEADER))
+				rc = perpi_set_error("'%s' is not a file of perpi measurements",
+						     m->meas_path);
+			continue;
+		}
+		char *tab = strchr(line, '\t'), *end;
+		double cycles = strtod(line, &end);
+		if (!tab || end != tab || !(cycles > 0) || !isfinite(cycles) || !tab[1])
+			rc = perpi_set_error("corrupt measurements '%s': line %zu", m->meas_path,
+					     lineno);
+		else
+			model_add_measurement(m, tab + 1, cycles);
+	}
+	free(line);
+	fclose(f);
+	if (rc == 0 && m->nmeas != m->meas_count)
+		rc = perpi_set_error("corrupt measurements '%s': %zu lines, the model says %zu",
+				     m->meas_path, m->nmeas, m->meas_count);
+	model_sort_measurements(m);
 	return rc;
 }

@@ -21,24 +21,49 @@ static int same_usage(const struct model *m, size_t a, size_t b)
 	return 1;
 }
 
+/* A row of the table: up to SHOWN forms, the heaviest users first, then
+ * how many more (a catalogue model has thousands). */
+#define SHOWN 12
+
+static const struct model *ordering;
+static size_t ordering_res;
+
+static int by_usage(const void *a, const void *b)
+{
+	double x = model_rho(ordering, *(const size_t *)a, ordering_res);
+	double y = model_rho(ordering, *(const size_t *)b, ordering_res);
+	if (x != y)
+		return x > y ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
+}
+
 static void show_resources(const struct model *m, FILE *out)
 {
-	fprintf(out, "%-6s %s\n", "resource", "forms using it (usage per instance; 1 = the whole "
-					      "resource for a cycle)");
+	size_t *users = xmalloc((m->nforms + 1) * sizeof(size_t));
+	fprintf(out, "%-6s %s\n", "resource",
+		"forms using it (usage per instance; 1 = the whole resource for a cycle), the "
+		"heaviest first");
 	for (size_t r = 0; r < m->nres; r++) {
+		size_t n = 0;
+		for (size_t i = 0; i < m->nforms; i++)
+			if (model_rho(m, i, r) > 0)
+				users[n++] = i;
+		ordering = m;
+		ordering_res = r;
+		qsort(users, n, sizeof(size_t), by_usage);
 		fprintf(out, "%-8s", m->res[r].name);
-		size_t shown = 0;
-		for (size_t i = 0; i < m->nforms; i++) {
-			double rho = model_rho(m, i, r);
-			if (rho <= 0)
-				continue;
-			fprintf(out, "%s%s %.3g", shown++ ? ", " : " ", m->forms[i], rho);
-		}
+		for (size_t k = 0; k < n && k < SHOWN; k++)
+			fprintf(out, "%s%s %.3g", k ? ", " : " ", m->forms[users[k]],
+				model_rho(m, users[k], r));
+		if (n > SHOWN)
+			fprintf(out, ", and %zu more forms", n - SHOWN);
 		fprintf(out, "\n");
 		if (m->res[r].kernel)
 			fprintf(out, "         bottleneck of: %.200s%s\n", m->res[r].kernel,
 				strlen(m->res[r].kernel) > 200 ? "..." : "");
 	}
+	free(users);
 }
 
 static void show_forms(const struct model *m, FILE *out)
@@ -55,37 +80,49 @@ static void show_forms(const struct model *m, FILE *out)
 	}
 }
 
+static int by_row(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	for (size_t r = 0; r < ordering->nres; r++) {
+		double x = model_rho(ordering, i, r), y = model_rho(ordering, j, r);
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+/* Forms with the same usages, found by sorting the rows (n log n: a
+ * catalogue has thousands of forms). */
 static void show_classes(const struct model *m, FILE *out)
 {
 	int header = 0;
-	char *seen = xcalloc(m->nforms + 1, 1);
-	for (size_t i = 0; i < m->nforms; i++) {
-		if (seen[i])
-			continue;
-		size_t members = 0;
-		for (size_t j = i + 1; j < m->nforms; j++)
-			if (!seen[j] && same_usage(m, i, j))
-				members++;
-		if (!members)
+	size_t *order = xmalloc((m->nforms + 1) * sizeof(size_t));
+	for (size_t i = 0; i < m->nforms; i++)
+		order[i] = i;
+	ordering = m;
+	qsort(order, m->nforms, sizeof(size_t), by_row);
+	for (size_t a = 0, b; a < m->nforms; a = b) {
+		for (b = a + 1; b < m->nforms && same_usage(m, order[a], order[b]); b++)
+			;
+		if (b - a < 2)
 			continue;
 		if (!header++)
 			fprintf(out, "\nclasses (forms that use the same resources alike):\n");
-		fprintf(out, "  %s", m->forms[i]);
-		for (size_t j = i + 1; j < m->nforms; j++)
-			if (!seen[j] && same_usage(m, i, j)) {
-				seen[j] = 1;
-				fprintf(out, " %s", m->forms[j]);
-			}
+		for (size_t k = a; k < b; k++)
+			fprintf(out, "%s%s", k == a ? "  " : " ", m->forms[order[k]]);
 		fprintf(out, "\n");
 	}
-	free(seen);
+	free(order);
 }
 
 void model_show(const struct model *m, FILE *out)
 {
-	fprintf(out, "cpu: %s\n%zu forms mapped on %zu resources, %zu unmapped; built from %u "
-		     "benchmarks (%zu measurements kept)\n\n",
-		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks, m->nmeas);
+	fprintf(out,
+		"cpu: %s\n%zu forms mapped on %zu resources, %zu unmapped; built from %u "
+		"benchmarks (%zu measurements kept%s%s)\n\n",
+		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks,
+		m->meas_path ? m->meas_count : m->nmeas, m->meas_path ? " in " : "",
+		m->meas_path ? m->meas_path : "");
 	show_resources(m, out);
 	show_forms(m, out);
 	show_classes(m, out);
@@ -110,8 +147,9 @@ void model_write_dot(const struct model *m, FILE *out)
 	int dense = edges > DOT_LABELLED_EDGES;
 	fprintf(out, "// perpi palmed show --dot: forms (boxes) and the resources they use\n");
 	if (dense)
-		fprintf(out, "// %zu edges: the usages are in 'perpi palmed show', the edges' width "
-			     "shows them\n",
+		fprintf(out,
+			"// %zu edges: the usages are in 'perpi palmed show', the edges' width "
+			"shows them\n",
 			edges);
 	fprintf(out, "graph palmed {\n\trankdir=LR;\n\tnode [fontname=\"sans-serif\"];\n");
 	if (dense)
@@ -120,8 +158,9 @@ void model_write_dot(const struct model *m, FILE *out)
 	for (size_t i = 0; i < m->nforms; i++)
 		fprintf(out, "\t\"f:%s\" [label=\"%s\", shape=box];\n", m->forms[i], m->forms[i]);
 	for (size_t r = 0; r < m->nres; r++)
-		fprintf(out, "\t\"r:%s\" [label=\"%s\", shape=ellipse, style=filled, "
-			     "fillcolor=\"#dde8f5\"];\n",
+		fprintf(out,
+			"\t\"r:%s\" [label=\"%s\", shape=ellipse, style=filled, "
+			"fillcolor=\"#dde8f5\"];\n",
 			m->res[r].name, m->res[r].name);
 	for (size_t i = 0; i < m->nforms; i++)
 		for (size_t r = 0; r < m->nres; r++) {
@@ -129,10 +168,11 @@ void model_write_dot(const struct model *m, FILE *out)
 			if (rho <= 0)
 				continue;
 			if (dense)
-				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [penwidth=%.2f];\n", m->forms[i],
-					m->res[r].name, width);
+				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [penwidth=%.2f];\n",
+					m->forms[i], m->res[r].name, width);
 			else
-				fprintf(out, "\t\"f:%s\" -- \"r:%s\" [label=\"%.3g\", penwidth=%.2f];\n",
+				fprintf(out,
+					"\t\"f:%s\" -- \"r:%s\" [label=\"%.3g\", penwidth=%.2f];\n",
 					m->forms[i], m->res[r].name, rho, width);
 		}
 	fprintf(out, "}\n");

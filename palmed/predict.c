@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "palmed/form.h"
+#include "palmed/lift.h"
 
 static unsigned term_count(const struct kernel *k, const char *form)
 {
@@ -14,14 +15,25 @@ static unsigned term_count(const struct kernel *k, const char *form)
 	return 0;
 }
 
+int predict_is_control(const struct model *m, const char *form)
+{
+	return strstr(lift_uncovered_reason(m, form), "control flow") != NULL;
+}
+
 void predict_print(const struct model *m, const struct kernel *k, const struct prediction *p,
 		   FILE *out)
 {
 	char *spec = kernel_to_string(k);
+	unsigned control = 0;
+	for (size_t u = 0; u < p->nuncovered; u++)
+		if (predict_is_control(m, p->uncovered[u]))
+			control += term_count(k, p->uncovered[u]);
 	fprintf(out, "kernel:      %s\n", spec);
 	fprintf(out, "cycles/iter: %.3f\n", p->cycles);
-	fprintf(out, "IPC:         %.3f (%u of %u instructions covered)\n", p->ipc, p->covered,
-		p->total);
+	fprintf(out,
+		"IPC:         %.3f (%u of the %u instructions that are not control transfers "
+		"covered; %u control transfer%s)\n",
+		p->ipc, p->covered, p->total - control, control, control == 1 ? "" : "s");
 	for (size_t b = 0; b < p->nbottlenecks; b++) {
 		size_t r = p->bottlenecks[b];
 		fprintf(out, "%s %s:", b ? "            " : "bottleneck: ", m->res[r].name);
@@ -33,15 +45,9 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 		}
 		fprintf(out, "\n");
 	}
-	for (size_t u = 0; u < p->nuncovered; u++) {
-		const char *why = model_unmapped_reason(m, p->uncovered[u]);
-		struct form f;
-		const char *runner = !why && form_parse(p->uncovered[u], &f) == 0
-					     ? form_unsupported_reason(&f)
-					     : NULL;
-		fprintf(out, "%s %s x%u: %s%s%s\n", u ? "            " : "uncovered:  ",
-			p->uncovered[u], term_count(k, p->uncovered[u]),
-			why ? why : "not in the model", runner ? ": " : "", runner ? runner : "");
-	}
+	for (size_t u = 0; u < p->nuncovered; u++)
+		fprintf(out, "%s %s x%u: %s\n",
+			u ? "            " : "uncovered:  ", p->uncovered[u],
+			term_count(k, p->uncovered[u]), lift_uncovered_reason(m, p->uncovered[u]));
 	free(spec);
 }

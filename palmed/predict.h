@@ -8,11 +8,12 @@
 
 #include "palmed/model.h"
 
+/* Whether form is a control transfer (which no benchmark can time). */
+int predict_is_control(const struct model *m, const char *form);
+
 /* Prints a prediction the way `perpi palmed predict` shows it. */
 void predict_print(const struct model *m, const struct kernel *k, const struct prediction *p,
 		   FILE *out);
-
-
 
 /* Machine code from hex text ("48 01 d8", "4801d8", "\x48\x01", "0x48,
  * 0x01"); *bytes is malloc'd. Returns 0, or -1 with perpi_error() set. */

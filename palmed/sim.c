@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "palmed/lp.h"
+#include "palmed/sim_catalogue.h"
 
 #define P(n) (1u << (n))
 #define U1(a) 1, {a}, NULL
@@ -18,17 +19,17 @@
  * ADD_B on 1|2), multi-µop and non-pipelined forms. */
 static const char *const overlap_ports[] = {"p0", "p1", "p2", "p3"};
 static const struct sim_form overlap_forms[] = {
-	{"ADD_A", U1(P(0) | P(1))},
-	{"ADD_B", U1(P(1) | P(2))},
-	{"MUL", U1(P(1))},
-	{"SHIFT", U1(P(0) | P(2))},
-	{"MOV", U1(P(0) | P(1) | P(2))},
-	{"LOAD", U1(P(3))},
-	{"LOAD_ADD", U2(P(3), P(0) | P(1))},
-	{"STORE", U2(P(3), P(2))},
-	{"DIV", U3(P(0), P(0), P(0))},
-	{"TRIPLE", U3(P(0), P(1), P(2))},
-	{"JMP", 0, {0}, "control flow cannot be benchmarked"},
+    {"ADD_A", U1(P(0) | P(1))},
+    {"ADD_B", U1(P(1) | P(2))},
+    {"MUL", U1(P(1))},
+    {"SHIFT", U1(P(0) | P(2))},
+    {"MOV", U1(P(0) | P(1) | P(2))},
+    {"LOAD", U1(P(3))},
+    {"LOAD_ADD", U2(P(3), P(0) | P(1))},
+    {"STORE", U2(P(3), P(2))},
+    {"DIV", U3(P(0), P(0), P(0))},
+    {"TRIPLE", U3(P(0), P(1), P(2))},
+    {"JMP", 0, {0}, "control flow cannot be benchmarked"},
 };
 
 /* Skylake-like: ALUs on 0,1,5,6, loads on 2,3, store data on 4, store
@@ -38,27 +39,27 @@ static const char *const intel_ports[] = {"p0", "p1", "p2", "p3", "p4", "p5", "p
 #define LD (P(2) | P(3))
 #define STA (P(2) | P(3) | P(7))
 static const struct sim_form intel_forms[] = {
-	{"ADD_GPR64_GPR64", U1(ALU)},
-	{"SUB_GPR64_GPR64", U1(ALU)},
-	{"IMUL_GPR64_GPR64", U1(P(1))},
-	{"POPCNT_GPR64_GPR64", U1(P(1))},
-	{"SHL_GPR64_IMM8", U1(P(0) | P(6))},
-	{"LEA_GPR64_M64", U1(P(1) | P(5))},
-	{"MOV_GPR64_M64", U1(LD)},
-	{"MOV_M64_GPR64", U2(P(4), STA)},
-	{"ADD_GPR64_M64", U2(LD, ALU)},
-	{"ADC_GPR64_GPR64", U2(P(0) | P(6), ALU)},
-	{"XCHG_GPR64_GPR64", U3(ALU, ALU, ALU)},
-	{"ADDSD_XMM_XMM", U1(P(0) | P(1))},
-	{"MULSD_XMM_XMM", U1(P(0) | P(1))},
-	{"VFMADD231PD_YMM_YMM_YMM", U1(P(0) | P(1))},
-	{"PSHUFD_XMM_XMM_IMM8", U1(P(5))},
-	{"MOVD_XMM_GPR32", U1(P(5))},
-	{"PADDD_XMM_XMM", U1(P(0) | P(1) | P(5))},
-	{"PBLENDVB_XMM_XMM", U2(P(0) | P(1) | P(5), P(0) | P(1) | P(5))},
-	{"CVTSI2SD_XMM_GPR64", U2(P(0) | P(1), P(5))},
-	{"DIVSD_XMM_XMM", U4(P(0), P(0), P(0), P(0))},
-	{"JMP_REL32", 0, {0}, "control flow cannot be benchmarked"},
+    {"ADD_GPR64_GPR64", U1(ALU)},
+    {"SUB_GPR64_GPR64", U1(ALU)},
+    {"IMUL_GPR64_GPR64", U1(P(1))},
+    {"POPCNT_GPR64_GPR64", U1(P(1))},
+    {"SHL_GPR64_IMM8", U1(P(0) | P(6))},
+    {"LEA_GPR64_M64", U1(P(1) | P(5))},
+    {"MOV_GPR64_M64", U1(LD)},
+    {"MOV_M64_GPR64", U2(P(4), STA)},
+    {"ADD_GPR64_M64", U2(LD, ALU)},
+    {"ADC_GPR64_GPR64", U2(P(0) | P(6), ALU)},
+    {"XCHG_GPR64_GPR64", U3(ALU, ALU, ALU)},
+    {"ADDSD_XMM_XMM", U1(P(0) | P(1))},
+    {"MULSD_XMM_XMM", U1(P(0) | P(1))},
+    {"VFMADD231PD_YMM_YMM_YMM", U1(P(0) | P(1))},
+    {"PSHUFD_XMM_XMM_IMM8", U1(P(5))},
+    {"MOVD_XMM_GPR32", U1(P(5))},
+    {"PADDD_XMM_XMM", U1(P(0) | P(1) | P(5))},
+    {"PBLENDVB_XMM_XMM", U2(P(0) | P(1) | P(5), P(0) | P(1) | P(5))},
+    {"CVTSI2SD_XMM_GPR64", U2(P(0) | P(1), P(5))},
+    {"DIVSD_XMM_XMM", U4(P(0), P(0), P(0), P(0))},
+    {"JMP_REL32", 0, {0}, "control flow cannot be benchmarked"},
 };
 
 /* Zen-like: four ALUs (0-3), two AGUs (4,5), four FP pipes (6-9) where
@@ -66,57 +67,59 @@ static const struct sim_form intel_forms[] = {
  * cycle. Mixing multiplies, adds and shuffles saturates the four pipes
  * together, a resource that no pair of forms reveals. */
 static const char *const zen_ports[] = {"alu0", "alu1", "alu2", "alu3", "agu0",
-					"agu1", "fp0",  "fp1",  "fp2",  "fp3"};
+					"agu1", "fp0",	"fp1",	"fp2",	"fp3"};
 #define ZALU (P(0) | P(1) | P(2) | P(3))
 #define ZAGU (P(4) | P(5))
 #define FP(a, b) (P(6 + (a)) | P(6 + (b)))
 #define FPALL (P(6) | P(7) | P(8) | P(9))
 static const struct sim_form zen_forms[] = {
-	{"ADD_GPR64_GPR64", U1(ZALU)},
-	{"AND_GPR64_GPR64", U1(ZALU)},
-	{"IMUL_GPR64_GPR64", U1(P(1))},
-	{"SHL_GPR64_IMM8", U1(P(1) | P(2))},
-	{"POPCNT_GPR64_GPR64", U1(P(0) | P(3))},
-	{"LEA_GPR64_M64", U1(ZALU)},
-	{"XCHG_GPR64_GPR64", U2(ZALU, ZALU)},
-	{"MOV_GPR64_M64", U1(ZAGU)},
-	{"MOV_M64_GPR64", U1(P(5))},
-	{"ADD_GPR64_M64", U2(ZAGU, ZALU)},
-	{"ADD_M64_GPR64", U3(ZAGU, ZALU, P(5))},
-	{"MULSD_XMM_XMM", U1(FP(0, 1))},
-	{"VFMADD231PD_YMM_YMM_YMM", U1(FP(0, 1))},
-	{"ADDSD_XMM_XMM", U1(FP(2, 3))},
-	{"PSHUFD_XMM_XMM_IMM8", U1(FP(1, 2))},
-	{"VPERMILPS_XMM_XMM_IMM8", U1(FP(1, 2))},
-	{"PADDD_XMM_XMM", U1(FPALL)},
-	{"PXOR_XMM_XMM", U1(FPALL)},
-	{"CVTSI2SD_XMM_GPR64", U2(ZALU, FP(2, 3))},
-	{"DIVSD_XMM_XMM", U3(P(7), P(7), P(7))},
-	{"ROUNDSD_XMM_XMM_IMM8", U2(FP(1, 2), FP(1, 2))},
-	{"MOVQ_GPR64_XMM", U1(P(8))},
-	{"JMP_REL32", 0, {0}, "control flow cannot be benchmarked"},
-	{"CPUID", 0, {0}, "serialising instruction cannot be benchmarked"},
+    {"ADD_GPR64_GPR64", U1(ZALU)},
+    {"AND_GPR64_GPR64", U1(ZALU)},
+    {"IMUL_GPR64_GPR64", U1(P(1))},
+    {"SHL_GPR64_IMM8", U1(P(1) | P(2))},
+    {"POPCNT_GPR64_GPR64", U1(P(0) | P(3))},
+    {"LEA_GPR64_M64", U1(ZALU)},
+    {"XCHG_GPR64_GPR64", U2(ZALU, ZALU)},
+    {"MOV_GPR64_M64", U1(ZAGU)},
+    {"MOV_M64_GPR64", U1(P(5))},
+    {"ADD_GPR64_M64", U2(ZAGU, ZALU)},
+    {"ADD_M64_GPR64", U3(ZAGU, ZALU, P(5))},
+    {"MULSD_XMM_XMM", U1(FP(0, 1))},
+    {"VFMADD231PD_YMM_YMM_YMM", U1(FP(0, 1))},
+    {"ADDSD_XMM_XMM", U1(FP(2, 3))},
+    {"PSHUFD_XMM_XMM_IMM8", U1(FP(1, 2))},
+    {"VPERMILPS_XMM_XMM_IMM8", U1(FP(1, 2))},
+    {"PADDD_XMM_XMM", U1(FPALL)},
+    {"PXOR_XMM_XMM", U1(FPALL)},
+    {"CVTSI2SD_XMM_GPR64", U2(ZALU, FP(2, 3))},
+    {"DIVSD_XMM_XMM", U3(P(7), P(7), P(7))},
+    {"ROUNDSD_XMM_XMM_IMM8", U2(FP(1, 2), FP(1, 2))},
+    {"MOVQ_GPR64_XMM", U1(P(8))},
+    {"JMP_REL32", 0, {0}, "control flow cannot be benchmarked"},
+    {"CPUID", 0, {0}, "serialising instruction cannot be benchmarked"},
 };
 
 static const struct sim_machine machines[] = {
-	{"overlap", "simulated: overlap", "4 ports, adders competing on a shared port", 4, overlap_ports, 0,
-	 overlap_forms, ARRAY_SIZE(overlap_forms)},
-	{"intel", "simulated: intel", "Skylake-like, 8 ports, 4-wide dispatch", 8, intel_ports, 4, intel_forms,
-	 ARRAY_SIZE(intel_forms)},
-	{"zen", "simulated: zen", "Zen-like, 10 ports, 6-wide dispatch", 10, zen_ports, 6, zen_forms,
-	 ARRAY_SIZE(zen_forms)},
+    {"overlap", "simulated: overlap", "4 ports, adders competing on a shared port", 4,
+     overlap_ports, 0, overlap_forms, ARRAY_SIZE(overlap_forms), NULL, 0},
+    {"intel", "simulated: intel", "Skylake-like, 8 ports, 4-wide dispatch", 8, intel_ports, 4,
+     intel_forms, ARRAY_SIZE(intel_forms), NULL, 0},
+    {"zen", "simulated: zen", "Zen-like, 10 ports, 6-wide dispatch", 10, zen_ports, 6, zen_forms,
+     ARRAY_SIZE(zen_forms), NULL, 0},
 };
 
 const struct sim_machine *sim_machine_at(size_t i)
 {
+	if (i == ARRAY_SIZE(machines))
+		return sim_catalogue();
 	return i < ARRAY_SIZE(machines) ? &machines[i] : NULL;
 }
 
 const struct sim_machine *sim_find(const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(machines); i++)
-		if (!strcmp(machines[i].name, name))
-			return &machines[i];
+	for (size_t i = 0; sim_machine_at(i); i++)
+		if (!strcmp(sim_machine_at(i)->name, name))
+			return sim_machine_at(i);
 	return NULL;
 }
 

@@ -27,9 +27,14 @@ struct sim_machine {
 	unsigned width; /* µops dispatched per cycle, 0 for no limit */
 	const struct sim_form *forms;
 	size_t nforms;
+	/* The forms a build infers first, then maps the others against
+	 * (palmed/infer_map.h); NULL: every form is inferred together. */
+	const char *const *core;
+	size_t ncore;
 };
 
-/* The built-in machines ("tiny", "overlap", "intel", "zen"); NULL if none. */
+/* The built-in machines ("overlap", "intel", "zen", "catalogue"); NULL if
+ * none. */
 const struct sim_machine *sim_find(const char *name);
 /* The i-th built-in machine, NULL past the end. */
 const struct sim_machine *sim_machine_at(size_t i);

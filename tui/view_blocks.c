@@ -131,7 +131,7 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		const struct lift_figures *f = &b->lift[i];
 		tui_print(lines - 1, 0, left, " %.2f cycles x %" PRIu64 " occurrences, covered %.1f%%",
 			  lift_block(b->lr->lift, i)->cycles, b->all[i].occurrences,
-			  f->insns ? 100.0 * (double)f->covered / (double)f->insns : 0.0);
+			  100 * lift_coverage(f));
 		char bn[128];
 		bottlenecks(b, i, bn, sizeof(bn)); /* in full: the column may cut it */
 		tui_print(lines - 1, left + 1, cols - left - 1, " bound by %s", bn);

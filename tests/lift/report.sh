@@ -1,8 +1,10 @@
 #!/bin/sh
 # perpi report with the Palmed columns, on the hand-made run of
 # tests/lift/test_lift.c (its comment derives every figure by hand):
-#   f:         cycles 12.0, IPC 33/12 = 2.75, bottleneck R1, covered 33/44 = 75.0%
-#   whole run: cycles 12.0, IPC 2.75, bottleneck R1, covered 33/46 = 71.7%
+#   f:         cycles 12.0, IPC 33/12 = 2.75, bottleneck R1, covered 33 of the
+#              33 instructions that are not control transfers = 100.0%
+#   whole run: cycles 12.0, IPC 2.75, bottleneck R1, covered 33/33 = 100.0%
+#              (46 instructions, 13 control transfers)
 #   blocks:    0x2000 (10 occurrences, 1.00 cycles each, 10.0 in all, R1) first;
 #              its ILP is 4.00: the hand-made events carry no dependencies, so
 #              each occurrence's 4 instructions all run at step 1
@@ -19,11 +21,11 @@ has() { # has NAME TEXT FILE: FILE has a line containing TEXT
 
 "$PERPI" report -i "$tmp/t.data" --model "$tmp/m.json" --blocks > "$tmp/out" 2> "$tmp/err" ||
 	{ echo "FAIL: report --model"; cat "$tmp/err"; fail=1; }
-has f-row '(1 call) :: cycles [12.0] :: IPC [2.75] :: bottleneck [R1] :: covered [75.0%]' "$tmp/out"
-has run-row ':: cycles [12.0] :: IPC [2.75] :: bottleneck [R1] :: covered [71.7%]' "$tmp/out"
+has f-row '(1 call) :: cycles [12.0] :: IPC [2.75] :: bottleneck [R1] :: covered [100.0%]' "$tmp/out"
+has run-row ':: cycles [12.0] :: IPC [2.75] :: bottleneck [R1] :: covered [100.0%]' "$tmp/out"
 grep -q '^whole run .*:: cycles' "$tmp/out" || { echo "FAIL: whole-run row"; fail=1; }
 first=$(grep -A2 '^address' "$tmp/out" | sed -n 2p | tr -s ' ')
-[ "$first" = "0x2000 f 10 4 4.00 1.00 10.0 R1 75.0%" ] || { echo "FAIL: first block: '$first'"; fail=1; }
+[ "$first" = "0x2000 f 10 4 4.00 1.00 10.0 R1 100.0% " ] || { echo "FAIL: first block: '$first'"; fail=1; }
 [ -s "$tmp/err" ] && { echo "FAIL: unexpected stderr:"; cat "$tmp/err"; fail=1; }
 
 # JSON: the same figures.
@@ -34,16 +36,35 @@ f = [x for x in d["functions"] if x["name"] == "f"][0]["palmed"]
 t = d["totals"]["palmed"]
 assert abs(f["cycles"] - 12) < 1e-9 and abs(f["ipc"] - 2.75) < 1e-9, f
 assert f["bottleneck"] == "R1" and f["covered"] == 33 and f["instructions"] == 44, f
-assert t["covered"] == 33 and t["instructions"] == 46 and abs(t["coverage"] - 33 / 46) < 1e-9, t
+assert t["covered"] == 33 and t["instructions"] == 46 and t["control"] == 13, t
+assert abs(t["coverage"] - 1) < 1e-9 and t["uncovered"] == [], t
 b = d["palmed"]["blocks"][0]
 assert b["address"] == "0x2000" and b["occurrences"] == 10 and b["bottlenecks"] == ["R1"], b
 assert b["forms"][:3] == ["ADD_GPR64_GPR64", "ADDSD_XMM_XMM", "ADDSD_XMM_XMM"], b
 ' || { echo "FAIL: --json"; fail=1; }
 
+# A model without IMUL (test_lift.c derives it): f is covered 31 of 33
+# (93.9%), 10.25 cycles; the two imuls are named, with the model's reason.
+"$tl" write "$tmp/n.data" "$tmp/n.json" host noimul || { echo "FAIL: writing noimul"; exit 1; }
+"$PERPI" report -i "$tmp/n.data" --model "$tmp/n.json" --blocks > "$tmp/out" 2> "$tmp/err" ||
+	{ echo "FAIL: report --model noimul"; cat "$tmp/err"; fail=1; }
+has noimul-f '(1 call) :: cycles [10.2] :: IPC [3.02] :: bottleneck [R1] :: covered [93.9%] :: uncovered [IMUL_GPR64_GPR64 x2]' "$tmp/out"
+has noimul-header '# uncovered: IMUL_GPR64_GPR64, 2 instructions: refused for this test' "$tmp/out"
+has noimul-header-count '# covered: 31 of the 33 instructions that are not control transfers (93.9%); the 13 control transfers cannot be benchmarked' "$tmp/out"
+grep '^0x200d ' "$tmp/out" | grep -q 'IMUL_GPR64_GPR64 x2$' || { echo "FAIL: block B names IMUL"; cat "$tmp/out"; fail=1; }
+"$PERPI" report -i "$tmp/n.data" --model "$tmp/n.json" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f = [x for x in d["functions"] if x["name"] == "f"][0]["palmed"]
+assert f["uncovered"] == [{"form": "IMUL_GPR64_GPR64", "instructions": 2,
+                           "reason": "refused for this test"}], f
+assert abs(f["coverage"] - 31 / 33) < 1e-9 and f["control"] == 11, f
+' || { echo "FAIL: --json noimul"; fail=1; }
+
 # The default model ($XDG_DATA_HOME/perpi/model.json) is used when present.
 mkdir -p "$tmp/xdg/perpi" && cp "$tmp/m.json" "$tmp/xdg/perpi/model.json"
 XDG_DATA_HOME="$tmp/xdg" "$PERPI" report -i "$tmp/t.data" > "$tmp/out" 2>&1
-has default-model 'covered [75.0%]' "$tmp/out"
+has default-model 'covered [100.0%]' "$tmp/out"
 
 # No model: the report as before, and one line saying how to build one.
 XDG_DATA_HOME="$tmp/none" "$PERPI" report -i "$tmp/t.data" > "$tmp/out" 2> "$tmp/err" ||
@@ -65,7 +86,7 @@ has bad-default-row 'f         :: I [44] :: C [1] :: ILP [44.00] (1 call)' "$tmp
 	{ echo "FAIL: writing the other model"; fail=1; }
 "$PERPI" report -i "$tmp/t.data" --model "$tmp/other.json" > "$tmp/out" 2> "$tmp/err"
 has other-cpu "model was built for CPU 'OtherVendor family 1 model 2: elsewhere'" "$tmp/err"
-has other-cpu-columns 'covered [75.0%]' "$tmp/out"
+has other-cpu-columns 'covered [100.0%]' "$tmp/out"
 
 # A missing or corrupt named model is an error.
 "$PERPI" report -i "$tmp/t.data" --model "$tmp/nosuch.json" > /dev/null 2> "$tmp/err"

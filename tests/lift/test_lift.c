@@ -25,14 +25,23 @@
  *   B = 2 IMUL + ADD (+ ret, uncovered):  R0 0.75, R1 0,   R2 2.0 -> 2.0, bound by R2
  *   M1, M2: nothing covered                                        -> 0
  * f (one call): A x10 + B x1 = 10 x 1.0 + 2.0 = 12.0 cycles;
- *   instructions 10 x 4 + 4 = 44, covered 10 x 3 + 3 = 33 (75.0%),
+ *   instructions 10 x 4 + 4 = 44, of them 11 control transfers (jne x10,
+ *   ret), covered 10 x 3 + 3 = 33: 33 of the 33 others (100.0%);
  *   IPC = 33 / 12 = 2.75; R1 bounds 10 of the 12 cycles: bottleneck R1.
- * Whole run: 46 instructions (M1, M2 too), 33 covered (71.7%), 12.0 cycles.
+ * Whole run: 46 instructions (M1, M2 too), 13 control transfers (call and
+ * hlt too), 33 covered (100.0%), 12.0 cycles.
+ *
+ * The same model without IMUL (unmapped, "refused for this test"): B = ADD
+ * alone, R0 0.25 -> 0.25; f = 10 x 1.0 + 0.25 = 10.25 cycles, covered 31
+ * of 33 (93.9%), IPC 31 / 10.25 = 3.02; uncovered: IMUL_GPR64_GPR64, 2
+ * instructions, with that reason; block A uncovers nothing.
  *
  * usage: test_lift                     run the checks
- *        test_lift write DATA MODEL CPU write the run as a perpi.data and
- *                                      the model (CPU "host": this one),
- *                                      for tests/lift/report.sh */
+ *        test_lift write DATA MODEL CPU [noimul]
+ *                                      write the run as a perpi.data and
+ *                                      the model (CPU "host": this one;
+ *                                      noimul: without IMUL), for
+ *                                      tests/lift/report.sh */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -125,7 +134,7 @@ static int run(perpi_event_fn fn, void *ctx)
 	return 0;
 }
 
-static int write_model(const char *path, const char *cpu)
+static int write_model(const char *path, const char *cpu, int noimul)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -137,13 +146,17 @@ static int write_model(const char *path, const char *cpu)
 		" \"forms\": [\n"
 		"  {\"form\": \"ADDSD_XMM_XMM\", \"cycles\": 0.5, \"usage\": {\"R1\": 0.5}},\n"
 		"  {\"form\": \"ADD_GPR64_GPR64\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
-		"  {\"form\": \"IMUL_GPR64_GPR64\", \"cycles\": 1, "
-		"\"usage\": {\"R0\": 0.25, \"R2\": 1}},\n"
+		"%s"
 		"  {\"form\": \"MOV_GPR32_IMM32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
 		"  {\"form\": \"DEC_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
 		"  {\"form\": \"XOR_GPR32_SAME\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}}],\n"
-		" \"unmapped\": [], \"measurements\": []}\n",
-		cpu);
+		" \"unmapped\": [%s], \"measurements\": []}\n",
+		cpu,
+		noimul ? ""
+		       : "  {\"form\": \"IMUL_GPR64_GPR64\", \"cycles\": 1, "
+			 "\"usage\": {\"R0\": 0.25, \"R2\": 1}},\n",
+		noimul ? "{\"form\": \"IMUL_GPR64_GPR64\", \"reason\": \"refused for this test\"}"
+		       : "");
 	return fclose(f);
 }
 
@@ -153,7 +166,7 @@ static const char *fn_name(void *ctx, uint64_t addr, uint64_t *offset)
 	return addr >= 0x2000 ? "f" : "main";
 }
 
-static int write_files(const char *data, const char *model, const char *cpu)
+static int write_files(const char *data, const char *model, const char *cpu, int noimul)
 {
 	char *host = model_host_cpu();
 	struct trace_meta_entry meta[] = {{"program", "lift-hand-made"}};
@@ -161,29 +174,62 @@ static int write_files(const char *data, const char *model, const char *cpu)
 	struct trace_writer *w = trace_writer_open(data, meta, 1, &sym);
 	struct trace_end end = {TRACE_END_EXITED, 0, 0};
 	int rc = !w || run(trace_writer_event, w) < 0 || trace_writer_close(w, &end) < 0 ||
-		 write_model(model, strcmp(cpu, "host") ? cpu : host) < 0;
+		 write_model(model, strcmp(cpu, "host") ? cpu : host, noimul) < 0;
 	if (rc)
 		fprintf(stderr, "perpi: test_lift: %s\n", perpi_error());
 	free(host);
 	return rc;
 }
 
+/* The same run with the model without IMUL (the comment at the top). */
+static void check_noimul(const char *path, const struct blocks *b)
+{
+	struct model *m;
+	struct lift_figures f;
+	struct lift_uncovered *u;
+	char *host = model_host_cpu();
+	if (write_model(path, host, 1) < 0 || model_load(path, &m) < 0) {
+		printf("FAIL: the model without IMUL: %s\n", perpi_error());
+		failures++;
+		free(host);
+		return;
+	}
+	unlink(path);
+	free(host);
+	struct lift *l = lift_new(m, b);
+	lift_function(l, 0x2000, &f);
+	check_num("no IMUL: f cycles", f.cycles, 10.25);
+	check_num("no IMUL: f covered", f.covered, 31);
+	check_num("no IMUL: f coverage", lift_coverage(&f), 31.0 / 33);
+	size_t n = lift_uncovered_forms(l, LIFT_FUNCTION, 0x2000, &u);
+	check_num("no IMUL: f uncovered forms", n, 1);
+	if (n == 1) {
+		check_str("no IMUL: the form", u[0].form, "IMUL_GPR64_GPR64");
+		check_num("no IMUL: its instructions", u[0].count, 2);
+		check_str("no IMUL: why", u[0].reason, "refused for this test");
+	}
+	free(u);
+	check_num("no IMUL: block A uncovered", lift_uncovered_forms(l, LIFT_BLOCK, 2, &u), 0);
+	free(u);
+	lift_delete(l);
+	model_delete(m);
+}
+
 int main(int argc, char **argv)
 {
 	make_insns();
-	if (argc == 5 && !strcmp(argv[1], "write"))
-		return write_files(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "write"))
+		return write_files(argv[2], argv[3], argv[4], argc == 6);
 
 	char path[] = "/tmp/perpi-lift-model-XXXXXX";
 	int fd = mkstemp(path);
 	char *host = model_host_cpu();
 	struct model *m;
-	if (fd < 0 || write_model(path, host) < 0 || model_load(path, &m) < 0) {
+	if (fd < 0 || write_model(path, host, 0) < 0 || model_load(path, &m) < 0) {
 		printf("FAIL: the hand-written model: %s\n", perpi_error());
 		return 1;
 	}
 	close(fd);
-	unlink(path);
 	free(host);
 
 	struct blocks *b = blocks_new();
@@ -220,14 +266,23 @@ int main(int argc, char **argv)
 	check_num("f IPC", f.covered / f.cycles, 2.75);
 	check_str("f bottleneck", f.bottleneck >= 0 ? m->res[f.bottleneck].name : NULL, "R1");
 
+	check_num("f control transfers", f.control, 11);
+	check_num("f coverage", lift_coverage(&f), 1.0);
+
 	lift_total(l, &f);
 	check_num("run cycles", f.cycles, 12.0);
 	check_num("run instructions", f.insns, 46);
 	check_num("run covered", f.covered, 33);
+	check_num("run control transfers", f.control, 13);
+	check_num("run coverage", lift_coverage(&f), 1.0);
+	struct lift_uncovered *u;
+	check_num("run uncovered forms", lift_uncovered_forms(l, LIFT_RUN, 0, &u), 0);
+	free(u);
 
 	lift_delete(l);
-	blocks_delete(b);
 	model_delete(m);
+	check_noimul(path, b);
+	blocks_delete(b);
 	if (!failures)
 		printf("PASS: lift: hand-written model, blocks and function figures\n");
 	return failures ? 1 : 0;

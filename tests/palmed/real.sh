@@ -51,7 +51,7 @@ if [ $? -eq 124 ]; then
 fi
 cat "$tmp/eval.out"
 echo "build and evaluation took $(($(date +%s) - start)) s"
-rms=$(awk '$1 == "palmed" { sub("%", "", $4); print $4 }' "$tmp/eval.out")
+rms=$(awk '$1 == "palmed" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
 if [ -z "$rms" ]; then
 	echo "FAIL: no evaluation"; exit 1
 fi

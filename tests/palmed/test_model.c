@@ -115,6 +115,8 @@ int main(void)
 		  model_load("test_model_rt.json", &loaded) == 0,
 	      "save and load");
 	predict(loaded, "A^2 B C^3", 3.5, 6 / 3.5, "R1");
+	check(loaded->nmeas == 0 && loaded->meas_count == 1 && model_load_measurements(loaded) == 0,
+	      "the measurements are read when asked for, from the file beside the model");
 	check(!strcmp(loaded->cpu, "test cpu") && loaded->nmeas == 1 &&
 		  loaded->meas[0].cycles == 1.5 &&
 		  !strcmp(model_unmapped_reason(loaded, "JMP"),
@@ -122,8 +124,19 @@ int main(void)
 		  !strcmp(loaded->res[1].kernel, "C"),
 	      "cpu, measurements, unmapped reasons and saturating kernels survive the round trip");
 	check(model_check_cpu(loaded) == 1, "a model from another CPU is flagged");
+	check(model_measured(loaded, "A B") == 1 && model_measured(loaded, "A") == 0,
+	      "a measured kernel is known as one");
+	model_delete(loaded);
+	FILE *f = fopen("test_model_rt.json.measurements", "w");
+	fprintf(f, "# perpi-palmed-measurements 1: cycles per iteration, kernel\n1.5 A\n");
+	fclose(f);
+	check(model_load("test_model_rt.json", &loaded) == 0 &&
+		  model_load_measurements(loaded) < 0 &&
+		  strstr(perpi_error(), "corrupt measurements"),
+	      "a corrupt file of measurements is an error naming it");
 	model_delete(loaded);
 	remove("test_model_rt.json");
+	remove("test_model_rt.json.measurements");
 
 	char *host = model_host_cpu();
 	free(m->cpu);

@@ -1,0 +1,509 @@
+/* The independent generator: drawing kernels and instantiating them (see
+ * eval_gen.h; the semantics are eval_gen_sem.c, the timing
+ * eval_gen_run.c). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/eval.h"
+#include "palmed/eval_gen_private.h"
+
+#define MIN_BODY 200 /* instructions in the unrolled body, at least */
+#define FRAME 8192   /* the stack frame of the "stack" memory pattern */
+
+static unsigned next(unsigned long long *state, unsigned bound)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((*state >> 33) % bound);
+}
+
+/* Pools: reads from the top of each register file, writes from the rest
+ * in an order of the kernel's own, each write to the register of its pool
+ * written longest ago. Operands read and written (add r, r; an 8-bit
+ * write merges) have a pool of their own, sized to their share of the
+ * writes, so that a chain through a register holds read-modify-writes
+ * only, as few as the registers allow. r12 counts turns, rsi and rdi
+ * point to the read and write halves of the arena. */
+struct pools {
+	int read[3][4], write[3][32];
+	unsigned n_read[3], n_write[3], n_rmw[3], next_rmw[3], next_pure[3];
+	unsigned max_vec, use_zmm, used_k;
+	unsigned pattern;   /* memory: 0 array, 1 indexed, 2 loads from a stack frame */
+	unsigned cursor[2]; /* next displacement, loads and stores */
+};
+
+static const int gpr_order[] = {0, 1, 2, 3, 5, 11, 13, 14, 15, 8, 9, 10};
+
+static void shuffle(int *v, unsigned n, unsigned long long *state)
+{
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = next(state, i);
+		int t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+static unsigned gcd(unsigned a, unsigned b)
+{
+	while (b) {
+		unsigned t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* How many registers of the write pool go to read-modify-writes: all but
+ * as many as a copy has pure writes (4 at least, half the pool at most: a
+ * legacy-SSE write keeps the upper lanes, so the core makes it wait for
+ * the register's last writer), and a number prime to the
+ * read-modify-writes of a copy. Else the rotation falls into step with the kernel: with two of
+ * them a copy (an add, an imul) and four registers, every imul writes the
+ * same two registers and the imuls chain, 1.5 cycles a copy where 1.0 is
+ * the throughput (the training generator's write pool had the same flaw:
+ * docs/BENCHMARKS.md). */
+static void split_pools(struct pools *pl, const unsigned *rmw, const unsigned *pure)
+{
+	for (int c = 0; c < 3; c++) {
+		unsigned n = pl->n_write[c], keep = pure[c] ? (pure[c] < 4 ? 4 : pure[c]) : 0;
+		if (keep > n / 2)
+			keep = n / 2;
+		unsigned r = rmw[c] ? (n > keep ? n - keep : 1) : 0;
+		while (rmw[c] && r > 1 && gcd(r, rmw[c]) != 1)
+			r--;
+		pl->n_rmw[c] = r;
+	}
+}
+
+static int make_pools(const struct eg_form *const *fs, const struct kernel *k, int high,
+		      unsigned long long *state, struct pools *pl)
+{
+	uint32_t implicit = 0;
+	unsigned need[3] = {0}, rmw[3] = {0}, pure[3] = {0};
+	int cl = 0;
+	memset(pl, 0, sizeof(*pl));
+	for (size_t t = 0; t < k->n; t++) {
+		unsigned r[3] = {0};
+		implicit |= fs[t]->implicit_read | fs[t]->implicit_write;
+		for (unsigned i = 0; i < fs[t]->form.n; i++) {
+			int c = eg_class(fs[t]->form.op[i]);
+			cl |= fs[t]->form.op[i] == FORM_CL;
+			if (c >= 0 && fs[t]->access[i] == EG_READ)
+				r[c]++;
+			else if (c >= 0 && fs[t]->access[i] == (EG_READ | EG_WRITE))
+				rmw[c] += k->terms[t].count;
+			else if (c >= 0 && fs[t]->access[i] == EG_WRITE)
+				pure[c] += k->terms[t].count;
+		}
+		for (int c = 0; c < 3; c++)
+			need[c] = r[c] > need[c] ? r[c] : need[c];
+	}
+	if (cl)
+		implicit |= 1u << 1;
+	/* reads: r8-r10, vectors from the top, k7 down */
+	for (unsigned i = 0; i < need[0]; i++)
+		pl->read[0][pl->n_read[0]++] = 8 + (int)i;
+	unsigned nvec = high ? 32 : 16;
+	for (unsigned i = 0; i < need[1]; i++)
+		pl->read[1][pl->n_read[1]++] = (int)(nvec - 1 - i);
+	for (unsigned i = 0; i < need[2]; i++)
+		pl->read[2][pl->n_read[2]++] = 7 - (int)i;
+	for (size_t i = 0; i < ARRAY_SIZE(gpr_order); i++) {
+		int r = gpr_order[i];
+		if (!(implicit & (1u << r)) && !(r >= 8 && r < 8 + (int)need[0]))
+			pl->write[0][pl->n_write[0]++] = r;
+	}
+	for (unsigned v = 0; v + need[1] < nvec; v++)
+		pl->write[1][pl->n_write[1]++] = (int)v;
+	for (int k = 1; k + (int)need[2] < 8; k++)
+		pl->write[2][pl->n_write[2]++] = k;
+	for (int c = 0; c < 3; c++) {
+		if (need[c] && pl->n_write[c] < 2)
+			return perpi_set_error("no register left to write");
+		shuffle(pl->write[c], pl->n_write[c], state);
+	}
+	split_pools(pl, rmw, pure);
+	return 0;
+}
+
+/* The next register to write: read-modify-writes from the first n_rmw of
+ * the pool, pure writes from the others. */
+static int next_write(struct pools *pl, int c, int rmw)
+{
+	unsigned r = pl->n_rmw[c], rest = pl->n_write[c] - r;
+	if (rmw || rest == 0)
+		return pl->write[c][pl->next_rmw[c]++ % (r ? r : pl->n_write[c])];
+	return pl->write[c][r + pl->next_pure[c]++ % rest];
+}
+
+/* A memory operand: loads from the low 2 KiB of each 4 KiB page, stores
+ * from the high 2 KiB (no load shares its low 12 address bits with a
+ * store: the core would wait on a possible dependency), displacements
+ * advancing by the access size; addressed as the kernel's pattern says. */
+static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, int written, int rmw)
+{
+	unsigned size = form_kind_bytes(k), limit = written ? 6144 : 8192;
+	size = size == 0 ? 64 : size == 10 ? 16 : size;
+	/* a read-modify-write of memory a few bytes from the last one waits
+	 * for its store to forward (8 cycles an add byte ptr here): a line
+	 * apart, as a loop over an array of counters would be */
+	if (rmw)
+		size = 64;
+	unsigned v = (pl->cursor[written] + size - 1) / size * size;
+	if (v + size > limit / 2)
+		v = 0;
+	pl->cursor[written] = v + size;
+	unsigned disp = v / 2048 * 4096 + v % 2048 + (written ? 2048 : 0);
+	const char *kw = eg_memory_keyword(k);
+	strbuf_addf(out, "%s%s", kw ? kw : "", kw ? " ptr " : "");
+	/* a stack frame for the loads only: stores to [rsp + ...] beside loads
+	 * from it run at one in 8-18 cycles on this Zen 5 (the core predicts
+	 * that loads from the stack forward from stores to it), which code
+	 * with no such forwarding never meets */
+	if (pl->pattern == 2 && !written)
+		strbuf_addf(out, "[rsp + %u]", disp);
+	else if (pl->pattern == 1 && pl->n_read[0]) /* r8 holds 8: 64 bytes on */
+		strbuf_addf(out, "[%s + r8*8 + %u]", written ? "rdi" : "rsi", disp);
+	else
+		strbuf_addf(out, "[%s + %u]", written ? "rdi" : "rsi", disp);
+}
+
+static void add_instance(struct strbuf *out, const struct eg_form *e, struct pools *pl)
+{
+	unsigned read_at[3] = {0};
+	strbuf_add(out, "\t", 1);
+	for (const char *m = e->form.mnemonic; *m; m++)
+		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
+	for (unsigned i = 0; i < e->form.n; i++) {
+		enum form_kind k = e->form.op[i];
+		int c = eg_class(k);
+		strbuf_addf(out, "%s", i ? ", " : " ");
+		if (c >= 0) {
+			int reg =
+			    e->access[i] & EG_WRITE
+				? next_write(pl, c, e->access[i] & EG_READ)
+				: pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
+			eg_register(out, k, reg);
+			if (c == 1 && (unsigned)reg > pl->max_vec)
+				pl->max_vec = (unsigned)reg;
+			pl->use_zmm |= k == FORM_ZMM || (c == 1 && reg >= 16);
+			pl->used_k |= c == 2 ? 1u << reg : 0;
+		} else if (k >= FORM_M8 && k <= FORM_M512) {
+			add_memory(out, pl, k, (e->access[i] & EG_WRITE) != 0,
+				   e->access[i] == (EG_READ | EG_WRITE));
+		} else if (k == FORM_MEM) {
+			strbuf_addf(out, "[rsi + %u]", 64 * (pl->cursor[0]++ % 16));
+		} else if (k == FORM_CL) {
+			strbuf_addf(out, "cl");
+		} else {
+			strbuf_addf(out, "%s", eg_immediate(k));
+		}
+	}
+	strbuf_add(out, "\n", 1);
+}
+
+/* One copy's instances in an order of the kernel's own (seeded), with a
+ * flag writer that reads no flags right before each instance that reads
+ * and writes them, so that no chain runs through the flags. Returns the
+ * number of instances in order[], or 0 with perpi_error() set. */
+static size_t order_copy(const struct eg_form *const *fs, const struct kernel *k,
+			 unsigned long long *state, size_t *order)
+{
+	size_t n = 0, *pure = xmalloc((kernel_size(k) + 1) * sizeof(size_t)), npure = 0;
+	size_t *rest = xmalloc((kernel_size(k) + 1) * sizeof(size_t)), nrest = 0;
+	for (size_t t = 0; t < k->n; t++)
+		for (unsigned c = 0; c < k->terms[t].count; c++)
+			if (fs[t]->flags_written && !fs[t]->flags_read)
+				pure[npure++] = t;
+			else
+				rest[nrest++] = t;
+	for (size_t i = nrest; i > 1; i--) {
+		size_t j = next(state, (unsigned)i), x = rest[i - 1];
+		rest[i - 1] = rest[j];
+		rest[j] = x;
+	}
+	size_t usedp = 0, need = 0; /* flag writers still owed to readers that write them */
+	for (size_t i = 0; i < nrest; i++)
+		need += fs[rest[i]]->flags_read && fs[rest[i]]->flags_written;
+	for (size_t i = 0; i < nrest; i++) {
+		const struct eg_form *e = fs[rest[i]];
+		if (e->flags_read && e->flags_written) {
+			if (usedp == npure) {
+				free(pure);
+				free(rest);
+				perpi_set_error("%s reads the flags it writes, and too few other "
+						"instructions write them",
+						e->name);
+				return 0;
+			}
+			order[n++] = pure[usedp++];
+			need--;
+		}
+		order[n++] = rest[i];
+		if (npure - usedp > need && next(state, 3) == 0)
+			order[n++] = pure[usedp++];
+	}
+	while (usedp < npure)
+		order[n++] = pure[usedp++];
+	free(pure);
+	free(rest);
+	return n;
+}
+
+static int kernel_forms(struct eval_gen *g, const struct kernel *k, const struct eg_form **fs,
+			int *high)
+{
+	uint32_t reads = 0, writes = 0;
+	*high = g->avx512;
+	for (size_t t = 0; t < k->n; t++) {
+		fs[t] = eg_find(g, k->terms[t].form);
+		if (!fs[t] || !fs[t]->learnt || fs[t]->refused)
+			return perpi_set_error("form %s: %s", k->terms[t].form,
+					       fs[t] && fs[t]->refused ? fs[t]->refused
+								       : "not learnt");
+		for (unsigned i = 0; i < fs[t]->form.n; i++)
+			if (eg_class(fs[t]->form.op[i]) == 1)
+				*high &= fs[t]->high_vectors;
+		reads |= fs[t]->implicit_read;
+		writes |= fs[t]->implicit_write;
+	}
+	if (reads & writes)
+		return perpi_set_error("one form writes an implicit register another reads");
+	return 0;
+}
+
+/* Copies of the kernel in the loop body: MIN_BODY instructions at least,
+ * and a multiple of each read-modify-write pool's size, so that the
+ * rotation ends where it starts and the body's last writes are as far
+ * from the next turn's first reads as the others (unless that makes the
+ * body longer than MAX_BODY). */
+#define MAX_BODY 2048
+static unsigned body_copies(const struct pools *pl, size_t size)
+{
+	unsigned least = (unsigned)((MIN_BODY + size - 1) / size), step = 1;
+	for (int c = 0; c < 3; c++)
+		if (pl->n_rmw[c] > 1)
+			step = step / gcd(step, pl->n_rmw[c]) * pl->n_rmw[c];
+	unsigned copies = (least + step - 1) / step * step;
+	return copies * size <= MAX_BODY ? copies : least;
+}
+
+static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl)
+{
+	strbuf_addf(out,
+		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
+		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
+		    "\tmov r12, rdi\n\tmov rdi, rdx\n",
+		    symbol, symbol, symbol);
+	/* the frame: 64-byte aligned (aligned vector moves), the old rsp kept
+	 * above it, filled with doubles 1.0 as the arena is */
+	if (pl->pattern == 2)
+		strbuf_addf(out,
+			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n"
+			    "\tmov rax, 0x3ff0000000000000\n\txor ecx, ecx\n"
+			    ".L%s_fill:\n\tmov [rsp + rcx*8], rax\n\tinc ecx\n\tcmp ecx, %d\n"
+			    "\tjb .L%s_fill\n",
+			    FRAME + 128, FRAME, symbol, FRAME / 8, symbol);
+	static const int all[] = {0, 1, 2, 3, 5, 8, 9, 10, 11, 13, 14, 15};
+	static const char *const name[] = {"eax", "ecx",  "edx",  "ebx", "",	 "ebp",
+					   "",	  "",	  "r8d",  "r9d", "r10d", "r11d",
+					   "",	  "r13d", "r14d", "r15d"};
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		strbuf_addf(out, "\tmov %s, %d\n", name[all[i]],
+			    all[i] == 8 && pl->pattern == 1 ? 8 : 1);
+}
+
+static void add_state_init(struct strbuf *out, const struct pools *pl, const struct eval_gen *g,
+			   int any_vec)
+{
+	for (unsigned i = 0; any_vec && i <= pl->max_vec; i++) {
+		if (pl->use_zmm)
+			strbuf_addf(out, "\tvmovups zmm%u, zmmword ptr [rsi]\n", i);
+		else if (g->avx)
+			strbuf_addf(out, "\tvmovups ymm%u, ymmword ptr [rsi]\n", i);
+		else
+			strbuf_addf(out, "\tmovups xmm%u, xmmword ptr [rsi]\n", i);
+	}
+	for (int i = 1; i < 8; i++)
+		if (pl->used_k & (1u << i))
+			strbuf_addf(out, "\tkxnorw k%d, k0, k0\n", i);
+}
+
+int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symbol,
+		    struct strbuf *out, unsigned *copies)
+{
+	const struct eg_form **fs = xcalloc(k->n + 1, sizeof(*fs));
+	unsigned long long state = 0x243f6a8885a308d3ULL;
+	char *spec = kernel_to_string(k);
+	for (const char *c = spec; *c; c++) /* FNV-1a: the kernel's own seed */
+		state = (state ^ (unsigned char)*c) * 1099511628211ULL;
+	free(spec);
+	size_t size = kernel_size(k), *order = xmalloc((2 * size + 1) * sizeof(size_t));
+	struct pools pl;
+	int high, rc = kernel_forms(g, k, fs, &high);
+	if (rc == 0)
+		rc = make_pools(fs, k, high, &state, &pl);
+	struct strbuf body;
+	strbuf_init(&body);
+	pl.pattern = next(&state, 3);
+	*copies = rc == 0 ? body_copies(&pl, size) : 1;
+	for (unsigned c = 0; rc == 0 && c < *copies; c++) {
+		size_t n = order_copy(fs, k, &state, order);
+		if (n == 0)
+			rc = -1;
+		for (size_t i = 0; i < n; i++)
+			add_instance(&body, fs[order[i]], &pl);
+	}
+	int any_vec = 0;
+	for (size_t t = 0; t < k->n && rc == 0; t++)
+		for (unsigned i = 0; i < fs[t]->form.n; i++)
+			any_vec |= eg_class(fs[t]->form.op[i]) == 1;
+	if (rc == 0) {
+		add_prologue(out, symbol, &pl);
+		add_state_init(out, &pl, g, any_vec);
+		strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r12\n\tjnz .L%s_loop\n", symbol,
+			    body.buf ? body.buf : "", symbol);
+		if (pl.pattern == 2)
+			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", FRAME);
+		if (g->avx)
+			strbuf_addf(out, "\tvzeroupper\n");
+		strbuf_addf(out,
+			    "\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n\tpop rbp\n\tpop rbx\n"
+			    "\tret\n\t.size %s, .-%s\n",
+			    symbol, symbol);
+	}
+	strbuf_done(&body);
+	free(fs);
+	free(order);
+	return rc;
+}
+
+char *eval_gen_asm(struct eval_gen *g, const struct kernel *k)
+{
+	struct strbuf s;
+	unsigned copies;
+	strbuf_init(&s);
+	strbuf_addf(&s, ".intel_syntax noprefix\n");
+	if (eval_gen_kernel(g, k, "perpi_eval", &s, &copies) < 0) {
+		strbuf_done(&s);
+		return NULL;
+	}
+	return s.buf;
+}
+
+enum { ROLE_LOAD, ROLE_STORE, ROLE_OP, ROLE_COUNT };
+
+/* What a form does in a loop body, and on which register file (0 GPR,
+ * 1 vector). */
+static int role_of(const struct eg_form *e, int *file)
+{
+	int reads = 0, writes = 0;
+	*file = 0;
+	for (unsigned i = 0; i < e->form.n; i++) {
+		if (e->form.op[i] >= FORM_M8 && e->form.op[i] <= FORM_M512) {
+			reads |= e->access[i] & EG_READ;
+			writes |= (e->access[i] & EG_WRITE) != 0;
+		}
+		if (eg_class(e->form.op[i]) == 1)
+			*file = 1;
+	}
+	return writes ? ROLE_STORE : reads ? ROLE_LOAD : ROLE_OP;
+}
+
+/* The usable forms by role and register file. */
+struct roles {
+	const char **v[ROLE_COUNT][2];
+	size_t n[ROLE_COUNT][2];
+	const char **all;
+	size_t nall;
+};
+
+static void roles_init(const struct eval_gen *g, struct roles *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->all = xmalloc((g->n + 1) * sizeof(char *));
+	for (int a = 0; a < ROLE_COUNT; a++)
+		for (int f = 0; f < 2; f++)
+			r->v[a][f] = xmalloc((g->n + 1) * sizeof(char *));
+	for (size_t i = 0; i < g->n; i++) {
+		int file, role;
+		/* non-temporal stores bypass the caches: their cost is the
+		 * memory's bandwidth (one in 2-20 cycles here, by the other
+		 * stores' pattern), no core resource's; held out of the draws */
+		if (!g->f[i].learnt || g->f[i].refused || !strncmp(g->f[i].name, "MOVNT", 5) ||
+		    !strncmp(g->f[i].name, "VMOVNT", 6))
+			continue;
+		role = role_of(&g->f[i], &file);
+		r->v[role][file][r->n[role][file]++] = g->f[i].name;
+		r->all[r->nall++] = g->f[i].name;
+	}
+}
+
+static void roles_done(struct roles *r)
+{
+	for (int a = 0; a < ROLE_COUNT; a++)
+		for (int f = 0; f < 2; f++)
+			free(r->v[a][f]);
+	free(r->all);
+}
+
+static void add_some(struct kernel *k, const char **v, size_t n, unsigned lo, unsigned hi,
+		     unsigned long long *state)
+{
+	unsigned count = lo + next(state, hi - lo + 1);
+	for (unsigned i = 0; i < count && n; i++)
+		kernel_add(k, v[next(state, (unsigned)n)], 1);
+}
+
+/* A loop body: loads, stores and operations of one register file, the
+ * pointer increment and the compare of the loop (the branch is the
+ * harness's own). */
+static void loop_shape(const struct eval_gen *g, const struct roles *r, struct kernel *k,
+		       unsigned long long *state)
+{
+	int file = r->n[ROLE_OP][1] && next(state, 2);
+	add_some(k, (const char **)r->v[ROLE_LOAD][file], r->n[ROLE_LOAD][file], 1, 3, state);
+	add_some(k, (const char **)r->v[ROLE_STORE][file], r->n[ROLE_STORE][file], 0, 2, state);
+	add_some(k, (const char **)r->v[ROLE_OP][file], r->n[ROLE_OP][file], 2, 6, state);
+	if (eg_find(g, "ADD_GPR64_IMM8") && !eg_find(g, "ADD_GPR64_IMM8")->refused)
+		kernel_add(k, "ADD_GPR64_IMM8", 1);
+	if (eg_find(g, "CMP_GPR64_GPR64") && !eg_find(g, "CMP_GPR64_GPR64")->refused)
+		kernel_add(k, "CMP_GPR64_GPR64", 1);
+}
+
+void eval_gen_draw(const struct eval_gen *g, unsigned seed, size_t count,
+		   const struct model *exclude, struct kernel *kernels, const char **shapes)
+{
+	unsigned long long state = 0x13198a2e03707344ULL ^ seed;
+	struct roles r;
+	size_t made = 0, tries = 0;
+	roles_init(g, &r);
+	while (made < count && r.nall) {
+		struct kernel *k = &kernels[made];
+		int loop = made % 2 == 1;
+		kernel_init(k);
+		if (loop)
+			loop_shape(g, &r, k, &state);
+		if (kernel_size(k) < 2) { /* no loop of that file: a uniform mix */
+			kernel_done(k);
+			loop = 0;
+			size_t want = 2 + next(&state, 4);
+			while (k->n < want && k->n < r.nall)
+				kernel_add(k, r.all[next(&state, (unsigned)r.nall)], 0);
+			for (size_t t = 0; t < k->n; t++)
+				k->terms[t].count = 1 + next(&state, 4);
+		}
+		char *spec = kernel_to_string(k);
+		if ((k->n == 0 || eval_model_measured(exclude, spec)) && ++tries < 100 * count) {
+			kernel_done(k);
+		} else {
+			shapes[made] = loop ? "loop" : "uniform";
+			made++;
+		}
+		free(spec);
+	}
+	roles_done(&r);
+}

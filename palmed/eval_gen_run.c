@@ -1,0 +1,168 @@
+/* Timing the independent generator's kernels: its own code, assembled
+ * and linked into a shared object, run by the benchmark harness (the one
+ * part it shares with the training generator: the clock and its
+ * disturbance checks). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/bench.h"
+#include "palmed/eval_gen_private.h"
+#include "palmed/harness.h"
+
+#define SLICE 32	/* kernels per shared object */
+#define MAX_SPREAD 0.05 /* as the inference asks of its measurements */
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the clean samples, or -1 with the reason. */
+static int summarise(const struct harness_output *o, double *cycles, char **error)
+{
+	double *v = xmalloc((o->n + 1) * sizeof(double));
+	unsigned n = 0;
+	for (unsigned i = 0; i < o->n; i++)
+		if (o->clean[i])
+			v[n++] = o->samples[i];
+	int rc = 0;
+	if (o->status < 0) {
+		*error = xasprintf("%s", o->error);
+		rc = -1;
+	} else if (n < 3) {
+		*error = xstrdup("fewer than 3 repetitions undisturbed by the host");
+		rc = -1;
+	} else {
+		qsort(v, n, sizeof(double), by_value);
+		*cycles = v[n / 2];
+		double spread = (v[3 * n / 4] - v[n / 4]) / *cycles;
+		if (spread > MAX_SPREAD) {
+			*error = xasprintf("repetitions spread by %.0f%%", 100 * spread);
+			rc = -1;
+		}
+	}
+	free(v);
+	return rc;
+}
+
+static void config(struct harness_config *hc)
+{
+	struct bench_options bo;
+	bench_options_default(&bo);
+	memset(hc, 0, sizeof(*hc));
+	hc->measures = bo.num_measures;
+	hc->warmup = bo.warmup;
+	hc->max_attempts = bo.max_attempts;
+	hc->max_spread = bo.max_spread;
+	hc->cpu = bo.cpu;
+	hc->force_tsc = bo.force_tsc;
+	hc->max_seconds = bo.max_seconds;
+}
+
+/* One shared object for ks[0..n): generate, assemble, link, run. */
+static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+		      int *status, char **errors)
+{
+	struct strbuf s;
+	struct harness_job *jobs = xcalloc(n + 1, sizeof(*jobs));
+	char(*symbols)[32] = xcalloc(n + 1, sizeof(*symbols));
+	size_t *of = xcalloc(n + 1, sizeof(size_t)), nj = 0;
+	strbuf_init(&s);
+	strbuf_addf(&s, ".intel_syntax noprefix\n");
+	for (size_t i = 0; i < n; i++) {
+		unsigned copies;
+		snprintf(symbols[nj], sizeof(symbols[0]), "perpi_eval%zu", nj);
+		status[i] = -1;
+		if (eval_gen_kernel(g, &ks[i], symbols[nj], &s, &copies) < 0) {
+			errors[i] = xstrdup(perpi_error());
+			continue;
+		}
+		unsigned body = copies * kernel_size(&ks[i]);
+		jobs[nj].symbol = symbols[nj];
+		jobs[nj].turns = (100000 + body - 1) / body;
+		jobs[nj].divisor = (double)jobs[nj].turns * copies;
+		of[nj++] = i;
+	}
+	char stem[32], *diag = NULL;
+	snprintf(stem, sizeof(stem), "eval%u", g->stem++);
+	struct harness_output *out = xcalloc(nj + 1, sizeof(*out));
+	int rc = nj ? harness_assemble(g->dir, stem, s.buf, &diag) : -1;
+	if (rc == 0)
+		rc = harness_link(g->dir, stem);
+	if (rc == 0) {
+		struct harness_config hc;
+		char *so = xasprintf("%s/%s.so", g->dir, stem);
+		config(&hc);
+		if (!g->worker)
+			g->worker = harness_worker_new();
+		rc = harness_worker_run(g->worker, &hc, so, jobs, nj, out, NULL, NULL);
+		free(so);
+	}
+	for (size_t j = 0; j < nj; j++) {
+		size_t i = of[j];
+		if (rc < 0)
+			errors[i] = xasprintf("%s", perpi_error());
+		else if (summarise(&out[j], &cycles[i], &errors[i]) == 0)
+			status[i] = 0;
+		harness_output_done(&out[j]);
+	}
+	free(diag);
+	free(out);
+	strbuf_done(&s);
+	free(jobs);
+	free(symbols);
+	free(of);
+}
+
+/* Kernels the host disturbed, or whose repetitions spread, are measured
+ * again (twice at most, in one more shared object each time): a busy
+ * spell passes, a kernel that always spreads stays refused. */
+static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+		  int *status, char **errors, const volatile sig_atomic_t *stop)
+{
+	size_t *idx = xmalloc((n + 1) * sizeof(size_t));
+	struct kernel *again = xcalloc(n + 1, sizeof(*again));
+	for (int round = 0; round < 2 && !(stop && *stop); round++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (status[i] < 0 && errors[i] &&
+			    (strstr(errors[i], "spread") || strstr(errors[i], "undisturbed")))
+				again[m] = ks[i], idx[m++] = i;
+		for (size_t at = 0; at < m && !(stop && *stop); at += SLICE) {
+			size_t k = m - at < SLICE ? m - at : SLICE;
+			double c[SLICE];
+			int st[SLICE];
+			char *er[SLICE] = {0};
+			run_slice(g, again + at, k, c, st, er);
+			for (size_t j = 0; j < k; j++) {
+				size_t i = idx[at + j];
+				free(errors[i]);
+				errors[i] = er[j];
+				status[i] = st[j];
+				cycles[i] = c[j];
+			}
+		}
+	}
+	free(idx);
+	free(again); /* the kernels themselves are ks's */
+}
+
+void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+		      int *status, char **errors, const volatile sig_atomic_t *stop)
+{
+	size_t at = 0;
+	for (; at < n && !(stop && *stop); at += SLICE)
+		run_slice(g, ks + at, n - at < SLICE ? n - at : SLICE, cycles + at, status + at,
+			  errors + at);
+	if (at > n)
+		at = n;
+	retry(g, ks, at, cycles, status, errors, stop);
+	for (; at < n; at++) {
+		status[at] = -1;
+		errors[at] = xstrdup("interrupted");
+	}
+}

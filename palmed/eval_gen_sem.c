@@ -1,0 +1,418 @@
+/* The independent generator's knowledge of forms: one instance of each,
+ * assembled with GNU as and decoded by perpi's x86 layer (the tracer's),
+ * not by the training generator's Zydis probing. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/eval_gen_private.h"
+#include "palmed/harness.h"
+#include "palmed/lift.h"
+#include "tracer/x86.h"
+
+static const char *const gpr[4][16] = {
+    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
+     "r13b", "r14b", "r15b"},
+    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
+     "r14w", "r15w"},
+    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+     "r13d", "r14d", "r15d"},
+    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+     "r14", "r15"},
+};
+
+int eg_class(enum form_kind k)
+{
+	if (k >= FORM_GPR8 && k <= FORM_GPR64)
+		return 0;
+	if (k == FORM_XMM || k == FORM_YMM || k == FORM_ZMM)
+		return 1;
+	return k == FORM_K ? 2 : -1;
+}
+
+void eg_register(struct strbuf *out, enum form_kind k, int reg)
+{
+	if (eg_class(k) == 0)
+		strbuf_addf(out, "%s", gpr[k - FORM_GPR8][reg]);
+	else if (eg_class(k) == 1)
+		strbuf_addf(out, "%cmm%d", "xyz"[k - FORM_XMM], reg);
+	else
+		strbuf_addf(out, "k%d", reg);
+}
+
+/* Not the training generator's values: small enough for every shift and
+ * selector, odd so that a lane selector picks the upper lane as compiled
+ * code does (vextracti128 ..., 1: the lower one is a plain move, twice as
+ * fast), and not 1 (a shift by 1 has an encoding, and a form, of its own). */
+const char *eg_immediate(enum form_kind k)
+{
+	switch (k) {
+	case FORM_IMM8:
+		return "5";
+	case FORM_IMM16:
+		return "0x2345";
+	case FORM_IMM32:
+		return "0x23456";
+	case FORM_IMM64:
+		return "0x23456789abc";
+	case FORM_ONE:
+		return "1";
+	default:
+		return NULL;
+	}
+}
+
+const char *eg_memory_keyword(enum form_kind k)
+{
+	static const char *const kw[] = {"byte",  "word",    "dword",	"qword",
+					 "tbyte", "xmmword", "ymmword", "zmmword"};
+	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
+}
+
+const struct eg_form *eg_find(const struct eval_gen *g, const char *name)
+{
+	size_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(g->f[mid].name, name);
+		if (c == 0)
+			return &g->f[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* One instance, every register operand a different register (GPRs from
+ * r8 up, vectors from 1 up, or from 17 with high), memory at [rbx + 64]. */
+static int sample(const struct form *f, int high, struct strbuf *out)
+{
+	strbuf_add(out, "\t", 1);
+	for (const char *m = f->mnemonic; *m; m++)
+		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
+	for (unsigned i = 0; i < f->n; i++) {
+		enum form_kind k = f->op[i];
+		strbuf_addf(out, "%s", i ? ", " : " ");
+		if (eg_class(k) >= 0) {
+			eg_register(out, k,
+				    eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
+		} else if (k >= FORM_M8 && k <= FORM_M512) {
+			const char *kw = eg_memory_keyword(k);
+			strbuf_addf(out, "%s%s[rbx + 64]", kw ? kw : "", kw ? " ptr " : "");
+		} else if (k == FORM_MEM) {
+			strbuf_addf(out, "[rbx + 64]");
+		} else if (k == FORM_CL) {
+			strbuf_addf(out, "cl");
+		} else if (eg_immediate(k)) {
+			strbuf_addf(out, "%s", eg_immediate(k));
+		} else {
+			return perpi_set_error("operand kind %s: not generated", form_kind_name(k));
+		}
+	}
+	strbuf_add(out, "\n", 1);
+	return 0;
+}
+
+static int fetch_xstate(void *ctx, struct x86_xstate *out)
+{
+	memset(out, 0, sizeof(*out));
+	return 0;
+}
+
+/* The register operand i of the low sample, as a unit range. */
+static int operand_access(const struct form *f, unsigned i, const struct perpi_event *ev)
+{
+	int c = eg_class(f->op[i]), access = 0;
+	unsigned first, count = 1;
+	if (c == 0)
+		first = UNIT_GPR + 8 + i;
+	else if (c == 1)
+		first = UNIT_VEC_PART(1 + i, 0), count = 3;
+	else
+		first = UNIT_K + 1 + i;
+	for (unsigned s = 0; s < ev->n_src; s++)
+		access |= ev->src[s] >= first && ev->src[s] < first + count ? EG_READ : 0;
+	for (unsigned d = 0; d < ev->n_dst; d++)
+		access |= ev->dst[d] >= first && ev->dst[d] < first + count ? EG_WRITE : 0;
+	return access;
+}
+
+static int is_operand_unit(const struct form *f, unsigned unit)
+{
+	for (unsigned i = 0; i < f->n; i++) {
+		int c = eg_class(f->op[i]);
+		if ((c == 0 && unit == UNIT_GPR + 8 + i) ||
+		    (c == 1 && unit >= UNIT_VEC_PART(1 + i, 0) &&
+		     unit <= UNIT_VEC_PART(1 + i, 2)) ||
+		    (c == 2 && unit == UNIT_K + 1 + i))
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads what x86_resolve says the instance does into e; refuses what
+ * could not be made free of dependencies. */
+static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
+{
+	uint32_t other_read = 0, other_write = 0;
+	for (unsigned i = 0; i < e->form.n; i++)
+		if (eg_class(e->form.op[i]) >= 0)
+			e->access[i] = (unsigned char)operand_access(&e->form, i, ev);
+	for (unsigned m = 0; m < ev->n_mem; m++)
+		for (unsigned i = 0; i < e->form.n; i++)
+			if (form_kind_is_memory(e->form.op[i]) && e->form.op[i] != FORM_MEM)
+				e->access[i] |= ev->mem[m].write ? EG_WRITE : EG_READ;
+	for (unsigned s = 0; s < ev->n_src; s++) {
+		unsigned u = ev->src[s];
+		if (u < 16 && !is_operand_unit(&e->form, u))
+			e->implicit_read |= 1u << u;
+		else if (UNIT_IS_FLAG(u))
+			e->flags_read = 1;
+		else if (!is_operand_unit(&e->form, u))
+			other_read |= 1;
+	}
+	for (unsigned d = 0; d < ev->n_dst; d++) {
+		unsigned u = ev->dst[d];
+		if (u < 16 && !is_operand_unit(&e->form, u))
+			e->implicit_write |= 1u << u;
+		else if (UNIT_IS_FLAG(u))
+			e->flags_written = 1;
+		else if (!is_operand_unit(&e->form, u))
+			other_write |= 1;
+	}
+	/* rbx holds the sample's address: not an implicit register */
+	e->implicit_read &= ~(1u << 3);
+	if (e->implicit_read & e->implicit_write)
+		e->refused = xstrdup("it reads and writes an implicit register: each instance "
+				     "would wait for the one before");
+	else if (other_read && other_write)
+		e->refused = xstrdup("it reads and writes implicit state (x87, MXCSR...)");
+}
+
+/* The samples GNU as complains about ("x.s:12: Error: ..."); line 1 is
+ * the syntax directive, then each sample takes two lines (itself and the
+ * int3 that ends it): line L is lines[(L - 2) / 2]. */
+static void failed_lines(const char *diag, const char *stem, unsigned char *bad, size_t nlines)
+{
+	char *needle = xasprintf("%s.s:", stem);
+	for (const char *p = diag; p && (p = strstr(p, needle)); p++) {
+		unsigned long line = strtoul(p + strlen(needle), NULL, 10);
+		if (line >= 2 && (line - 2) / 2 < nlines)
+			bad[(line - 2) / 2] = 1;
+	}
+	free(needle);
+}
+
+/* Assembles lines[0..n) (skipping bad ones, and the ones as rejects),
+ * into *bytes. Returns 0, or -1 if as fails for another reason. */
+static int assemble_lines(struct eval_gen *g, char **lines, size_t n, unsigned char *bad,
+			  uint8_t **bytes, size_t *len)
+{
+	for (int round = 0; round < 4; round++) {
+		struct strbuf s;
+		char stem[32], *diag = NULL, *obj;
+		strbuf_init(&s);
+		strbuf_addf(&s, ".intel_syntax noprefix\n");
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&s, "%s", bad[i] ? "\tnop\n\tint3\n" : lines[i]);
+		snprintf(stem, sizeof(stem), "sem%u", g->stem++);
+		int rc = harness_assemble(g->dir, stem, s.buf, &diag);
+		strbuf_done(&s);
+		if (rc == 0) {
+			obj = xasprintf("%s/%s.o", g->dir, stem);
+			rc = harness_text_bytes(obj, bytes, len);
+			free(obj);
+			free(diag);
+			return rc;
+		}
+		unsigned char *was = xmalloc(n + 1);
+		memcpy(was, bad, n);
+		failed_lines(diag ? diag : "", stem, bad, n);
+		int progress = memcmp(was, bad, n) != 0;
+		free(was);
+		free(diag);
+		if (!progress)
+			return -1;
+	}
+	return -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct eg_form *)a)->name, ((const struct eg_form *)b)->name);
+}
+
+/* Decodes the region of one sample (its instructions up to the int3 that
+ * ends it): its form's name in name, the first instruction in insn.
+ * Returns the region's length with the int3. */
+static size_t decode_region(struct x86_decoder *dec, const uint8_t *code, size_t avail,
+			    struct perpi_insn *insn, char *name, size_t size)
+{
+	size_t at = 0, count = 0;
+	struct perpi_insn next;
+	name[0] = '\0';
+	while (at < avail) {
+		struct perpi_insn *d = count ? &next : insn;
+		if (x86_decode(dec, 0x400000 + at, code + at, avail - at, d) < 0 || !d->len)
+			return avail;
+		if (d->len == 1 && code[at] == 0xcc)
+			break;
+		if (count == 0 && lift_insn_form(code, d->len, 0x400000, name, size) < 0)
+			snprintf(name, size, "no form");
+		at += d->len;
+		count++;
+	}
+	if (count > 1)
+		snprintf(name, size, "several instructions");
+	return at + 1;
+}
+
+static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t *code, size_t len,
+		      size_t *at, int assembled_low, int assembled_high)
+{
+	struct perpi_insn insn;
+	struct perpi_event ev;
+	char name[FORM_NAME_MAX];
+	struct user_regs_struct regs;
+	memset(&regs, 0, sizeof(regs));
+	regs.rbx = 0x100000;
+	regs.rcx = 1;
+	struct x86_state st = {&regs, fetch_xstate, NULL};
+	*at += decode_region(dec, code + *at, len - *at, &insn, name, sizeof(name));
+	if (!assembled_low && !e->refused)
+		e->refused = xstrdup("GNU as does not assemble the instance this generator writes");
+	else if (!e->refused && strcmp(name, e->name))
+		e->refused = xasprintf("its instance decodes as %s", name[0] ? name : "nothing");
+	memset(&ev, 0, sizeof(ev));
+	if (!e->refused && x86_resolve(&insn, &st, &ev) < 0)
+		e->refused = xasprintf("perpi's x86 layer cannot resolve it: %s", perpi_error());
+	if (!e->refused)
+		read_semantics(e, &ev);
+	*at += decode_region(dec, code + *at, len - *at, &insn, name, sizeof(name));
+	e->high_vectors = assembled_high && !strcmp(name, e->name);
+}
+
+static void form_free(struct eg_form *e)
+{
+	free(e->name);
+	free(e->refused);
+}
+
+/* The forms to learn, parsed (a name that does not parse, or that the
+ * runner could never time, is refused at once), in g->f sorted. */
+static void add_forms(struct eval_gen *g, const char *const *forms, size_t n)
+{
+	size_t old = g->n, kept = 0;
+	g->f = xrealloc(g->f, (g->n + n + 1) * sizeof(*g->f));
+	for (size_t i = 0; i < n; i++) {
+		g->n = old;
+		int known = eg_find(g, forms[i]) != NULL;
+		g->n = old + kept;
+		if (known)
+			continue;
+		struct eg_form *e = &g->f[old + kept++];
+		memset(e, 0, sizeof(*e));
+		e->name = xstrdup(forms[i]);
+		const char *why;
+		if (form_parse(forms[i], &e->form) < 0)
+			e->refused = xstrdup(perpi_error());
+		else if ((why = form_unsupported_reason(&e->form)))
+			e->refused = xstrdup(why);
+	}
+	g->n = old + kept;
+	qsort(g->f, g->n, sizeof(*g->f), by_name); /* eg_find bisects */
+	size_t out = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		if (out && !strcmp(g->f[out - 1].name, g->f[i].name)) {
+			form_free(&g->f[i]); /* the same new form twice */
+			continue;
+		}
+		g->f[out++] = g->f[i];
+	}
+	g->n = out;
+}
+
+size_t eval_gen_learn(struct eval_gen *g, const char *const *forms, size_t n)
+{
+	size_t nlines = 0, known = 0;
+	add_forms(g, forms, n);
+	char **lines = xcalloc(2 * g->n + 1, sizeof(char *));
+	unsigned char *bad = xcalloc(2 * g->n + 1, 1);
+	size_t *which = xcalloc(g->n + 1, sizeof(size_t)), nwhich = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		struct eg_form *e = &g->f[i];
+		if (e->refused || e->learnt)
+			continue;
+		e->learnt = 1;
+		for (int high = 0; high < 2; high++) {
+			struct strbuf s;
+			strbuf_init(&s);
+			if (sample(&e->form, high, &s) < 0) {
+				e->refused = xstrdup(perpi_error());
+				strbuf_done(&s);
+				break;
+			}
+			strbuf_addf(&s, "\tint3\n");
+			lines[nlines++] = s.buf;
+		}
+		if (!e->refused)
+			which[nwhich++] = i;
+		else if (nlines % 2)
+			free(lines[--nlines]);
+	}
+	uint8_t *code = NULL;
+	size_t len = 0, at = 0;
+	if (nlines && assemble_lines(g, lines, nlines, bad, &code, &len) == 0) {
+		struct x86_decoder *dec = x86_decoder_new();
+		for (size_t w = 0; w < nwhich; w++)
+			learn_one(&g->f[which[w]], dec, code, len, &at, !bad[2 * w],
+				  !bad[2 * w + 1]);
+		x86_decoder_delete(dec);
+	} else {
+		for (size_t w = 0; w < nwhich; w++)
+			g->f[which[w]].refused =
+			    xasprintf("its instances could not be assembled: %s", perpi_error());
+	}
+	for (size_t i = 0; i < nlines; i++)
+		free(lines[i]);
+	for (size_t i = 0; i < g->n; i++)
+		known += !g->f[i].refused;
+	free(lines);
+	free(bad);
+	free(which);
+	free(code);
+	return known;
+}
+
+const char *eval_gen_refused(const struct eval_gen *g, const char *form)
+{
+	const struct eg_form *e = eg_find(g, form);
+	return !e ? "not learnt" : e->refused;
+}
+
+struct eval_gen *eval_gen_new(const char *dir)
+{
+	struct eval_gen *g = xcalloc(1, sizeof(*g));
+	g->dir = xstrdup(dir);
+	__builtin_cpu_init();
+	g->avx = __builtin_cpu_supports("avx2");
+	g->avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+	return g;
+}
+
+void eval_gen_delete(struct eval_gen *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		form_free(&g->f[i]);
+	free(g->f);
+	if (g->worker)
+		harness_worker_delete(g->worker);
+	free(g->dir);
+	free(g);
+}

@@ -1,0 +1,355 @@
+/* The mapping stage: see infer_map.h; the bases are infer_map_bases.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/infer_map_private.h"
+
+/* Forms probed together: the probes of a chunk are one list to measure
+ * (far faster on a real machine), and a chunk bounds the memory. */
+#define CHUNK 128
+/* Copies of a base at most, for a form slower alone than a share of it. */
+#define MAX_COPIES 64
+#define MAX_INSTANCES 64
+
+void infer_map_options_default(struct infer_map_options *o, double tol)
+{
+	o->tol = tol;
+	o->min_margin = 0.2;
+	o->max_base = 32;
+	o->exhaustive = 0;
+	o->max_probes = 24;
+}
+
+/* Measures ks (and logs every measurement in the model). Returns -1 when
+ * interrupted. */
+int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
+		char **errors)
+{
+	size_t done = infer_meter_run(mp->mt, ks, n, cycles, status, errors);
+	for (size_t i = 0; i < done; i++)
+		if (status[i] == 0) {
+			char *spec = kernel_to_string(&ks[i]);
+			model_add_measurement(mp->m, spec, cycles[i]);
+			free(spec);
+			mp->stats->benchmarks++;
+		}
+	return done < n ? perpi_set_error("interrupted") : 0;
+}
+
+void map_batch_init(struct batch *b, size_t n)
+{
+	b->n = n;
+	b->ks = xcalloc(n + 1, sizeof(*b->ks));
+	b->cycles = xcalloc(n + 1, sizeof(double));
+	b->status = xcalloc(n + 1, sizeof(int));
+	b->errors = xcalloc(n + 1, sizeof(char *));
+}
+
+void map_batch_done(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		kernel_done(&b->ks[i]);
+		free(b->errors[i]);
+	}
+	free(b->ks);
+	free(b->cycles);
+	free(b->status);
+	free(b->errors);
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Each form alone; the ones the machine refuses are unmapped with the
+ * reason. */
+static int measure_singles(struct mapping *mp, const char *const *forms, size_t nforms)
+{
+	const char **todo = xmalloc((nforms + 1) * sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < nforms; i++)
+		if (model_form_index(mp->m, forms[i]) < 0 &&
+		    !model_unmapped_reason(mp->m, forms[i]))
+			todo[n++] = forms[i];
+	qsort(todo, n, sizeof(char *), by_string);
+	struct batch b;
+	map_batch_init(&b, n);
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!distinct || strcmp(todo[i], todo[distinct - 1]))
+			todo[distinct++] = todo[i];
+	b.n = distinct;
+	for (size_t i = 0; i < distinct; i++)
+		kernel_add(&b.ks[i], todo[i], 1);
+	mp->stats->forms = (unsigned)distinct;
+	infer_meter_label(mp->mt, "mapping: %zu forms alone", distinct);
+	int rc = map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors);
+	mp->t = xcalloc(distinct + 1, sizeof(*mp->t));
+	for (size_t i = 0; rc == 0 && i < distinct; i++) {
+		if (b.status[i] < 0) {
+			model_add_unmapped(mp->m, todo[i], b.errors[i]);
+			continue;
+		}
+		struct target *t = &mp->t[mp->nt++];
+		t->name = xstrdup(todo[i]);
+		t->single = b.cycles[i];
+		t->upper = xmalloc((mp->core.R + 1) * sizeof(double));
+		t->exact = xmalloc((mp->core.R + 1) * sizeof(double));
+		for (size_t r = 0; r < mp->core.R; r++) {
+			t->upper[r] = INFINITY;
+			t->exact[r] = NAN;
+		}
+	}
+	mp->stats->singles = (unsigned)mp->nt;
+	map_batch_done(&b);
+	free(todo);
+	return rc;
+}
+
+/* The bases, measured; a base the machine refuses is left out. */
+static int measure_bases(struct mapping *mp)
+{
+	struct batch b;
+	map_batch_init(&b, mp->nbases);
+	for (size_t i = 0; i < mp->nbases; i++)
+		map_base_kernel(&mp->core, &mp->bases[i], 1, &b.ks[i]);
+	infer_meter_label(mp->mt, "mapping: %zu base kernels", mp->nbases);
+	int rc = map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors);
+	for (size_t i = 0; i < mp->nbases; i++)
+		mp->bases[i].cycles = b.status[i] == 0 ? b.cycles[i] : 0;
+	mp->stats->bases = (unsigned)mp->nbases;
+	mp->stats->groups = (unsigned)mp->ngroups;
+	map_batch_done(&b);
+	return rc;
+}
+
+/* A base whose group is hardly the bottleneck (two resources the noise
+ * made nearly equal, one inside the group and one out) would time the
+ * probed form's own bottleneck, not the group's: not used. */
+static int probeable(const struct map_base *b)
+{
+	return b->cycles > 0 && b->margin >= 0.1;
+}
+
+/* How many copies of base b and instances of target t: the instances add
+ * a share of the base's cycles below its margin, so no resource outside
+ * its group can become the bottleneck; a form slower alone than that
+ * share is added once to enough copies of the base. */
+static void plan_probe(const struct mapping *mp, size_t t, size_t b, struct probe *p)
+{
+	const struct map_base *base = &mp->bases[b];
+	double share = fmin(0.5, fmax(0.1, 0.8 * base->margin)) * base->cycles;
+	p->target = t;
+	p->base = b;
+	if (mp->t[t].single <= share) {
+		p->copies = 1;
+		p->instances =
+		    (unsigned)fmin(MAX_INSTANCES, fmax(1, floor(share / mp->t[t].single)));
+	} else {
+		p->instances = 1;
+		p->copies = (unsigned)fmin(MAX_COPIES, ceil(mp->t[t].single / share));
+	}
+}
+
+static void probe_kernel(const struct mapping *mp, const struct probe *p, struct kernel *k)
+{
+	map_base_kernel(&mp->core, &mp->bases[p->base], p->copies, k);
+	kernel_add(k, mp->t[p->target].name, p->instances);
+}
+
+/* What probe p (cycles c) says about its target's usage of its base's
+ * group: the usage of the most used resource, 0 below the noise. */
+static void read_probe(struct mapping *mp, const struct probe *p, double c, int group)
+{
+	struct target *t = &mp->t[p->target];
+	const struct map_base *base = &mp->bases[p->base];
+	double before = p->copies * base->cycles, added = c - before;
+	double v = added / p->instances, tol = mp->o->tol;
+	int positive = added > 2 * tol * c && v > tol * t->single;
+	/* the form alone outweighed the base: its own bottleneck timed it */
+	if (p->instances * t->single > before * (1 + base->margin))
+		mp->stats->unreliable++;
+	v = positive ? fmin(v, t->single) : 0;
+	for (size_t a = 0; a < base->nres; a++) {
+		size_t r = base->res[a];
+		if (base->nres == 1)
+			t->exact[r] = v;
+		else
+			t->upper[r] = fmin(t->upper[r], v);
+	}
+	if (group >= 0 && positive && base->nres > 1)
+		t->refine[group] = 1;
+}
+
+/* Palmed's way, to measure what the groups cost: every resource of group
+ * g alone (the group itself for the ones with no base of their own). */
+static size_t plan_every_resource(const struct mapping *mp, size_t t, size_t g, struct probe *p)
+{
+	size_t n = 0, whole = 0;
+	for (size_t a = 0; a < mp->bases[g].nres; a++) {
+		long s = mp->single_of[mp->bases[g].res[a]];
+		if (s >= 0 && probeable(&mp->bases[s]))
+			plan_probe(mp, t, (size_t)s, &p[n++]);
+		else
+			whole = 1;
+	}
+	if (whole && probeable(&mp->bases[g]))
+		plan_probe(mp, t, g, &p[n++]);
+	return n;
+}
+
+/* Probes targets [from, to) against every group, then the groups that
+ * read positive resource by resource. */
+static int probe_chunk(struct mapping *mp, size_t from, size_t to)
+{
+	size_t G = mp->ngroups, cap = (to - from) * (G + mp->core.R) + 1, np = 0;
+	struct probe *p = xmalloc(cap * sizeof(*p));
+	int rc = 0;
+	if (mp->nprobed)
+		cap = (to - from) * mp->nprobed + 1;
+	p = xrealloc(p, cap * sizeof(*p));
+	for (size_t t = from; t < to; t++) {
+		mp->t[t].refine = xcalloc(G + 1, 1);
+		for (size_t k = 0; k < mp->nprobed; k++)
+			plan_probe(mp, t, mp->probed[k], &p[np++]);
+		for (size_t g = 0; g < G && !mp->nprobed; g++)
+			if (mp->o->exhaustive)
+				np += plan_every_resource(mp, t, g, &p[np]);
+			else if (probeable(&mp->bases[g]))
+				plan_probe(mp, t, g, &p[np++]);
+	}
+	for (int round = 0; round < (mp->o->exhaustive || mp->nprobed ? 1 : 2) && rc == 0;
+	     round++) {
+		struct batch b;
+		map_batch_init(&b, np);
+		for (size_t i = 0; i < np; i++)
+			probe_kernel(mp, &p[i], &b.ks[i]);
+		infer_meter_label(mp->mt, "mapping: forms %zu-%zu of %zu, %s", from + 1, to, mp->nt,
+				  round ? "resource by resource" : "against each group");
+		rc = map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors);
+		for (size_t i = 0; rc == 0 && i < np; i++)
+			if (b.status[i] == 0)
+				read_probe(mp, &p[i], b.cycles[i], round ? -1 : (int)p[i].base);
+		mp->stats->probes += (unsigned)np;
+		mp->stats->refined += round ? (unsigned)np : 0;
+		map_batch_done(&b);
+		/* the next round: the resources of the positive groups, alone */
+		size_t next = 0;
+		for (size_t t = from; t < to && !round; t++)
+			for (size_t g = 0; g < G; g++)
+				for (size_t a = 0; mp->t[t].refine[g] && a < mp->bases[g].nres;
+				     a++) {
+					long s = mp->single_of[mp->bases[g].res[a]];
+					if (s >= 0 && probeable(&mp->bases[s]))
+						plan_probe(mp, t, (size_t)s, &p[next++]);
+				}
+		np = next;
+	}
+	free(p);
+	return rc;
+}
+
+/* The usages read, into the model. Returns whether no core resource
+ * explains the form's cycles alone (it needs one of its own). */
+static int add_target(struct mapping *mp, const struct target *t, size_t *index)
+{
+	size_t R = mp->core.R, own = (size_t)-1;
+	double *x = xmalloc((R + 1) * sizeof(double)), top = 0;
+	if (mp->nprobed)
+		map_template_usage(mp, t, mp->probed, mp->nprobed, x);
+	for (size_t r = 0; r < R; r++) {
+		if (!mp->nprobed)
+			x[r] = !isnan(t->exact[r])     ? t->exact[r]
+			       : isfinite(t->upper[r]) ? t->upper[r]
+						       : 0;
+		if (x[r] < mp->o->tol * t->single)
+			x[r] = 0;
+		if (x[r] > top)
+			top = x[r], own = r;
+	}
+	/* the resource that nearly explains the form alone is its bottleneck
+	 * alone, read a little low */
+	int explained = own != (size_t)-1 && top >= t->single * (1 - fmax(7.5 * mp->o->tol, 1e-9));
+	if (explained)
+		x[own] = t->single;
+	*index = model_add_form(mp->m, t->name, t->single);
+	for (size_t r = 0; r < R; r++)
+		model_set_rho(mp->m, *index, r, x[r]);
+	free(x);
+	return !explained;
+}
+
+static void mapping_done(struct mapping *mp)
+{
+	for (size_t i = 0; i < mp->nt; i++) {
+		free(mp->t[i].name);
+		free(mp->t[i].upper);
+		free(mp->t[i].exact);
+		free(mp->t[i].refine);
+	}
+	free(mp->t);
+	map_bases_free(mp->bases, mp->nbases);
+	free(mp->probed);
+	free(mp->single_of);
+	map_core_done(&mp->core);
+}
+
+static void dump_bases(const struct mapping *mp)
+{
+	for (size_t b = 0; b < mp->nbases; b++) {
+		struct kernel k;
+		fprintf(stderr, "base %zu%s: T %.3f margin %.3f:", b,
+			b < mp->ngroups ? " (group)" : "", mp->bases[b].T, mp->bases[b].margin);
+		for (size_t a = 0; a < mp->bases[b].nres; a++)
+			fprintf(stderr, " R%zu", mp->bases[b].res[a]);
+		kernel_init(&k);
+		map_base_kernel(&mp->core, &mp->bases[b], 1, &k);
+		char *spec = kernel_to_string(&k);
+		fprintf(stderr, " [%s]\n", spec);
+		free(spec);
+		kernel_done(&k);
+	}
+}
+
+int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms, size_t nforms,
+	      const struct infer_map_options *o, struct infer_map_stats *stats)
+{
+	struct mapping mp = {.mt = mt, .m = m, .o = o, .stats = stats};
+	memset(stats, 0, sizeof(*stats));
+	map_core_init(&mp.core, m);
+	stats->core_resources = (unsigned)mp.core.R;
+	mp.single_of = xmalloc((mp.core.R + 1) * sizeof(long));
+	map_make_bases(&mp.core, o, &mp.bases, &mp.nbases, &mp.ngroups, mp.single_of);
+	if (!o->exhaustive && mp.ngroups > o->max_probes) {
+		mp.probed = xmalloc((o->max_probes + 1) * sizeof(size_t));
+		stats->template_mode = 1;
+	}
+	if (getenv("PERPI_MAP_DEBUG")) /* the groups and their bases, for bench/ */
+		dump_bases(&mp);
+	int rc = measure_singles(&mp, forms, nforms);
+	if (rc == 0 && mp.nt)
+		rc = measure_bases(&mp);
+	if (rc == 0 && mp.probed) /* after the bases: a base not measured is not chosen */
+		mp.nprobed = map_choose_probes(&mp, mp.probed, o->max_probes);
+	for (size_t at = 0; rc == 0 && at < mp.nt; at += CHUNK) {
+		size_t to = at + CHUNK < mp.nt ? at + CHUNK : mp.nt;
+		mt->planned =
+		    (unsigned long)(mp.nt - to) * (mp.nprobed ? mp.nprobed : mp.ngroups + 2);
+		rc = probe_chunk(&mp, at, to);
+	}
+	mt->planned = 0;
+	size_t *own = xmalloc((mp.nt + 1) * sizeof(size_t)), nown = 0;
+	for (size_t i = 0; rc == 0 && i < mp.nt; i++)
+		if (add_target(&mp, &mp.t[i], &own[nown]))
+			nown++;
+	if (rc == 0 && nown)
+		rc = map_own_resources(&mp, own, nown);
+	free(own);
+	if (rc == 0)
+		model_sort(m);
+	mapping_done(&mp);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* Palmed's mapping stage (DESIGN.md, "Building a model", step 5): every
+ * form outside the core is placed on the core's resources by measuring it
+ * against kernels that saturate them.
+ *
+ * The core model gives, for a group S of resources, a kernel of core forms
+ * (a base) that loads every resource of S to the same cycles T and every
+ * other resource to at most (1 - margin) T. Adding m instances of form i,
+ * with m c(i) kept below margin x T, cannot make any resource outside S
+ * the bottleneck, so the cycles added are m max over r in S of rho(i,r):
+ * zero tells at once that i uses none of S (a group test), a positive
+ * reading is an upper bound for each of them, and the groups that read
+ * positive are probed again resource by resource. Most forms use few
+ * resources, so a form costs about one probe per group instead of one per
+ * resource. What a form alone takes that no core resource explains
+ * becomes a resource of its own (rho = its cycles alone, always true).
+ * docs/MODEL.md tells what this costs in accuracy. */
+#ifndef PERPI_INFER_MAP_H
+#define PERPI_INFER_MAP_H
+
+#include <stddef.h>
+
+#include "palmed/infer_meter.h"
+#include "palmed/model.h"
+
+struct infer_map_options {
+	double tol;	     /* relative noise of one measurement */
+	double min_margin;   /* a base's margin over every resource outside its group */
+	unsigned max_base;   /* instructions in a base kernel, at most */
+	int exhaustive;	     /* probe every resource alone, as Palmed does (to measure
+			      * what the groups cost) */
+	unsigned max_probes; /* more groups than this: template mode (24) */
+};
+
+void infer_map_options_default(struct infer_map_options *o, double tol);
+
+struct infer_map_stats {
+	unsigned forms;		 /* forms to map */
+	unsigned singles;	 /* of those, measured alone */
+	unsigned groups;	 /* groups of resources probed */
+	unsigned bases;		 /* base kernels measured (groups and single resources) */
+	unsigned probes;	 /* probe kernels measured */
+	unsigned refined;	 /* of those, resource by resource after a positive group */
+	unsigned core_resources; /* of the core model */
+	unsigned own;		 /* forms bounded alone by no core resource */
+	unsigned own_resources;	 /* the resources those forms were given */
+	unsigned unreliable;	 /* readings where the form alone outweighed the base */
+	unsigned benchmarks;	 /* kernels measured in all */
+	int template_mode;	 /* probed against a few resources, the usages combinations of
+				  * the core forms' (infer_map_template.c) */
+};
+
+/* Maps forms (any order; those m already maps are skipped) onto the
+ * resources of the core model m, measuring through mt, and adds them to m
+ * (forms, usages, own resources, unmapped forms with their reasons, every
+ * measurement). Returns 0, or -1 with perpi_error() set ("interrupted"
+ * after a stop request: m is then incomplete). */
+int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms, size_t nforms,
+	      const struct infer_map_options *o, struct infer_map_stats *stats);
+
+#endif

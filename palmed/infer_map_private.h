@@ -1,0 +1,104 @@
+/* What the parts of the mapping stage share (infer_map.c: probing and
+ * reading usages; infer_map_bases.c: the kernels that saturate groups of
+ * the core's resources). Not for use outside palmed/infer_map*.c. */
+#ifndef PERPI_INFER_MAP_PRIVATE_H
+#define PERPI_INFER_MAP_PRIVATE_H
+
+#include "palmed/infer_map.h"
+#include "palmed/kernel.h"
+
+/* The core model as dense arrays. */
+struct map_core {
+	size_t n, R;	/* core forms, resources */
+	char **forms;	/* names, owned */
+	double *single; /* n: cycles alone */
+	double **rho;	/* R rows of n */
+};
+
+/* A kernel of core forms that saturates a group of resources. */
+struct map_base {
+	size_t nres;
+	size_t *res;   /* the group, resource indices */
+	double *sigma; /* n integer multiplicities */
+	double T;      /* the model's cycles: the load of every resource of the group */
+	double margin; /* 1 - (heaviest load outside the group) / T */
+	double cycles; /* measured; 0 when it could not be */
+};
+
+void map_core_init(struct map_core *c, const struct model *m);
+void map_core_done(struct map_core *c);
+
+/* The groups, then the bases of single resources not already a group of
+ * one: *bases (nbases, the caller frees with map_bases_free), the first
+ * *ngroups of them the groups, which partition the resources (unless
+ * there would be more than o->max_probes: the grouping stops one past);
+ * single_of[r] is the base saturating r alone with enough margin, or -1. */
+void map_make_bases(const struct map_core *c, const struct infer_map_options *o,
+		    struct map_base **bases, size_t *nbases, size_t *ngroups, long *single_of);
+void map_bases_free(struct map_base *bases, size_t n);
+
+/* A form being mapped, and what its probes have read. */
+struct target {
+	char *name;
+	double single;
+	double *upper;	       /* per resource: least upper bound read (INFINITY: none) */
+	double *exact;	       /* per resource: read on a base of that resource alone (NAN) */
+	unsigned char *refine; /* per group: read positive, probe its resources one by one */
+};
+
+/* One probe: copies x base + instances x form. */
+struct probe {
+	size_t target, base;
+	unsigned copies, instances;
+};
+
+struct mapping {
+	struct infer_meter *mt;
+	struct model *m;
+	const struct infer_map_options *o;
+	struct infer_map_stats *stats;
+	struct map_core core;
+	struct map_base *bases;
+	size_t nbases, ngroups;
+	long *single_of;
+	struct target *t;
+	size_t nt;
+	/* Template mode (infer_map_template.c): the single-resource bases
+	 * every form is probed against, instead of the groups. */
+	size_t *probed, nprobed;
+};
+
+/* The kernels and results of one list to measure. */
+struct batch {
+	struct kernel *ks;
+	double *cycles;
+	int *status;
+	char **errors;
+	size_t n;
+};
+
+/* Measures ks, logging every measurement in the model. Returns 0, or -1
+ * ("interrupted") after a stop request. */
+int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
+		char **errors);
+void map_batch_init(struct batch *b, size_t n);
+void map_batch_done(struct batch *b);
+
+/* The forms of the model at indices own[0..n) take their cycles alone on
+ * no core resource: the ones whose bottlenecks turn out shared (a kernel
+ * of two of them takes the sum of their cycles) get one resource
+ * together, the others one each. Returns 0, or -1 when interrupted. */
+int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
+
+/* Template mode: up to k single-resource bases (indices into bases) that
+ * cover the core forms, into out; returns how many. */
+size_t map_choose_probes(const struct mapping *mp, size_t *out, size_t k);
+/* Template mode: the usages of t over the core's resources, into x. */
+void map_template_usage(const struct mapping *mp, const struct target *t, const size_t *probed,
+			size_t k, double *x);
+
+/* copies x base, as a kernel (k initialised by the caller). */
+void map_base_kernel(const struct map_core *c, const struct map_base *b, unsigned copies,
+		     struct kernel *k);
+
+#endif

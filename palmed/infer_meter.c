@@ -1,0 +1,146 @@
+/* Measuring in slices, with progress and an estimate of the time left:
+ * see infer_meter.h. */
+#include "palmed/infer_meter.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+/* A slice should take about this long: short enough that a stop request
+ * waits little, long enough that the runner's fixed cost per campaign
+ * (assembling and linking once: 60 ms, several times that on a busy
+ * host) stays small; never fewer than SLICE_MIN kernels, or on a busy host
+ * that cost would eat the time. */
+#define SLICE_SECONDS 1.0
+#define SLICE_MIN 16
+#define SLICE_MAX 256
+/* The estimate of the time left follows about this many kernels. */
+#define RECENT_KERNELS 2000.0
+
+void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
+		      const volatile sig_atomic_t *stop, FILE *progress)
+{
+	mt->ms = ms;
+	mt->stop = stop;
+	mt->progress = progress;
+	mt->tty = progress && isatty(fileno(progress));
+	mt->seconds_per_kernel = 0;
+	mt->recent_seconds = mt->recent_kernels = 0;
+	mt->kernels = 0;
+	mt->planned = 0;
+	mt->last_line = 0;
+	mt->line_open = 0;
+	mt->label[0] = '\0';
+}
+
+int infer_meter_stopped(const struct infer_meter *mt)
+{
+	return mt->stop && *mt->stop;
+}
+
+void infer_meter_eta(const struct infer_meter *mt, unsigned long remaining, char *buf, size_t size)
+{
+	double s = mt->seconds_per_kernel * (double)remaining;
+	if (mt->seconds_per_kernel <= 0 || remaining == 0)
+		snprintf(buf, size, "%s", "");
+	else if (s < 90)
+		snprintf(buf, size, ", about %.0f s left", ceil(s / 5) * 5);
+	else
+		snprintf(buf, size, ", about %.0f min left", ceil(s / 60));
+}
+
+static void slice(const struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
+		  int *status, char **errors)
+{
+	if (mt->ms->cycles_many) {
+		mt->ms->cycles_many(mt->ms->ctx, ks, n, cycles, status, errors);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			status[i] = mt->ms->cycles(mt->ms->ctx, &ks[i], &cycles[i]);
+			errors[i] = status[i] < 0 ? xstrdup(perpi_error()) : NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (status[i] == 0 && !(cycles[i] > 0 && isfinite(cycles[i]))) {
+			status[i] = -1;
+			errors[i] = xasprintf("kernel measured at %g cycles", cycles[i]);
+		}
+}
+
+/* At most a few lines a second, on a terminal only (a log keeps the
+ * stages' summaries). */
+static void show(struct infer_meter *mt, size_t done, size_t n, int force)
+{
+	double now = perpi_now();
+	if (!mt->tty || (!force && now - mt->last_line < 0.25))
+		return;
+	char eta[48], count[48] = "";
+	infer_meter_eta(mt, (unsigned long)(n - done) + mt->planned, eta, sizeof(eta));
+	if (n > 1 && done < n)
+		snprintf(count, sizeof(count), " (%zu/%zu kernels)", done, n);
+	fprintf(mt->progress, "\r\033[Kpalmed: %s%s%s", mt->label, count, eta);
+	fflush(mt->progress);
+	mt->last_line = now;
+	mt->line_open = 1;
+}
+
+void infer_meter_label(struct infer_meter *mt, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(mt->label, sizeof(mt->label), fmt, ap);
+	va_end(ap);
+	show(mt, 0, 0, 0);
+}
+
+void infer_meter_note(struct infer_meter *mt, const char *fmt, ...)
+{
+	if (!mt->progress)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (mt->line_open)
+		fprintf(mt->progress, "\r\033[K");
+	mt->line_open = 0;
+	fprintf(mt->progress, "palmed: ");
+	vfprintf(mt->progress, fmt, ap);
+	fprintf(mt->progress, "\n");
+	fflush(mt->progress);
+	va_end(ap);
+}
+
+size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
+		       int *status, char **errors)
+{
+	size_t done = 0, step = SLICE_MIN * 4;
+	if (mt->seconds_per_kernel > 0)
+		step = (size_t)(SLICE_SECONDS / mt->seconds_per_kernel);
+	while (done < n && !infer_meter_stopped(mt)) {
+		size_t m = step < SLICE_MIN ? SLICE_MIN : step > SLICE_MAX ? SLICE_MAX : step;
+		if (m > n - done)
+			m = n - done;
+		double t0 = perpi_now();
+		slice(mt, ks + done, m, cycles + done, status + done, errors + done);
+		double took = perpi_now() - t0;
+		/* The time and kernels of about the last RECENT_KERNELS kernels,
+		 * each slice weighted by its size: a disturbed spell or a run of
+		 * cached kernels moves the estimate, and a stage's short last
+		 * slice (the runner's fixed cost over a few kernels) hardly. */
+		double keep = exp(-(double)m / RECENT_KERNELS);
+		mt->recent_seconds = keep * mt->recent_seconds + took;
+		mt->recent_kernels = keep * mt->recent_kernels + (double)m;
+		mt->seconds_per_kernel = mt->recent_seconds / mt->recent_kernels;
+		step = (size_t)(SLICE_SECONDS / fmax(mt->seconds_per_kernel, 1e-6));
+		done += m;
+		mt->kernels += m;
+		show(mt, done, n, 0);
+	}
+	for (size_t i = done; i < n; i++) {
+		status[i] = -1;
+		errors[i] = xstrdup("interrupted");
+	}
+	return done;
+}

@@ -1,0 +1,204 @@
+/* The independent evaluation generator (palmed/eval_gen.h) writes loops
+ * whose bodies are what it says, with no dependency the timing would
+ * measure instead of throughput. Checked independently of its code: the
+ * body is assembled by GNU as, decoded instruction by instruction by
+ * perpi's x86 layer and named by lift_insn_form, and two turns of it run
+ * through the ideal-machine engine (ilp/engine.h), which reports every
+ * dependency:
+ * - the body is a whole number of copies of the kernel, form by form;
+ * - no dependency through memory (loads and stores never share a byte);
+ * - a register dependency only between read-modify-writes of one pool
+ *   (at least as far apart as that pool has registers less the other
+ *   read-modify-writes between them: 3 instructions at the least here);
+ * - no chain through the flags longer than two (a compare, then an adc
+ *   reading its carry, then a cmov reading the adc's flags: fine; an adc
+ *   reading another adc's carry would chain the loop);
+ * - a form that reads and writes an implicit register (mul) is refused
+ *   with the reason, and so is a kernel whose flag reader would chain
+ *   through itself (adc with no other flag writer).
+ * Skipped when GNU as is missing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "common/util.h"
+#include "ilp/engine.h"
+#include "palmed/eval_gen.h"
+#include "palmed/form.h"
+#include "palmed/harness.h"
+#include "palmed/lift.h"
+#include "tracer/x86.h"
+
+static int failures;
+static char *dir;
+
+/* The loop body of the generated text, assembled alone. */
+static uint8_t *body_bytes(const char *text, size_t *len)
+{
+	const char *start = strstr(text, "_loop:\n"),
+		   *end = start ? strstr(start, "\tdec r12") : NULL;
+	static unsigned stem;
+	if (!end)
+		return NULL;
+	start += strlen("_loop:\n");
+	char *s = xasprintf(".intel_syntax noprefix\n%.*s", (int)(end - start), start);
+	char name[32], *obj;
+	uint8_t *bytes = NULL;
+	snprintf(name, sizeof(name), "body%u", stem++);
+	obj = xasprintf("%s/%s.o", dir, name);
+	if (harness_assemble(dir, name, s, NULL) < 0 || harness_text_bytes(obj, &bytes, len) < 0)
+		bytes = NULL;
+	free(s);
+	free(obj);
+	return bytes;
+}
+
+static int fetch_xstate(void *ctx, struct x86_xstate *out)
+{
+	memset(out, 0, sizeof(*out));
+	return 0;
+}
+
+#define MAX_INSNS 2048
+
+struct seen {
+	uint64_t n, bad;
+	char why[160];
+	unsigned char flag_depth[MAX_INSNS]; /* by dynamic index: flag readers in a row */
+};
+
+static void observe(void *ctx, const struct engine_step_info *info)
+{
+	struct seen *s = ctx;
+	for (size_t i = 0; i < info->n_deps && info->index < MAX_INSNS; i++) {
+		const struct engine_dep *d = &info->deps[i];
+		if (d->kind == DEP_UNIT && UNIT_IS_FLAG(d->what) &&
+		    s->flag_depth[d->producer] + 1 > s->flag_depth[info->index])
+			s->flag_depth[info->index] = s->flag_depth[d->producer] + 1;
+	}
+	for (size_t i = 0; i < info->n_deps; i++) {
+		const struct engine_dep *d = &info->deps[i];
+		uint64_t dist = info->index - d->producer;
+		int flag = d->kind == DEP_UNIT && UNIT_IS_FLAG(d->what);
+		if (d->kind == DEP_MEMORY || (flag && s->flag_depth[info->index] > 2) ||
+		    (!flag && dist < 3)) {
+			if (!s->bad++)
+				snprintf(s->why, sizeof(s->why),
+					 "%s dependency at distance %llu (%s)",
+					 d->kind == DEP_MEMORY ? "memory"
+					 : flag		       ? "flag"
+							       : "register",
+					 (unsigned long long)dist, info->ev->insn->text);
+		}
+	}
+	s->n++;
+}
+
+/* Decodes the body, checks its forms against k, runs two turns through
+ * the engine. */
+static void check_body(const struct kernel *k, const uint8_t *code, size_t len)
+{
+	struct x86_decoder *dec = x86_decoder_new();
+	struct engine *e = engine_new(NULL);
+	struct seen s = {0};
+	struct user_regs_struct regs;
+	struct kernel got;
+	char *spec = kernel_to_string(k);
+	memset(&regs, 0, sizeof(regs));
+	regs.rsi = 0x100000, regs.rdi = 0x104000, regs.rsp = 0x7f0000, regs.r8 = 8, regs.rcx = 1;
+	struct x86_state st = {&regs, fetch_xstate, NULL};
+	engine_add_observer(e, observe, &s, 1);
+	kernel_init(&got);
+	for (int turn = 0; turn < 2; turn++)
+		for (size_t off = 0; off < len;) {
+			struct perpi_insn insn;
+			struct perpi_event ev;
+			char name[FORM_NAME_MAX];
+			memset(&ev, 0, sizeof(ev));
+			if (x86_decode(dec, 0x400000 + off, code + off, len - off, &insn) < 0 ||
+			    insn.decoder == DECODER_UNKNOWN || x86_resolve(&insn, &st, &ev) < 0 ||
+			    lift_insn_form(code + off, insn.len, insn.addr, name, sizeof(name)) <
+				0) {
+				printf("FAIL %s: the body does not decode at %zu\n", spec, off);
+				failures++;
+				goto out;
+			}
+			if (turn == 0)
+				kernel_add(&got, name, 1);
+			engine_event(e, &ev);
+			off += insn.len;
+		}
+	unsigned copies = kernel_size(&got) / kernel_size(k);
+	int same = copies > 0 && got.n == k->n;
+	for (size_t t = 0; same && t < k->n; t++)
+		same = !strcmp(got.terms[t].form, k->terms[t].form) &&
+		       got.terms[t].count == copies * k->terms[t].count;
+	if (!same || s.bad) {
+		char *g = kernel_to_string(&got);
+		printf("FAIL %s: %s\n", spec, !same ? g : s.why);
+		free(g);
+		failures++;
+	} else {
+		printf("ok %s: %u copies, %llu instructions over two turns, no dependency but "
+		       "the designed ones\n",
+		       spec, copies, (unsigned long long)s.n);
+	}
+out:
+	engine_finish(e);
+	engine_delete(e);
+	x86_decoder_delete(dec);
+	kernel_done(&got);
+	free(spec);
+}
+
+static void check(struct eval_gen *g, const char *spec, const char *refusal)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	const char *forms[8];
+	for (size_t t = 0; t < k.n; t++)
+		forms[t] = k.terms[t].form;
+	eval_gen_learn(g, forms, k.n);
+	char *text = eval_gen_asm(g, &k);
+	size_t len;
+	uint8_t *code;
+	if (refusal) {
+		if (text || !strstr(perpi_error(), refusal)) {
+			printf("FAIL %s: not refused for '%s' (%s)\n", spec, refusal,
+			       text ? "generated" : perpi_error());
+			failures++;
+		} else {
+			printf("ok %s refused: %s\n", spec, perpi_error());
+		}
+	} else if (!text || !(code = body_bytes(text, &len))) {
+		printf("FAIL %s: %s\n", spec, perpi_error());
+		failures++;
+	} else {
+		check_body(&k, code, len);
+		free(code);
+	}
+	free(text);
+	kernel_done(&k);
+}
+
+int main(void)
+{
+	if (system("as --version >/dev/null 2>&1") != 0) {
+		printf("SKIP: no GNU as\n");
+		return 77;
+	}
+	dir = harness_make_dir();
+	struct eval_gen *g = eval_gen_new(dir);
+	check(g, "ADD_GPR64_GPR64^4 IMUL_GPR64_GPR64 MOV_GPR64_M64^2 MOV_M64_GPR64", NULL);
+	check(g, "ADDSD_XMM_XMM^3 MULSD_XMM_M64^2 MOVAPS_M128_XMM", NULL);
+	check(g, "ADC_GPR64_GPR64 CMP_GPR64_GPR64^2 CMOVNE_GPR64_GPR64^2", NULL);
+	check(g, "SETNE_GPR8^2 TEST_GPR64_GPR64 SHL_GPR64_CL", NULL);
+	check(g, "VFMADD231PD_YMM_YMM_YMM^4 VADDPD_YMM_YMM_M256 LEA_GPR64_MEM", NULL);
+	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
+	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
+	eval_gen_delete(g);
+	harness_remove_dir(dir);
+	free(dir);
+	return failures ? 1 : 0;
+}
