@@ -281,7 +281,7 @@ static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t 
 	memset(&regs, 0, sizeof(regs));
 	regs.rbx = 0x100000;
 	regs.rcx = 1;
-	struct x86_state st = {&regs, fetch_xstate, NULL};
+	struct x86_state st = {&regs, fetch_xstate, NULL, 0};
 	*at += decode_region(dec, code + *at, len - *at, &insn, name, sizeof(name));
 	if (!assembled_low && !e->refused)
 		e->refused = xstrdup("GNU as does not assemble the instance this generator writes");
