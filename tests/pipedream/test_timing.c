@@ -20,6 +20,35 @@ static double wall(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The core clock two ways: dependent adds counted against the wall clock,
+ * and the TSC's rate (against the wall clock, over the whole loop) divided
+ * by the calibration's ticks per cycle. A disturbance only ever slows a
+ * chain, so each way takes its fastest of 100 tries. */
+static int clock_agrees(void)
+{
+	double best_chain_hz = 0, best_tpc = 1e30;
+	double w_start = wall();
+	uint64_t s_start = timing_tsc();
+	for (int t = 0; t < 100; t++) {
+		double tpc = timing_calibrate(5);
+		best_tpc = tpc < best_tpc ? tpc : best_tpc;
+		double w0 = wall();
+		for (int i = 0; i < 20; i++)
+			timing_chain_ticks();
+		double chain_hz = 20.0 * TIMING_CHAIN_CYCLES / (wall() - w0);
+		best_chain_hz = chain_hz > best_chain_hz ? chain_hz : best_chain_hz;
+	}
+	double tsc_hz = (double)(timing_tsc() - s_start) / (wall() - w_start);
+	double tsc_core_hz = tsc_hz / best_tpc, ratio = best_chain_hz / tsc_core_hz;
+	printf("core clock: %.3f GHz by chain and wall clock, %.3f GHz by TSC calibration\n",
+	       best_chain_hz / 1e9, tsc_core_hz / 1e9);
+	if (ratio < 0.95 || ratio > 1.05) {
+		printf("the two disagree by %.1f%%\n", 100 * (ratio - 1));
+		return 0;
+	}
+	return 1;
+}
+
 int main(void)
 {
 	cpu_set_t set;
@@ -40,28 +69,14 @@ int main(void)
 		fail = 1;
 	}
 
-	/* The core clock two ways: dependent adds counted against the wall
-	 * clock, and the TSC's rate (against the wall clock, over the whole
-	 * loop) divided by the calibration's ticks per cycle. A disturbance
-	 * only ever slows a chain, so each way takes its fastest of 100 tries. */
-	double best_chain_hz = 0, best_tpc = 1e30;
-	double w_start = wall();
-	uint64_t s_start = timing_tsc();
-	for (int t = 0; t < 100; t++) {
-		double tpc = timing_calibrate(5);
-		best_tpc = tpc < best_tpc ? tpc : best_tpc;
-		double w0 = wall();
-		for (int i = 0; i < 20; i++)
-			timing_chain_ticks();
-		double chain_hz = 20.0 * TIMING_CHAIN_CYCLES / (wall() - w0);
-		best_chain_hz = chain_hz > best_chain_hz ? chain_hz : best_chain_hz;
-	}
-	double tsc_hz = (double)(timing_tsc() - s_start) / (wall() - w_start);
-	double tsc_core_hz = tsc_hz / best_tpc, ratio = best_chain_hz / tsc_core_hz;
-	printf("core clock: %.3f GHz by chain and wall clock, %.3f GHz by TSC calibration\n",
-	       best_chain_hz / 1e9, tsc_core_hz / 1e9);
-	if (ratio < 0.95 || ratio > 1.05) {
-		printf("FAIL: the two disagree by %.1f%%\n", 100 * (ratio - 1));
+	/* The core clock two ways, up to three rounds (a round whose every try
+	 * the host disturbed says nothing of the calibration; one that agrees
+	 * does). */
+	int round_ok = 0;
+	for (int round = 0; round < 3 && !round_ok; round++)
+		round_ok = clock_agrees();
+	if (!round_ok) {
+		printf("FAIL: the core clocks disagreed in three rounds\n");
 		fail = 1;
 	}
 
