@@ -14,5 +14,6 @@ int cmd_bench(int argc, char **argv);    /* cmd/bench.c */
 int cmd_db(int argc, char **argv);       /* cmd/db.c */
 int cmd_forms(int argc, char **argv);    /* cmd/forms.c */
 int cmd_palmed(int argc, char **argv);   /* cmd/palmed.c */
+int cmd_core(int argc, char **argv);     /* cmd/core.c */
 
 #endif
