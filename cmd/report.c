@@ -161,14 +161,15 @@ int cmd_report(int argc, char **argv)
 		trace_reader_close(reader);
 		return 1;
 	}
-	if (!lr->model && !ranged)
+	if (!ranged)
 		lift_report_hint(stderr, lr);
 	struct report_extra x = {lift_report_columns, lr};
 	const struct report_extra *xp = lr->lift ? &x : NULL;
 	int rc = 0;
 	if (a.json) {
 		struct json_palmed jp = {lr, filter_trace_namer(reader), a.blocks ? a.blocks : 20};
-		struct json_report_extra jx = {json_palmed_figures, json_palmed_root, &jp};
+		struct json_report_extra jx = {json_palmed_figures, json_palmed_root, &jp,
+					       lift_report_json_members, lr};
 		rc = json_report_write_extra(stdout, &o, &r, reader, lifted ? &jx : NULL);
 	} else {
 		filter_write_header(stdout, &o, &r);

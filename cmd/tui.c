@@ -156,8 +156,12 @@ static void finish_lift(struct tui_blocks_source *src, struct lift_report *lr,
 	lift_total(lr->lift, &total);
 	if (total.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", (double)total.covered / total.cycles);
-	snprintf(src->note, sizeof(src->note), "whole run %.1f cycles, IPC %s; model %s%s",
-		 total.cycles, ipc, strcmp(host, lr->model->cpu) ? "of another CPU: " : "",
+	struct cycles_figures predicted;
+	char pred[48] = "";
+	if (cycles_report_figures(lr->cycles, 0, 1, &predicted) == 0)
+		snprintf(pred, sizeof(pred), "%.1f cycles predicted, ", predicted.cycles);
+	snprintf(src->note, sizeof(src->note), "run %sbound %.1f cycles, IPC %s; model %s%s",
+		 pred, total.cycles, ipc, strcmp(host, lr->model->cpu) ? "of another CPU: " : "",
 		 lr->model_path);
 	free(host);
 	const struct tui_function *fn;

@@ -45,7 +45,7 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 
 /* Per resource, per cycle, the share used, over a ring of cycles starting
  * at floor (no booking below it). */
-#define SCHED_RING 16384
+#define SCHED_RING 8192
 struct sched {
 	size_t nres;
 	float *used;	/* nres x SCHED_RING */

@@ -15,6 +15,9 @@
 #define RING_MASK (SCHED_RING - 1)
 #define FULL 0.999f /* a cycle with less room than this is full */
 
+/* Slot of cycle b's resource r: the resources of a cycle side by side. */
+#define SLOT(s, r, b) (((b)&RING_MASK) * (s)->nres + (r))
+
 void sched_init(struct sched *s, size_t nres)
 {
 	s->nres = nres;
@@ -23,7 +26,7 @@ void sched_init(struct sched *s, size_t nres)
 	s->next = xmalloc((nres * SCHED_RING + 1) * sizeof(*s->next));
 	for (size_t r = 0; r < nres; r++)
 		for (uint64_t b = 0; b < SCHED_RING; b++)
-			s->next[r * SCHED_RING + b] = b;
+			s->next[SLOT(s, r, b)] = b;
 }
 
 void sched_done(struct sched *s)
@@ -40,10 +43,10 @@ void sched_advance(struct sched *s, uint64_t floor)
 	if (to - from > SCHED_RING)
 		from = to - SCHED_RING;
 	/* slot b % RING now stands for cycle b + RING */
-	for (size_t r = 0; r < s->nres; r++)
-		for (uint64_t b = from; b < to; b++) {
-			s->used[r * SCHED_RING + (b & RING_MASK)] = 0;
-			s->next[r * SCHED_RING + (b & RING_MASK)] = b + SCHED_RING;
+	for (uint64_t b = from; b < to; b++)
+		for (size_t r = 0; r < s->nres; r++) {
+			s->used[SLOT(s, r, b)] = 0;
+			s->next[SLOT(s, r, b)] = b + SCHED_RING;
 		}
 	s->floor = floor;
 }
@@ -51,18 +54,17 @@ void sched_advance(struct sched *s, uint64_t floor)
 /* The first cycle >= b where resource r has room, or the end of the ring. */
 static uint64_t find(struct sched *s, size_t r, uint64_t b)
 {
-	float *used = s->used + r * SCHED_RING;
-	uint64_t *next = s->next + r * SCHED_RING, x = b, end = s->floor + SCHED_RING;
+	uint64_t x = b, end = s->floor + SCHED_RING;
 	if (b >= end)
 		return b;
-	while (x < end && used[x & RING_MASK] >= FULL) {
-		uint64_t n = next[x & RING_MASK];
+	while (x < end && s->used[SLOT(s, r, x)] >= FULL) {
+		uint64_t n = s->next[SLOT(s, r, x)];
 		x = n > x ? n : x + 1;
 	}
 	x = x < end ? x : end;
 	for (uint64_t y = b; y < x;) { /* path compression */
-		uint64_t n = next[y & RING_MASK];
-		next[y & RING_MASK] = x;
+		uint64_t n = s->next[SLOT(s, r, y)];
+		s->next[SLOT(s, r, y)] = x;
 		y = n > y ? n : y + 1;
 	}
 	return x;
@@ -70,15 +72,14 @@ static uint64_t find(struct sched *s, size_t r, uint64_t b)
 
 static void take(struct sched *s, size_t r, uint64_t b, float rho)
 {
-	float *used = s->used + r * SCHED_RING;
 	while (rho > 0 && b < s->floor + SCHED_RING) {
 		b = find(s, r, b);
 		if (b >= s->floor + SCHED_RING)
 			return;
-		float room = 1.0f - used[b & RING_MASK], part = rho < room ? rho : room;
-		used[b & RING_MASK] += part;
-		if (used[b & RING_MASK] >= FULL)
-			s->next[r * SCHED_RING + (b & RING_MASK)] = b + 1;
+		float *used = &s->used[SLOT(s, r, b)], room = 1.0f - *used, part = rho < room ? rho : room;
+		*used += part;
+		if (*used >= FULL)
+			s->next[SLOT(s, r, b)] = b + 1;
 		rho -= part;
 		b++;
 	}

@@ -1,7 +1,7 @@
 /* Functions: PerPI's table (I, C, ILP, calls per function; with a Palmed
- * model also the resource-bound cycles and IPC, lifted once at load),
- * sortable by any column and filtered by name; Enter opens the function's
- * histogram. */
+ * model also the predicted cycles (with a core file, palmed/cycles.h), the
+ * resource bound and its IPC, computed once at load), sortable by any
+ * column and filtered by name; Enter opens the function's histogram. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,13 +11,24 @@
 #include "palmed/lift_report.h"
 #include "tui/tui.h"
 
-enum column { COL_NAME, COL_I, COL_C, COL_ILP, COL_CALLS, COL_CYCLES, COL_IPC, COL_COUNT };
-static const char *const column_names[COL_COUNT] = {"function", "I", "C", "ILP",
-						    "calls", "cycles", "IPC"};
+enum column {
+	COL_NAME,
+	COL_I,
+	COL_C,
+	COL_ILP,
+	COL_CALLS,
+	COL_PREDICTED,
+	COL_BOUND,
+	COL_IPC,
+	COL_COUNT
+};
+static const char *const column_names[COL_COUNT] = {"function", "I",	 "C",	  "ILP",
+						    "calls",	"cycles", "bound", "IPC"};
 
 struct functions_view {
 	const struct tui_function *all;
 	const struct lift_figures *lift; /* per function, NULL without a model */
+	double *predicted;		 /* per function, -1 when not predicted */
 	const char *note;		 /* about the model, for the bottom line */
 	int n_cols;			 /* COL_COUNT with a model, else up to calls */
 	size_t n_all;
@@ -35,7 +46,7 @@ static const struct tui_key_help keys[] = {
 	{"Home/End", "first, last"},
 	{"< >", "sort by the column left/right of the current one"},
 	{"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
-	{"y r", "with a Palmed model: sort by resource-bound cycles, IPC"},
+	{"p y r", "with a Palmed model: sort by predicted cycles, resource bound, its IPC"},
 	{"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
 	{"Enter", "open the function's histogram (all its calls)"},
 	{NULL, NULL},
@@ -61,7 +72,12 @@ static int compare_rows(const void *a, const void *b)
 	case COL_C: c = (x->steps > y->steps) - (x->steps < y->steps); break;
 	case COL_ILP: c = (x->ilp > y->ilp) - (x->ilp < y->ilp); break;
 	case COL_CALLS: c = (x->calls > y->calls) - (x->calls < y->calls); break;
-	case COL_CYCLES:
+	case COL_PREDICTED: {
+		double a = sorting->predicted[x - sorting->all], b = sorting->predicted[y - sorting->all];
+		c = (a > b) - (a < b);
+		break;
+	}
+	case COL_BOUND:
 	case COL_IPC: {
 		const struct lift_figures *fx = &sorting->lift[x - sorting->all];
 		const struct lift_figures *fy = &sorting->lift[y - sorting->all];
@@ -115,16 +131,16 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		  "] :: ILP [%.2f]", t->title, tot.insns, tot.steps,
 		  tot.steps ? (double)tot.insns / (double)tot.steps : 0.0);
 	tui_style(t, STYLE_TITLE, 0);
-	/* With a model, narrower columns: cycles and IPC fit in 80 columns. */
-	int name_w = f->lift ? cols - 59 : cols - 4 * 13 - 2;
+	/* With a model, narrower columns: cycles, bound and IPC fit in 80 columns. */
+	int name_w = f->lift ? cols - 65 : cols - 4 * 13 - 2;
 	char head[COL_COUNT][24];
 	for (int c = 0; c < COL_COUNT; c++)
 		snprintf(head[c], sizeof(head[c]), "%s%s", column_names[c],
 			 c == (int)f->sort ? (f->ascending ? "^" : "v") : "");
 	attron(A_BOLD);
 	if (f->lift)
-		tui_print(1, 0, cols, " %-*s %11s %10s %7s %7s %11s %6s", name_w, head[0], head[1],
-			  head[2], head[3], head[4], head[5], head[6]);
+		tui_print(1, 0, cols, " %-*s %10s %9s %6s %6s %10s %10s %5s", name_w, head[0],
+			  head[1], head[2], head[3], head[4], head[5], head[6], head[7]);
 	else
 		tui_print(1, 0, cols, " %-*s %12s %12s %12s %12s", name_w, head[0], head[1],
 			  head[2], head[3], head[4]);
@@ -138,12 +154,15 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 			tui_style(t, STYLE_SELECTED, 1);
 		if (f->lift) {
 			const struct lift_figures *lf = &f->lift[f->rows[f->top + r]];
-			char ipc[16] = "-";
+			double pred = f->predicted[f->rows[f->top + r]];
+			char ipc[16] = "-", cyc[24] = "-";
 			if (lift_ipc(lf) >= 0)
 				snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
-			tui_print(2 + r, 0, cols, " %-*.*s %11" PRIu64 " %10" PRIu64 " %7.2f %7" PRIu64
-				  " %11.1f %6s%*s", name_w, name_w, fn->name, fn->insns, fn->steps,
-				  fn->ilp, fn->calls, lf->cycles, ipc, cols, "");
+			if (pred >= 0)
+				snprintf(cyc, sizeof(cyc), "%.1f", pred);
+			tui_print(2 + r, 0, cols, " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64
+				  " %10s %10.1f %5s%*s", name_w, name_w, fn->name, fn->insns,
+				  fn->steps, fn->ilp, fn->calls, cyc, lf->cycles, ipc, cols, "");
 		} else {
 			tui_print(2 + r, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64
 				  "%*s", name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
@@ -180,7 +199,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	struct functions_view *f = v->state;
 	if (tui_navigate(k, &f->selected, (int64_t)f->n_rows, LINES - 5))
 		return TUI_HANDLED | TUI_REDRAW;
-	const char *sort_keys = f->lift ? "niclayr" : "nicla";
+	const char *sort_keys = f->lift ? "niclapyr" : "nicla";
 	const char *s = k > 0 && k < 256 ? strchr(sort_keys, k) : NULL;
 	if (s && *s) {
 		sort_by(f, (enum column)(s - sort_keys));
@@ -210,6 +229,7 @@ static void done(struct tui_view *v)
 {
 	struct functions_view *f = v->state;
 	free(f->rows);
+	free(f->predicted);
 	free(f);
 }
 
@@ -221,7 +241,15 @@ void tui_open_functions(struct tui *t)
 	f->n_all = tui_model_functions(t->model, &f->all);
 	f->lift = t->blocks ? t->blocks->functions : NULL;
 	f->note = t->blocks ? t->blocks->note : "";
-	f->n_cols = f->lift ? COL_COUNT : COL_CYCLES;
+	f->n_cols = f->lift ? COL_COUNT : COL_PREDICTED;
+	f->predicted = xcalloc(f->n_all + 1, sizeof(*f->predicted));
+	for (size_t i = 0; i < f->n_all; i++) {
+		struct cycles_figures cf;
+		const struct lift_report *lr = t->blocks ? t->blocks->lr : NULL;
+		f->predicted[i] = lr && cycles_report_figures(lr->cycles, f->all[i].entry, 0, &cf) == 0
+				      ? cf.cycles
+				      : -1;
+	}
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */
 	refilter(f);
