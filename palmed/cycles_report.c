@@ -85,8 +85,8 @@ int cycles_report_measured(const struct cycles_report *cr, uint64_t entry, int w
 	return -1;
 }
 
-void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run,
-			   char *buf, size_t size)
+void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run, char *buf,
+			   size_t size)
 {
 	struct cycles_figures f;
 	double measured;
@@ -148,5 +148,6 @@ void cycles_report_json(const struct cycles_report *cr, json_object *j, uint64_t
 		json_object_object_add(c, "timed", json_object_new_int64((int64_t)f.timed));
 	}
 	json_object_object_add(j, "cycles", c);
-	json_object_object_add(j, "l1_miss_rate", number_or_null(predicted, cycles_l1_miss_rate(&f)));
+	json_object_object_add(j, "l1_miss_rate",
+			       number_or_null(predicted, cycles_l1_miss_rate(&f)));
 }

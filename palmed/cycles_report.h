@@ -47,8 +47,8 @@ int cycles_report_measured(const struct cycles_report *cr, uint64_t entry, int w
 
 /* "cycles [P] :: measured [M] :: " (measured only when there is one; an
  * L1 miss rate above 15% is said), or "" without a prediction. */
-void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run,
-			   char *buf, size_t size);
+void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run, char *buf,
+			   size_t size);
 /* "; cycles: predicted by the core model with CORE (the core of CPU)". */
 void cycles_report_header(FILE *out, const struct cycles_report *cr);
 /* The line saying how to get predicted cycles, when there is a model but

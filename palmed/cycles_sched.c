@@ -76,7 +76,8 @@ static void take(struct sched *s, size_t r, uint64_t b, float rho)
 		b = find(s, r, b);
 		if (b >= s->floor + SCHED_RING)
 			return;
-		float *used = &s->used[SLOT(s, r, b)], room = 1.0f - *used, part = rho < room ? rho : room;
+		float *used = &s->used[SLOT(s, r, b)], room = 1.0f - *used,
+		      part = rho < room ? rho : room;
 		*used += part;
 		if (*used >= FULL)
 			s->next[SLOT(s, r, b)] = b + 1;

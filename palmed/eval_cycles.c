@@ -67,8 +67,8 @@ static int run_mca(const char *src, const char *out)
 			_exit(127);
 		char iter[32];
 		snprintf(iter, sizeof(iter), "-iterations=%d", MCA_ITERATIONS);
-		execlp(MCA, MCA, "-mcpu=native", iter, "-skip-unsupported-instructions=parse-failure",
-		       src, (char *)NULL);
+		execlp(MCA, MCA, "-mcpu=native", iter,
+		       "-skip-unsupported-instructions=parse-failure", src, (char *)NULL);
 		_exit(127);
 	}
 	int status;
@@ -156,8 +156,8 @@ static void fill(struct eval_cycles_kernel *k, const struct replay *r, const str
 		k->pred[PRED_MCA] = mca / (double)f.calls;
 }
 
-int eval_cycles_predict(const char *path, const struct model *m, const struct core *c,
-			int use_mca, struct eval_cycles_kernel *k)
+int eval_cycles_predict(const char *path, const struct model *m, const struct core *c, int use_mca,
+			struct eval_cycles_kernel *k)
 {
 	struct trace_reader *tr = trace_reader_open(path);
 	if (!tr)
@@ -243,13 +243,14 @@ static double at(const struct axis *a, double v)
 static void svg_frame(FILE *f, const struct axis *a, const char *title)
 {
 	double m = a->margin, p = a->plot, size = p + 2 * m;
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"13\">%s</text>\n"
-		"<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"black\"/>\n",
-		size, size, size / 2, title, m, m, p, p);
+	fprintf(
+	    f,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+	    "font-family=\"sans-serif\" font-size=\"12\">\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	    "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"13\">%s</text>\n"
+	    "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"black\"/>\n",
+	    size, size, size / 2, title, m, m, p, p);
 	/* the diagonal and the +-15% band */
 	for (int k = -1; k <= 1; k++) {
 		double r = log10(1 + 0.15 * k) / (a->hi - a->lo) * p;
@@ -296,13 +297,14 @@ int eval_cycles_write_svg(const struct eval_cycles_kernel *ks, size_t n, int pre
 	svg_frame(f, &a, title);
 	for (size_t i = 0; i < n; i++)
 		if (covered(&ks[i], predictor))
-			fprintf(f,
-				"<circle cx=\"%g\" cy=\"%g\" r=\"3.5\" fill=\"steelblue\" "
-				"fill-opacity=\"0.7\"><title>%s: native %.0f, predicted %.0f</title>"
-				"</circle>\n",
-				a.margin + at(&a, ks[i].native),
-				a.margin + a.plot - at(&a, ks[i].pred[predictor]), ks[i].name,
-				ks[i].native, ks[i].pred[predictor]);
+			fprintf(
+			    f,
+			    "<circle cx=\"%g\" cy=\"%g\" r=\"3.5\" fill=\"steelblue\" "
+			    "fill-opacity=\"0.7\"><title>%s: native %.0f, predicted %.0f</title>"
+			    "</circle>\n",
+			    a.margin + at(&a, ks[i].native),
+			    a.margin + a.plot - at(&a, ks[i].pred[predictor]), ks[i].name,
+			    ks[i].native, ks[i].pred[predictor]);
 	fprintf(f, "</svg>\n");
 	if (fclose(f) != 0)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
@@ -336,7 +338,8 @@ void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 	for (int p = 0; p < PRED_COUNT; p++) {
 		struct eval_cycles_metrics mt;
 		eval_cycles_metrics(ks, n, p, &mt);
-		fprintf(out, "%-10s %11.1f%% %12.3f %6.0f%% (%zu of %zu)\n", eval_cycles_predictor[p],
-			100 * mt.rms, mt.tau, 100 * mt.coverage, mt.covered, n);
+		fprintf(out, "%-10s %11.1f%% %12.3f %6.0f%% (%zu of %zu)\n",
+			eval_cycles_predictor[p], 100 * mt.rms, mt.tau, 100 * mt.coverage,
+			mt.covered, n);
 	}
 }

@@ -23,22 +23,22 @@ enum { PRED_PERPI, PRED_BOUND, PRED_MCA, PRED_COUNT };
 extern const char *const eval_cycles_predictor[PRED_COUNT]; /* "perpi", "bound", "llvm-mca" */
 
 struct eval_cycles_kernel {
-	char *name;	       /* owned */
-	double native;	       /* cycles of one call (the fastest); NAN when not measured */
+	char *name;		 /* owned */
+	double native;		 /* cycles of one call (the fastest); NAN when not measured */
 	double pred[PRED_COUNT]; /* cycles of one call; NAN when not predicted */
-	unsigned long calls;   /* calls in the recording */
-	unsigned long insns;   /* dynamic instructions of one call (the recording's mean) */
-	double l1_miss_rate;   /* the simulated L1's, over the calls */
-	int flagged;	       /* above CYCLES_L1_FLAG: perpi's prediction is not counted */
-	double mispredicts;    /* per call */
+	unsigned long calls;	 /* calls in the recording */
+	unsigned long insns;	 /* dynamic instructions of one call (the recording's mean) */
+	double l1_miss_rate;	 /* the simulated L1's, over the calls */
+	int flagged;		 /* above CYCLES_L1_FLAG: perpi's prediction is not counted */
+	double mispredicts;	 /* per call */
 };
 
 /* Predicts the calls of the function the recording at path starts in
  * (recorded with `perpi record --function`) with m and c (and llvm-mca
  * when use_mca): fills k's predictions, calls, insns and L1 figures.
  * Returns 0, or -1 with perpi_error(). */
-int eval_cycles_predict(const char *path, const struct model *m, const struct core *c,
-			int use_mca, struct eval_cycles_kernel *k);
+int eval_cycles_predict(const char *path, const struct model *m, const struct core *c, int use_mca,
+			struct eval_cycles_kernel *k);
 
 struct eval_cycles_metrics {
 	double rms;	 /* RMS of (predicted - native) / native over the covered kernels */

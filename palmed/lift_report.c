@@ -109,9 +109,10 @@ void lift_report_hint(FILE *out, const struct lift_report *lr)
 void lift_report_header(FILE *out, const struct lift_report *lr)
 {
 	if (lr->model)
-		fprintf(out,
-			"# Palmed model: %s (%zu resources, %zu forms); bound: its resource bound\n",
-			lr->model_path, lr->model->nres, lr->model->nforms);
+		fprintf(
+		    out,
+		    "# Palmed model: %s (%zu resources, %zu forms); bound: its resource bound\n",
+		    lr->model_path, lr->model->nres, lr->model->nforms);
 	cycles_report_header(out, lr->cycles);
 }
 

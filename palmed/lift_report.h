@@ -22,7 +22,7 @@ struct lift_report {
 	char *model_path;    /* the model's file, tried or loaded */
 	struct model *model; /* NULL: no model (the hint says how to build one) */
 	struct blocks *blocks;
-	struct lift *lift; /* after lift_report_finish, with a model */
+	struct lift *lift;	      /* after lift_report_finish, with a model */
 	struct cycles_report *cycles; /* predicted cycles (palmed/cycles_report.h) */
 };
 

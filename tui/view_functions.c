@@ -22,7 +22,7 @@ enum column {
 	COL_IPC,
 	COL_COUNT
 };
-static const char *const column_names[COL_COUNT] = {"function", "I",	 "C",	  "ILP",
+static const char *const column_names[COL_COUNT] = {"function", "I",	  "C",	   "ILP",
 						    "calls",	"cycles", "bound", "IPC"};
 
 struct functions_view {
@@ -41,15 +41,15 @@ struct functions_view {
 };
 
 static const struct tui_key_help keys[] = {
-	{"Up/Down j/k", "select a function"},
-	{"PgUp/PgDn", "page"},
-	{"Home/End", "first, last"},
-	{"< >", "sort by the column left/right of the current one"},
-	{"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
-	{"p y r", "with a Palmed model: sort by predicted cycles, resource bound, its IPC"},
-	{"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
-	{"Enter", "open the function's histogram (all its calls)"},
-	{NULL, NULL},
+    {"Up/Down j/k", "select a function"},
+    {"PgUp/PgDn", "page"},
+    {"Home/End", "first, last"},
+    {"< >", "sort by the column left/right of the current one"},
+    {"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
+    {"p y r", "with a Palmed model: sort by predicted cycles, resource bound, its IPC"},
+    {"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
+    {"Enter", "open the function's histogram (all its calls)"},
+    {NULL, NULL},
 };
 
 static const struct functions_view *sorting; /* qsort has no context argument */
@@ -67,13 +67,24 @@ static int compare_rows(const void *a, const void *b)
 	const struct tui_function *y = &sorting->all[*(const uint32_t *)b];
 	int c = 0;
 	switch (sorting->sort) {
-	case COL_NAME: c = strcmp(x->name, y->name); break;
-	case COL_I: c = (x->insns > y->insns) - (x->insns < y->insns); break;
-	case COL_C: c = (x->steps > y->steps) - (x->steps < y->steps); break;
-	case COL_ILP: c = (x->ilp > y->ilp) - (x->ilp < y->ilp); break;
-	case COL_CALLS: c = (x->calls > y->calls) - (x->calls < y->calls); break;
+	case COL_NAME:
+		c = strcmp(x->name, y->name);
+		break;
+	case COL_I:
+		c = (x->insns > y->insns) - (x->insns < y->insns);
+		break;
+	case COL_C:
+		c = (x->steps > y->steps) - (x->steps < y->steps);
+		break;
+	case COL_ILP:
+		c = (x->ilp > y->ilp) - (x->ilp < y->ilp);
+		break;
+	case COL_CALLS:
+		c = (x->calls > y->calls) - (x->calls < y->calls);
+		break;
 	case COL_PREDICTED: {
-		double a = sorting->predicted[x - sorting->all], b = sorting->predicted[y - sorting->all];
+		double a = sorting->predicted[x - sorting->all],
+		       b = sorting->predicted[y - sorting->all];
 		c = (a > b) - (a < b);
 		break;
 	}
@@ -86,7 +97,8 @@ static int compare_rows(const void *a, const void *b)
 		c = (a > b) - (a < b);
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	if (!c) /* a stable, reproducible order: by name */
 		return strcmp(x->name, y->name);
@@ -127,8 +139,9 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	tui_model_totals(t->model, &tot);
 	tui_style(t, STYLE_TITLE, 1);
 	mvhline(0, 0, ' ', cols);
-	tui_print(0, 0, cols, " Functions: %s  whole run :: I [%" PRIu64 "] :: C [%" PRIu64
-		  "] :: ILP [%.2f]", t->title, tot.insns, tot.steps,
+	tui_print(0, 0, cols,
+		  " Functions: %s  whole run :: I [%" PRIu64 "] :: C [%" PRIu64 "] :: ILP [%.2f]",
+		  t->title, tot.insns, tot.steps,
 		  tot.steps ? (double)tot.insns / (double)tot.steps : 0.0);
 	tui_style(t, STYLE_TITLE, 0);
 	/* With a model, narrower columns: cycles, bound and IPC fit in 80 columns. */
@@ -160,12 +173,15 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 				snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
 			if (pred >= 0)
 				snprintf(cyc, sizeof(cyc), "%.1f", pred);
-			tui_print(2 + r, 0, cols, " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64
-				  " %10s %10.1f %5s%*s", name_w, name_w, fn->name, fn->insns,
-				  fn->steps, fn->ilp, fn->calls, cyc, lf->cycles, ipc, cols, "");
+			tui_print(2 + r, 0, cols,
+				  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64
+				  " %10s %10.1f %5s%*s",
+				  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
+				  fn->calls, cyc, lf->cycles, ipc, cols, "");
 		} else {
-			tui_print(2 + r, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64
-				  "%*s", name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
+			tui_print(2 + r, 0, cols,
+				  " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64 "%*s",
+				  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
 				  fn->calls, cols, "");
 		}
 		if (sel)
@@ -246,9 +262,10 @@ void tui_open_functions(struct tui *t)
 	for (size_t i = 0; i < f->n_all; i++) {
 		struct cycles_figures cf;
 		const struct lift_report *lr = t->blocks ? t->blocks->lr : NULL;
-		f->predicted[i] = lr && cycles_report_figures(lr->cycles, f->all[i].entry, 0, &cf) == 0
-				      ? cf.cycles
-				      : -1;
+		f->predicted[i] =
+		    lr && cycles_report_figures(lr->cycles, f->all[i].entry, 0, &cf) == 0
+			? cf.cycles
+			: -1;
 	}
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */

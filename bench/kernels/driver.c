@@ -7,9 +7,14 @@
  *   usage: KERNEL [CALLS]     (default 3)
  *
  * It prints one line on stdout:
- *   perpi-kernel NAME calls N min CYCLES median CYCLES overhead CYCLES
- * where CYCLES are core cycles per call, the timer's own cost (an empty
- * timed region, its minimum) already subtracted. */
+ *   perpi-kernel NAME calls N min CYCLES median CYCLES clean CYCLES overhead CYCLES
+ * in core cycles per call, the timer's own cost subtracted. The TSC of this
+ * VM advances in steps of about 40 ticks (70 core cycles), so the minimum
+ * of many calls is a multiple of a step; `clean` is the mean of the calls
+ * within one and a half steps of the minimum (those no interrupt or
+ * disturbance stretched), which the steps do not bias: a call of D cycles
+ * reads as the step below or above D, in proportion to how close D is to
+ * each. `perpi eval cycles` uses it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +43,27 @@ static double ticks_per_cycle(void)
 	return (double)best / CHAIN;
 }
 
-static uint64_t empty_region(void)
+/* The TSC's step: the smallest advance between two reads. */
+static uint64_t tsc_step(void)
 {
 	uint64_t best = UINT64_MAX;
 	for (int r = 0; r < 1000; r++) {
-		uint64_t t0 = tsc(), t = tsc() - t0;
-		best = t < best ? t : best;
+		uint64_t a = tsc(), b;
+		while ((b = tsc()) == a)
+			;
+		best = b - a < best ? b - a : best;
 	}
 	return best;
+}
+
+/* Mean of the sorted samples v[0..n) within 1.5 steps of the minimum. */
+static double clean_mean(const double *v, long n, double step)
+{
+	double sum = 0;
+	long k = 0;
+	while (k < n && v[k] <= v[0] + 1.5 * step)
+		sum += v[k++];
+	return sum / (double)k;
 }
 
 static int by_value(const void *a, const void *b)
@@ -64,18 +82,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kernel_setup();
-	double tpc = ticks_per_cycle();
-	uint64_t overhead = empty_region();
-	double *cyc = malloc(calls * sizeof(*cyc));
+	double tpc = ticks_per_cycle(), step = (double)tsc_step() / tpc;
+	long reps = calls < 1000 ? 1000 : calls; /* the timer's own cost: an empty region */
+	double *cyc = malloc(reps * sizeof(*cyc));
+	for (long r = 0; r < reps; r++) {
+		uint64_t t0 = tsc();
+		cyc[r] = (double)(tsc() - t0) / tpc;
+	}
+	qsort(cyc, reps, sizeof(*cyc), by_value);
+	double overhead = clean_mean(cyc, reps, step);
 	for (long c = 0; c < calls; c++) {
 		uint64_t t0 = tsc();
 		kernel_sink += kernel();
-		uint64_t t = tsc() - t0;
-		cyc[c] = (double)(t > overhead ? t - overhead : 0) / tpc;
+		cyc[c] = (double)(tsc() - t0) / tpc - overhead;
 	}
 	qsort(cyc, calls, sizeof(*cyc), by_value);
-	printf("perpi-kernel %s calls %ld min %.1f median %.1f overhead %.1f\n", kernel_name, calls,
-	       cyc[0], cyc[(calls - 1) / 2], overhead / tpc);
+	printf("perpi-kernel %s calls %ld min %.1f median %.1f clean %.1f overhead %.1f\n",
+	       kernel_name, calls, cyc[0], cyc[(calls - 1) / 2], clean_mean(cyc, calls, step),
+	       overhead);
 	free(cyc);
 	return 0;
 }

@@ -1,7 +1,7 @@
-/* Bits set in 512 words, clearing the lowest set bit in a loop (a loop
+/* Bits set in 1024 words, clearing the lowest set bit in a loop (a loop
  * whose trip count follows the data). */
 #include "kernel.h"
-#define N 512
+#define N 1024
 const char kernel_name[] = "popcount";
 static unsigned long w[N];
 void kernel_setup(void)

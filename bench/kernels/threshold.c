@@ -1,7 +1,7 @@
-/* Sum of the elements of 2048 random ints above a threshold (a branch
+/* Sum of the elements of 8192 random ints above a threshold (a branch
  * taken half the time at random, unless the compiler makes it a select). */
 #include "kernel.h"
-#define N 2048
+#define N 8192
 const char kernel_name[] = "threshold";
 static int a[N];
 void kernel_setup(void)

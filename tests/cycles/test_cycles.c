@@ -14,7 +14,13 @@
  * it issues at the first cycle >= that and >= its sources' ready cycles
  * where its resources have room; completes after its latency; retires at
  * max(completion, previous retirement + 1/4). The run's cycles are the
- * last retirement. */
+ * last retirement.
+ *
+ * usage: test_cycles                          run the checks
+ *        test_cycles write DATA MODEL CORE    write a run (main calls f:
+ *                                             the chain of 10 imul, then
+ *                                             ret; hlt), the model and the
+ *                                             core file, for report.sh */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "ilp/trace_file.h"
 #include "palmed/cycles.h"
 
 static int failures;
@@ -84,6 +91,7 @@ static const struct code code[] = {
      'r'},
     /* 10 */ {"e8fb000000", "call 0x127", CTRL_CALL, {UNIT_RSP, END}, {UNIT_RSP, END}, 'w'},
     /* 11 */ {"c3", "ret", CTRL_RET, {UNIT_RSP, END}, {UNIT_RSP, END}, 'r'},
+    /* 12 */ {"f4", "hlt", CTRL_OTHER, {END}, {END}, 0},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -315,10 +323,80 @@ static void always_taken(struct cycles *cy)
 	feed(cy, 2, 0);
 }
 
-int main(void)
+/* ---- the run of report.sh, written as a recording ---- */
+
+static int write_event(struct trace_writer *w, size_t i, uint64_t addr, uint64_t sp, uint64_t mem)
+{
+	static struct perpi_insn moved[16];
+	static size_t n;
+	struct perpi_event ev;
+	memset(&ev, 0, sizeof(ev));
+	moved[n] = insns[i];
+	moved[n].addr = addr;
+	moved[n].id = (uint32_t)n;
+	ev.insn = &moved[n++];
+	ev.sp = sp;
+	for (const uint8_t *u = code[i].src; *u != END; u++)
+		ev.src[ev.n_src++] = *u;
+	for (const uint8_t *u = code[i].dst; *u != END; u++)
+		ev.dst[ev.n_dst++] = *u;
+	if (code[i].mem) {
+		ev.mem[0] = (struct perpi_mem_access){mem, 8, code[i].mem == 'w'};
+		ev.n_mem = 1;
+	}
+	return trace_writer_event(w, &ev);
+}
+
+static const char *fn_name(void *ctx, uint64_t addr, uint64_t *offset)
+{
+	*offset = addr - (addr >= 0x2000 ? 0x2000 : 0x1000);
+	return addr >= 0x2000 ? "f" : "main";
+}
+
+/* main: call f at 0x1000 (its store at S - 8), hlt at 0x1005 after it;
+ * f: imul rax, rbx at 0x2000, 0x2004 ... 0x2024, ret at 0x2028. By the
+ * rules above, with the core and model of this file: the call retires at
+ * 0.25 and, taken, brings the front end back at 1; the imul issue at 1,
+ * 4, ..., 28 and the last completes at 31; the ret (its load renamed from
+ * the call's store, ready at 0) retires at 31.25: f takes 31.25 - 0.25 =
+ * 31 cycles; the hlt (no source, dispatched at 3.75, a control transfer
+ * of latency 1) retires at 31.25 + 0.25 = 31.5, the run's cycles. The resource bound: 10 imul on
+ * R2, 1 each: 10.0. */
+static int write_files(const char *data, const char *model_path, const char *core_path)
+{
+	const uint64_t S = 0x7ff000;
+	struct trace_meta_entry meta[] = {{"program", "cycles-hand-made"}};
+	struct trace_symbolizer sym = {fn_name, NULL, NULL};
+	struct trace_writer *w = trace_writer_open(data, meta, 1, &sym);
+	struct trace_end end = {TRACE_END_EXITED, 0, 0};
+	int rc = !w || write_event(w, 10, 0x1000, S, S - 8);
+	for (int k = 0; k < 10 && !rc; k++)
+		rc = write_event(w, 0, 0x2000 + 4 * (uint64_t)k, S - 8, 0);
+	rc = rc || write_event(w, 11, 0x2028, S - 8, S - 8);
+	rc = rc || write_event(w, 12, 0x1005, S, 0) || trace_writer_close(w, &end) < 0;
+	struct model *m = model_new("host");
+	model_set_rho(m, model_add_form(m, "IMUL_GPR64_GPR64", 1),
+		      model_add_resource(m, "R2", NULL), 1);
+	char *host = model_host_cpu();
+	free(m->cpu);
+	m->cpu = host;
+	struct core *c = the_core(64);
+	free(c->cpu);
+	c->cpu = model_host_cpu();
+	rc = rc || model_save(m, model_path) < 0 || core_save(c, core_path) < 0;
+	if (rc)
+		fprintf(stderr, "perpi: test_cycles: %s\n", perpi_error());
+	model_delete(m);
+	core_delete(c);
+	return rc;
+}
+
+int main(int argc, char **argv)
 {
 	struct cycles_figures f, fn;
 	make_insns();
+	if (argc == 5 && !strcmp(argv[1], "write"))
+		return write_files(argv[2], argv[3], argv[4]);
 	model = the_model();
 
 	check("dependent chain", run(64, chain, NULL, NULL), 30);
