@@ -167,7 +167,7 @@ static int record_kernel(const struct eval_args *a, const char *binary, const ch
 	return 0;
 }
 
-/* The fastest call over the native runs, from the driver's own timing. */
+/* A call's cycles over the native runs, from the driver's own timing. */
 static int native_kernel(const struct eval_args *a, const char *binary, double *cycles)
 {
 	char calls[24], out[512];
@@ -175,18 +175,20 @@ static int native_kernel(const struct eval_args *a, const char *binary, double *
 	char *argv[] = {(char *)binary, calls, NULL};
 	*cycles = NAN;
 	for (long r = 0; r < a->runs && !interrupted; r++) {
-		double min;
+		double min, median, clean;
 		int rc = run_program(argv, out, sizeof(out));
 		const char *line = strstr(out, "perpi-kernel ");
 		char name[64];
 		long n;
 		if (rc != 0 || !line ||
-		    sscanf(line, "perpi-kernel %63s calls %ld min %lf", name, &n, &min) != 3)
+		    sscanf(line, "perpi-kernel %63s calls %ld min %lf median %lf clean %lf", name, &n,
+			   &min, &median, &clean) != 5)
 			return perpi_set_error(
 			    "%s: no 'perpi-kernel' line in its output (status %d): "
 			    "is it built with bench/kernels/driver.c?",
 			    binary, rc);
-		*cycles = isnan(*cycles) || min < *cycles ? min : *cycles;
+		/* the mean of a run's undisturbed calls (driver.c): the fastest run */
+		*cycles = isnan(*cycles) || clean < *cycles ? clean : *cycles;
 	}
 	return 0;
 }

@@ -132,6 +132,28 @@ static void refilter(struct functions_view *f)
 	f->selected = f->top = 0;
 }
 
+/* Function i's row at line y. */
+static void draw_row(const struct functions_view *f, uint32_t i, int y, int name_w, int cols)
+{
+	const struct tui_function *fn = &f->all[i];
+	if (!f->lift) {
+		tui_print(y, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64 "%*s",
+			  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls, cols,
+			  "");
+		return;
+	}
+	const struct lift_figures *lf = &f->lift[i];
+	char ipc[16] = "-", cyc[24] = "-";
+	if (lift_ipc(lf) >= 0)
+		snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
+	if (f->predicted[i] >= 0)
+		snprintf(cyc, sizeof(cyc), "%.1f", f->predicted[i]);
+	tui_print(y, 0, cols,
+		  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64 " %10s %10.1f %5s%*s",
+		  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls, cyc,
+		  lf->cycles, ipc, cols, "");
+}
+
 static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 {
 	struct functions_view *f = v->state;
@@ -161,29 +183,10 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	int rows = lines - 3;
 	tui_scroll(f->selected, &f->top, rows);
 	for (int r = 0; r < rows && f->top + r < (int64_t)f->n_rows; r++) {
-		const struct tui_function *fn = &f->all[f->rows[f->top + r]];
 		int sel = f->top + r == f->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
-		if (f->lift) {
-			const struct lift_figures *lf = &f->lift[f->rows[f->top + r]];
-			double pred = f->predicted[f->rows[f->top + r]];
-			char ipc[16] = "-", cyc[24] = "-";
-			if (lift_ipc(lf) >= 0)
-				snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
-			if (pred >= 0)
-				snprintf(cyc, sizeof(cyc), "%.1f", pred);
-			tui_print(2 + r, 0, cols,
-				  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64
-				  " %10s %10.1f %5s%*s",
-				  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
-				  fn->calls, cyc, lf->cycles, ipc, cols, "");
-		} else {
-			tui_print(2 + r, 0, cols,
-				  " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64 "%*s",
-				  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
-				  fn->calls, cols, "");
-		}
+		draw_row(f, f->rows[f->top + r], 2 + r, name_w, cols);
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 0);
 	}
