@@ -36,12 +36,10 @@ best() { # "WALL CPU": the best of 5 runs, wall-clock and CPU (user + system) se
 	done
 	echo "$w $c"
 }
-report() { # report XDG: perpi report with the model and XDG's core file (or none)
-	env XDG_DATA_HOME="$1" $pin "$perpi" report -i "$data" --model "$model"
-}
-set -- $(best report "$dir/none")
+# perpi report with the model, and with XDG's core file (or none)
+set -- $(best env XDG_DATA_HOME="$dir/none" $pin "$perpi" report -i "$data" --model "$model")
 bound_wall=$1 bound_cpu=$2
-set -- $(best report "$dir/xdg")
+set -- $(best env XDG_DATA_HOME="$dir/xdg" $pin "$perpi" report -i "$data" --model "$model")
 pred_wall=$1 pred_cpu=$2
 echo "$insns instructions; best of 5 runs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v n="$insns" -v bw="$bound_wall" -v bc="$bound_cpu" -v pw="$pred_wall" -v pc="$pred_cpu" 'BEGIN {

@@ -32,9 +32,9 @@ static void usage(FILE *out)
 	      "  -m, --model FILE   the Palmed model (default: $XDG_DATA_HOME/perpi/model.json)\n"
 	      "  --core FILE        the core file (default: $XDG_DATA_HOME/perpi/core.json)\n"
 	      "  --function SYM     the function each kernel times (default: kernel)\n"
-	      "  --calls N          calls recorded per kernel (default: 3)\n"
-	      "  --native-calls N   calls timed per native run (default: 20)\n"
-	      "  --runs N           native runs: the fastest call of all (default: 5)\n"
+	      "  --calls N          calls recorded and timed per run (default: 3); a call's\n"
+	      "                     cycles are the mean over the calls but the first\n"
+	      "  --runs N           native runs (default: 20)\n"
 	      "  -o DIR             recordings, eval-cycles.csv and the scatter plots\n"
 	      "                     (default: eval-cycles)\n"
 	      "  --no-mca           leave llvm-mca out\n"
@@ -45,7 +45,7 @@ static void usage(FILE *out)
 
 struct eval_args {
 	const char *model, *core, *function, *dir, *db;
-	long calls, native_calls, runs;
+	long calls, runs;
 	int no_mca;
 };
 
@@ -55,7 +55,6 @@ static int parse(int argc, char **argv, struct eval_args *a)
 					     {"core", required_argument, NULL, 'c'},
 					     {"function", required_argument, NULL, 'f'},
 					     {"calls", required_argument, NULL, 'n'},
-					     {"native-calls", required_argument, NULL, 'N'},
 					     {"runs", required_argument, NULL, 'r'},
 					     {"output", required_argument, NULL, 'o'},
 					     {"no-mca", no_argument, NULL, 'x'},
@@ -63,8 +62,7 @@ static int parse(int argc, char **argv, struct eval_args *a)
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	int c;
-	*a = (struct eval_args){
-	    .function = "kernel", .dir = "eval-cycles", .calls = 3, .native_calls = 20, .runs = 5};
+	*a = (struct eval_args){.function = "kernel", .dir = "eval-cycles", .calls = 3, .runs = 20};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
 		int rc = 0;
@@ -80,9 +78,6 @@ static int parse(int argc, char **argv, struct eval_args *a)
 			break;
 		case 'n':
 			rc = bench_cli_count(optarg, &a->calls, 1, 1000);
-			break;
-		case 'N':
-			rc = bench_cli_count(optarg, &a->native_calls, 1, 1000000);
 			break;
 		case 'r':
 			rc = bench_cli_count(optarg, &a->runs, 1, 1000);
@@ -167,29 +162,70 @@ static int record_kernel(const struct eval_args *a, const char *binary, const ch
 	return 0;
 }
 
-/* A call's cycles over the native runs, from the driver's own timing. */
+/* One native run: call k's cycles into v[k] (calls of them), the TSC step. */
+static int native_run(const char *binary, char *calls, double *v, long n, double *step)
+{
+	char out[4096], name[64], *end;
+	char *argv[] = {(char *)binary, calls, NULL};
+	double overhead;
+	long got;
+	int rc = run_program(argv, out, sizeof(out)), used = 0;
+	const char *line = strstr(out, "perpi-kernel ");
+	if (rc != 0 || !line ||
+	    sscanf(line, "perpi-kernel %63s calls %ld step %lf overhead %lf cycles%n", name, &got,
+		   step, &overhead, &used) != 4 ||
+	    got != n)
+		return perpi_set_error("%s: no 'perpi-kernel' line in its output (status %d): is "
+				       "it built with bench/kernels/driver.c?",
+				       binary, rc);
+	line += used;
+	for (long k = 0; k < n; k++, line = end)
+		if ((v[k] = strtod(line, &end)), end == line)
+			return perpi_set_error("%s: %ld calls timed, not %ld", binary, k, n);
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Mean of v[0..n) within 1.5 TSC steps of its minimum (sorts v). */
+static double clean_mean(double *v, size_t n, double step)
+{
+	double sum = 0;
+	size_t k = 0;
+	qsort(v, n, sizeof(*v), by_value);
+	while (k < n && v[k] <= v[0] + 1.5 * step)
+		sum += v[k++];
+	return sum / (double)k;
+}
+
+/* A call's native cycles, as predicted: the mean over the calls but the
+ * first of each call's readings over the runs (its undisturbed ones). */
 static int native_kernel(const struct eval_args *a, const char *binary, double *cycles)
 {
-	char calls[24], out[512];
-	snprintf(calls, sizeof(calls), "%ld", a->native_calls);
-	char *argv[] = {(char *)binary, calls, NULL};
+	char calls[24];
+	long n = a->calls, runs = 0;
+	double *v = xcalloc((size_t)(n * a->runs), sizeof(*v)), step = 0, sum = 0;
+	snprintf(calls, sizeof(calls), "%ld", n);
 	*cycles = NAN;
-	for (long r = 0; r < a->runs && !interrupted; r++) {
-		double min, median, clean;
-		int rc = run_program(argv, out, sizeof(out));
-		const char *line = strstr(out, "perpi-kernel ");
-		char name[64];
-		long n;
-		if (rc != 0 || !line ||
-		    sscanf(line, "perpi-kernel %63s calls %ld min %lf median %lf clean %lf", name, &n,
-			   &min, &median, &clean) != 5)
-			return perpi_set_error(
-			    "%s: no 'perpi-kernel' line in its output (status %d): "
-			    "is it built with bench/kernels/driver.c?",
-			    binary, rc);
-		/* the mean of a run's undisturbed calls (driver.c): the fastest run */
-		*cycles = isnan(*cycles) || clean < *cycles ? clean : *cycles;
+	for (; runs < a->runs && !interrupted; runs++)
+		if (native_run(binary, calls, v + runs * n, n, &step) < 0) {
+			free(v);
+			return -1;
+		}
+	double *call = xcalloc((size_t)runs + 1, sizeof(*call));
+	for (long k = n > 1 ? 1 : 0; k < n && runs; k++) {
+		for (long r = 0; r < runs; r++)
+			call[r] = v[r * n + k];
+		sum += clean_mean(call, (size_t)runs, step);
 	}
+	if (runs)
+		*cycles = sum / (double)(n > 1 ? n - 1 : 1);
+	free(call);
+	free(v);
 	return 0;
 }
 
@@ -276,7 +312,7 @@ static void predict_suite(const struct eval_args *a, const struct model *m, cons
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->paths[i] &&
-		    eval_cycles_predict(s->paths[i], m, c, !a->no_mca, &s->ks[i]) < 0)
+		    eval_cycles_predict(s->paths[i], a->function, m, c, !a->no_mca, &s->ks[i]) < 0)
 			perpi_warn("%s", perpi_error());
 }
 

@@ -27,6 +27,8 @@ const struct core_param_info core_param_info[CORE_PARAM_COUNT] = {
 			 "a mispredicted branch's execution to the next dispatch"},
     [CORE_TAKEN_BRANCH] = {"taken_branch", "cycles",
 			   "a taken branch's dispatch to its target's dispatch"},
+    [CORE_FP_BYPASS] = {"fp_bypass", "cycles",
+			"more for a fast FP add fed by a slower FP instruction"},
     [CORE_L1_SIZE] = {"l1_size", "bytes", "L1 data cache size"},
     [CORE_L1_WAYS] = {"l1_ways", "ways", "L1 data cache associativity"},
     [CORE_L1_LINE] = {"l1_line", "bytes", "L1 data cache line"},
@@ -305,8 +307,7 @@ static int load_param(const char *path, struct core *c, json_object *params, siz
 	json_object *o, *v, *src;
 	const char *name = core_param_info[p].name;
 	if (!json_object_object_get_ex(params, name, &o))
-		return perpi_set_error("corrupt core file '%s': parameter '%s' missing", path,
-				       name);
+		return 0; /* a file from before the parameter existed: the default */
 	if (!json_object_object_get_ex(o, "value", &v) || number(v, &c->value[p]) < 0 ||
 	    ((p == CORE_WIDTH || p == CORE_RETIRE_WIDTH || p == CORE_WINDOW || p >= CORE_L1_SIZE) &&
 	     c->value[p] < 1))

@@ -31,6 +31,8 @@ enum core_param {
 				   * expression (memory renaming) */
 	CORE_MISPREDICT,	  /* mispredicted branch executed -> next dispatch */
 	CORE_TAKEN_BRANCH,	  /* a taken branch's dispatch -> the target's dispatch */
+	CORE_FP_BYPASS,		  /* more cycles for a fast FP op (latency < 2.5) whose
+				   * operand comes from a slower one */
 	CORE_L1_SIZE,		  /* L1 data cache bytes */
 	CORE_L1_WAYS,
 	CORE_L1_LINE,

@@ -30,6 +30,9 @@ enum probe {
 	P_LOOP,
 	P_BRANCH_RANDOM,
 	P_BRANCH_FIXED,
+	P_FP_MUL,
+	P_FP_ADD,
+	P_FP_MUL_ADD,
 	P_COUNT
 };
 
@@ -39,6 +42,11 @@ struct probe_def {
 	unsigned per;  /* instructions (or links) of body timed */
 	uint64_t turns;
 };
+
+/* 1.0 in xmm0-2, and clean upper halves (see vex_twins) */
+#define FP_SETUP                                                                                   \
+	"\tmov rax, 0x3ff0000000000000\n\tvmovq xmm0, rax\n\tvmovq xmm1, rax\n\tvmovq xmm2, rax\n"   \
+	"\tvzeroupper\n"
 
 static const struct probe_def probes[P_COUNT] = {
     [P_LOAD] = {"\tmov [rsi], rsi\n\tmov rax, rsi\n", "\tmov rax, [rax]\n", 64, 1, 400},
@@ -58,6 +66,9 @@ static const struct probe_def probes[P_COUNT] = {
 	       "\tmov r10, [rsi + 8]\n\tvaddpd xmm2, xmm0, xmm1\n\tvaddpd xmm3, xmm0, xmm1\n",
 	       16, 8, 400},
     [P_LOOP] = {"", "", 0, 1, 20000},
+    [P_FP_MUL] = {FP_SETUP, "\tmulsd xmm0, xmm1\n", 64, 1, 400},
+    [P_FP_ADD] = {FP_SETUP, "\taddsd xmm0, xmm2\n", 64, 1, 400},
+    [P_FP_MUL_ADD] = {FP_SETUP, "\tmulsd xmm0, xmm1\n\taddsd xmm0, xmm2\n", 32, 1, 400},
 };
 
 /* The branch probes: fill the table with fresh random bits (or ones, by
@@ -236,6 +247,11 @@ static void derive(struct core *c, const struct core_probes *p)
 	double per_miss = (p->branch_random - p->branch_fixed) / 0.5;
 	set_if(c, CORE_MISPREDICT, per_miss - c->value[CORE_LOAD_LATENCY] - 1);
 	set_if(c, CORE_WINDOW, round(window_from(p)));
+	/* a mul and an add in a chain, against each in its own chain; below
+	 * 0.25 cycle, noise: none */
+	double bypass = p->fp_mul_add - p->fp_mul - p->fp_add;
+	if (isfinite(bypass))
+		core_set_measured(c, CORE_FP_BYPASS, bypass > 0.25 ? bypass : 0);
 	long size = sysconf(_SC_LEVEL1_DCACHE_SIZE), ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
 	long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	if (size > 0 && ways > 0 && line > 0) {
@@ -266,6 +282,9 @@ int core_measure_params(struct core *c, int cpu, struct core_probes *out)
 					 .loop = v[P_LOOP],
 					 .branch_random = v[P_BRANCH_RANDOM],
 					 .branch_fixed = v[P_BRANCH_FIXED],
+					 .fp_mul = v[P_FP_MUL],
+					 .fp_add = v[P_FP_ADD],
+					 .fp_mul_add = v[P_FP_MUL_ADD],
 					 .nwindow = WINDOW_FILLS};
 		p.window_fill = xcalloc(WINDOW_FILLS, sizeof(*p.window_fill));
 		p.window_cycles = xcalloc(WINDOW_FILLS, sizeof(*p.window_cycles));

@@ -38,10 +38,13 @@ struct frame {
 	struct counters at;
 };
 
+#define INSTANCES_KEPT 1024 /* each function's first instances' cycles */
+
 struct func {
 	uint64_t entry, calls;
 	double cycles, min_call;
 	struct counters n;
+	double *instances; /* the first INSTANCES_KEPT instances' cycles */
 };
 
 struct cycles {
@@ -60,6 +63,7 @@ struct cycles {
 	struct l1 *l1;
 
 	double avail[UNIT_COUNT]; /* when each unit's value is ready */
+	uint8_t producer[UNIT_COUNT]; /* its writer's cycles_static.fp */
 	double dispatch, retire;  /* of the last counted instruction */
 	double front;		  /* the front end's earliest next dispatch */
 	double block_start;	  /* dispatch of the first instruction after a taken branch */
@@ -127,6 +131,8 @@ void cycles_delete(struct cycles *cy)
 	free(cy->stores);
 	free(cy->rob);
 	free(cy->frames);
+	for (size_t i = 0; i < cy->nfuncs; i++)
+		free(cy->funcs[i].instances);
 	free(cy->funcs);
 	free(cy);
 }
@@ -205,6 +211,11 @@ static void frame_close(struct cycles *cy)
 	struct func *fn = func_of(cy, f->entry);
 	double cycles = cy->retire - f->start;
 	fn->min_call = !fn->calls || cycles < fn->min_call ? cycles : fn->min_call;
+	if (fn->calls < INSTANCES_KEPT) {
+		if (!fn->instances)
+			fn->instances = xcalloc(INSTANCES_KEPT, sizeof(*fn->instances));
+		fn->instances[fn->calls] = cycles;
+	}
 	fn->cycles += cycles;
 	fn->calls++;
 	counters_add_diff(&fn->n, &cy->total, &f->at);
@@ -238,7 +249,7 @@ static void resolve_branch(struct cycles *cy, const struct perpi_event *ev)
 	switch (b->control) {
 	case CTRL_COND_JUMP:
 		cy->total.branches++;
-		wrong = bpred_conditional(cy->bp, b->addr, taken);
+		wrong = bpred_conditional(cy->bp, b->addr, taken, next);
 		break;
 	case CTRL_CALL:
 		bpred_call(cy->bp, fall);
@@ -248,6 +259,8 @@ static void resolve_branch(struct cycles *cy, const struct perpi_event *ev)
 		if (indirect) {
 			cy->total.branches++;
 			wrong = bpred_indirect(cy->bp, b->addr, next);
+		} else {
+			bpred_taken(cy->bp, next);
 		}
 		break;
 	case CTRL_RET:
@@ -297,10 +310,16 @@ static void sources(const struct cycles *cy, const struct perpi_event *ev,
 		uint8_t u = ev->src[i];
 		if (s->stack && u == UNIT_RSP)
 			continue;
+		/* a fast FP op forwards only to its kind: from a slower FP op,
+		 * the operand comes through a bypass (Zen 5: an addsd fed by a
+		 * mulsd takes 3 cycles, not 2) */
+		double ready = cy->avail[u];
+		if (s->fp == 1 && cy->producer[u] == 2)
+			ready += cy->core->value[CORE_FP_BYPASS];
 		if (is_addr_unit(s, u))
-			*addr = fmax(*addr, cy->avail[u]);
+			*addr = fmax(*addr, ready);
 		else
-			*data = fmax(*data, cy->avail[u]);
+			*data = fmax(*data, ready);
 	}
 }
 
@@ -385,8 +404,10 @@ static void commit(struct cycles *cy, const struct perpi_event *ev, const struct
 		   const struct timing *t)
 {
 	for (size_t i = 0; i < ev->n_dst; i++)
-		if (!(s->stack && ev->dst[i] == UNIT_RSP))
+		if (!(s->stack && ev->dst[i] == UNIT_RSP)) {
 			cy->avail[ev->dst[i]] = t->complete;
+			cy->producer[ev->dst[i]] = s->fp;
+		}
 	cy->retire = t->retire;
 	cy->rob[cy->n % cy->window] = t->retire;
 	for (size_t m = 0; m < ev->n_mem; m++) {
@@ -489,4 +510,16 @@ int cycles_function(const struct cycles *cy, uint64_t entry, struct cycles_figur
 			return 0;
 		}
 	return -1;
+}
+
+size_t cycles_function_instances(const struct cycles *cy, uint64_t entry, const double **out)
+{
+	*out = NULL;
+	for (size_t i = 0; i < cy->nfuncs; i++)
+		if (cy->funcs[i].entry == entry) {
+			*out = cy->funcs[i].instances;
+			return cy->funcs[i].calls < INSTANCES_KEPT ? cy->funcs[i].calls
+								   : INSTANCES_KEPT;
+		}
+	return 0;
 }

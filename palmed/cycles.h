@@ -84,5 +84,8 @@ void cycles_finish(struct cycles *cy);
 void cycles_total(const struct cycles *cy, struct cycles_figures *out);
 /* The function entered at entry: 0, or -1 (zeros) when it never ran. */
 int cycles_function(const struct cycles *cy, uint64_t entry, struct cycles_figures *out);
+/* The cycles of each of its first instances (at most 1024), in order;
+ * *out is the model's. */
+size_t cycles_function_instances(const struct cycles *cy, uint64_t entry, const double **out);
 
 #endif

@@ -23,6 +23,7 @@ struct cycles_static {
 	uint8_t vec_src;      /* reads a vector register (what a store stores) */
 	uint8_t timed;	      /* latency measured, or a plain load (op latency 0) */
 	uint8_t mapped;	      /* the model maps the form */
+	uint8_t fp; /* FP or vector class: 1 fast (latency < 2.5), 2 slower; 0 other */
 	uint8_t addr_unit[2]; /* base and index GPR units of its memory operand */
 	uint16_t nuse;	      /* resources it uses: use[first .. first + nuse) */
 	uint32_t first_use;
@@ -66,11 +67,14 @@ uint64_t sched_book(struct sched *s, uint64_t from, const uint16_t *res, const f
 struct bpred;
 struct bpred *bpred_new(void);
 void bpred_delete(struct bpred *b);
-/* Each returns 1 when the predictor got the branch wrong, and learns. */
-int bpred_conditional(struct bpred *b, uint64_t pc, int taken);
+/* Each returns 1 when the predictor got the branch wrong, and learns;
+ * target: where the branch went (the path history). */
+int bpred_conditional(struct bpred *b, uint64_t pc, int taken, uint64_t target);
 int bpred_indirect(struct bpred *b, uint64_t pc, uint64_t target);
-void bpred_call(struct bpred *b, uint64_t return_addr);
 int bpred_return(struct bpred *b, uint64_t target);
+/* A call (push its return address); a direct jump or call taken. */
+void bpred_call(struct bpred *b, uint64_t return_addr);
+void bpred_taken(struct bpred *b, uint64_t target);
 
 /* ---- the L1 data cache (cycles_l1.c) ---- */
 

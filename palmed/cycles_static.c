@@ -146,4 +146,6 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 		s->latency = accesses_memory(ev) ? 0 : 1;
 		s->timed = 1;
 	}
+	if (insn->klass == CLASS_FP || insn->klass == CLASS_VEC)
+		s->fp = s->latency > 0.5 && s->latency < 2.5 ? 1 : 2;
 }

@@ -10,6 +10,7 @@
 
 #include "common/util.h"
 #include "ilp/blocks.h"
+#include "ilp/filter.h"
 #include "ilp/trace_file.h"
 #include "palmed/cycles.h"
 #include "palmed/eval.h"
@@ -131,33 +132,88 @@ static int mca_lifted(const struct blocks *b, const struct blocks_function *fn, 
 	return rc < 0 ? perpi_set_error("llvm-mca failed on a block") : 0;
 }
 
-static void fill(struct eval_cycles_kernel *k, const struct replay *r, const struct model *m,
-		 int use_mca)
+/* The lifted bound and llvm-mca over the function's blocks in b. */
+static void lifted(const struct blocks *b, uint64_t entry, const struct model *m, int use_mca,
+		   double *bound, double *mca)
+{
+	struct lift *l = lift_new(m, b);
+	struct lift_figures lf;
+	lift_function(l, entry, &lf);
+	*bound = lf.cycles;
+	lift_delete(l);
+	const struct blocks_function *fn = blocks_function(b, entry);
+	*mca = NAN;
+	if (use_mca && fn && mca_lifted(b, fn, mca) < 0)
+		*mca = NAN;
+}
+
+static int blocks_observe_event(void *blocks, const struct perpi_event *ev)
+{
+	return blocks_event(blocks, ev);
+}
+
+static void blocks_observe(void *blocks, const struct engine_step_info *info)
+{
+	blocks_observe_event(blocks, info->ev);
+}
+
+/* The bound and llvm-mca of the first call alone (a replay of it). */
+static int first_call(const char *path, const char *function, uint64_t entry,
+		      const struct model *m, int use_mca, double *bound, double *mca)
+{
+	struct filter_options o;
+	struct filter_result res;
+	struct trace_reader *reader;
+	struct blocks *b = blocks_new();
+	struct filter_observer obs = {blocks_observe, b, 0};
+	filter_options_init(&o);
+	o.input = path;
+	o.function = function;
+	o.call = 1;
+	int rc = filter_run(&o, &obs, 1, &res, &reader);
+	if (rc == 0) {
+		blocks_finish(b);
+		lifted(b, entry, m, use_mca, bound, mca);
+		filter_result_done(&res);
+		trace_reader_close(reader);
+	}
+	blocks_delete(b);
+	return rc;
+}
+
+/* The figures of one call: the mean over the calls but the first (whose
+ * code, data and predictor start cold), or the only one. */
+static void fill(struct eval_cycles_kernel *k, const struct replay *r, const char *path,
+		 const char *function, const struct model *m, int use_mca)
 {
 	struct cycles_figures f;
+	const double *inst;
 	for (int p = 0; p < PRED_COUNT; p++)
 		k->pred[p] = NAN;
-	if (cycles_function(r->cycles, r->entry, &f) < 0 || !f.calls)
+	size_t n = cycles_function_instances(r->cycles, r->entry, &inst);
+	if (cycles_function(r->cycles, r->entry, &f) < 0 || !n)
 		return;
+	size_t skip = n > 1 ? 1 : 0;
+	double sum = 0, bound, mca, bound1 = 0, mca1 = 0;
+	for (size_t i = skip; i < n; i++)
+		sum += inst[i];
 	k->calls = f.calls;
 	k->insns = f.insns / f.calls;
-	k->pred[PRED_PERPI] = f.min_call;
+	k->pred[PRED_PERPI] = sum / (double)(n - skip);
 	k->l1_miss_rate = cycles_l1_miss_rate(&f);
 	k->flagged = cycles_flagged(&f);
 	k->mispredicts = (double)f.mispredicts / (double)f.calls;
-	struct lift *l = lift_new(m, r->blocks);
-	struct lift_figures lf;
-	lift_function(l, r->entry, &lf);
-	k->pred[PRED_BOUND] = lf.cycles / (double)f.calls;
-	lift_delete(l);
-	const struct blocks_function *fn = blocks_function(r->blocks, r->entry);
-	double mca = 0;
-	if (use_mca && fn && mca_lifted(r->blocks, fn, &mca) == 0)
-		k->pred[PRED_MCA] = mca / (double)f.calls;
+	lifted(r->blocks, r->entry, m, use_mca, &bound, &mca);
+	if (skip && first_call(path, function, r->entry, m, use_mca, &bound1, &mca1) < 0) {
+		perpi_warn("%s: %s", path, perpi_error());
+		return;
+	}
+	k->pred[PRED_BOUND] = (bound - bound1) / (double)(f.calls - skip);
+	k->pred[PRED_MCA] = (mca - mca1) / (double)(f.calls - skip);
 }
 
-int eval_cycles_predict(const char *path, const struct model *m, const struct core *c, int use_mca,
-			struct eval_cycles_kernel *k)
+int eval_cycles_predict(const char *path, const char *function, const struct model *m,
+			const struct core *c, int use_mca, struct eval_cycles_kernel *k)
 {
 	struct trace_reader *tr = trace_reader_open(path);
 	if (!tr)
@@ -166,10 +222,10 @@ int eval_cycles_predict(const char *path, const struct model *m, const struct co
 	int rc = trace_reader_replay(tr, replay_event, &r);
 	if (rc == 0 && !r.started)
 		rc = perpi_set_error("%s: an empty recording", path);
-	if (rc == 0) {
+	if (rc == 0) { /* (the blocks' instructions are the reader's) */
 		blocks_finish(r.blocks);
 		cycles_finish(r.cycles);
-		fill(k, &r, m, use_mca);
+		fill(k, &r, path, function, m, use_mca);
 		if (isnan(k->pred[PRED_PERPI]))
 			rc = perpi_set_error("%s: the recorded function never returned", path);
 	}

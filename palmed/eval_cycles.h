@@ -1,8 +1,7 @@
 /* The evaluation of predicted cycles (`perpi eval cycles`, docs/CYCLES.md):
  * for each kernel, the native cycles of one call of its function and three
  * predictions of the same call from its recorded run:
- *   - perpi: the out-of-order core model (palmed/cycles.h), the cheapest
- *     of the recorded calls;
+ *   - perpi: the out-of-order core model (palmed/cycles.h);
  *   - bound: the Palmed resource bound lifted by exact block occurrences
  *     (palmed/lift.h), per call;
  *   - llvm-mca: llvm-mca-19 on each basic block, lifted the same way (the
@@ -33,12 +32,15 @@ struct eval_cycles_kernel {
 	double mispredicts;	 /* per call */
 };
 
-/* Predicts the calls of the function the recording at path starts in
- * (recorded with `perpi record --function`) with m and c (and llvm-mca
- * when use_mca): fills k's predictions, calls, insns and L1 figures.
- * Returns 0, or -1 with perpi_error(). */
-int eval_cycles_predict(const char *path, const struct model *m, const struct core *c, int use_mca,
-			struct eval_cycles_kernel *k);
+/* Predicts a call of function (SYM, the one the recording at path was
+ * made with `perpi record --function SYM`) with m and c (and llvm-mca when
+ * use_mca): the mean over the recorded calls but the first (whose code,
+ * data and predictor start cold; the only one if there is one), which
+ * the bound and llvm-mca get by subtracting a replay of the first call
+ * alone. Fills k's predictions, calls, insns and L1 figures. Returns 0,
+ * or -1 with perpi_error(). */
+int eval_cycles_predict(const char *path, const char *function, const struct model *m,
+			const struct core *c, int use_mca, struct eval_cycles_kernel *k);
 
 struct eval_cycles_metrics {
 	double rms;	 /* RMS of (predicted - native) / native over the covered kernels */

@@ -1,20 +1,23 @@
 /* The driver of the cycle-prediction kernels (bench/kernels/, `perpi eval
- * cycles`): sets the kernel's data up, then calls kernel() CALLS times and
- * times each call in place with the TSC, converted to core cycles by a
- * chain of dependent adds timed in the same process (the in-process rdtsc
- * harness that `perpi eval cycles` uses until `perpi measure` is there).
+ * cycles`): before each call it sets the kernel's data up afresh (the
+ * generator goes on, so call k of every run gets the same data, and no
+ * call repeats the data of another: a branch predictor cannot learn a
+ * kernel's data-dependent branches by heart over the calls), then calls
+ * kernel() and times the call in place with the TSC, converted to core
+ * cycles by a chain of dependent adds timed in the same process (the
+ * in-process rdtsc harness that `perpi eval cycles` uses until `perpi
+ * measure` is there).
  *
  *   usage: KERNEL [CALLS]     (default 3)
  *
  * It prints one line on stdout:
- *   perpi-kernel NAME calls N min CYCLES median CYCLES clean CYCLES overhead CYCLES
- * in core cycles per call, the timer's own cost subtracted. The TSC of this
- * VM advances in steps of about 40 ticks (70 core cycles), so the minimum
- * of many calls is a multiple of a step; `clean` is the mean of the calls
- * within one and a half steps of the minimum (those no interrupt or
- * disturbance stretched), which the steps do not bias: a call of D cycles
- * reads as the step below or above D, in proportion to how close D is to
- * each. `perpi eval cycles` uses it. */
+ *   perpi-kernel NAME calls N step S overhead O cycles C1 ... CN
+ * with each call's core cycles, the timer's own cost O (the mean of the
+ * fastest empty timed regions) subtracted, and S the TSC's step in core
+ * cycles: on this VM the TSC advances in steps of about 40 ticks (70
+ * cycles), so a call of D cycles reads as the step below or above D, in
+ * proportion to how close D is to each, and the mean of several runs'
+ * readings of call k is D. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,14 +80,13 @@ volatile long kernel_sink;
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 3;
-	if (calls < 1 || calls > 1000000) {
-		fprintf(stderr, "%s: CALLS must be between 1 and 10^6\n", argv[0]);
+	if (calls < 1 || calls > 1000) {
+		fprintf(stderr, "%s: CALLS must be between 1 and 1000\n", argv[0]);
 		return 2;
 	}
-	kernel_setup();
 	double tpc = ticks_per_cycle(), step = (double)tsc_step() / tpc;
-	long reps = calls < 1000 ? 1000 : calls; /* the timer's own cost: an empty region */
-	double *cyc = malloc(reps * sizeof(*cyc));
+	long reps = 1000; /* the timer's own cost: an empty region */
+	double *cyc = malloc((reps > calls ? reps : calls) * sizeof(*cyc));
 	for (long r = 0; r < reps; r++) {
 		uint64_t t0 = tsc();
 		cyc[r] = (double)(tsc() - t0) / tpc;
@@ -92,14 +94,16 @@ int main(int argc, char **argv)
 	qsort(cyc, reps, sizeof(*cyc), by_value);
 	double overhead = clean_mean(cyc, reps, step);
 	for (long c = 0; c < calls; c++) {
+		kernel_setup();
 		uint64_t t0 = tsc();
 		kernel_sink += kernel();
 		cyc[c] = (double)(tsc() - t0) / tpc - overhead;
 	}
-	qsort(cyc, calls, sizeof(*cyc), by_value);
-	printf("perpi-kernel %s calls %ld min %.1f median %.1f clean %.1f overhead %.1f\n",
-	       kernel_name, calls, cyc[0], cyc[(calls - 1) / 2], clean_mean(cyc, calls, step),
+	printf("perpi-kernel %s calls %ld step %.1f overhead %.1f cycles", kernel_name, calls, step,
 	       overhead);
+	for (long c = 0; c < calls; c++)
+		printf(" %.1f", cyc[c]);
+	printf("\n");
 	free(cyc);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* What each kernel of bench/kernels/ defines for driver.c: its name, a
- * set-up of its data (not timed, not traced), and the kernel itself, a
+ * set-up of its data (before every call: not timed, not traced; it draws
+ * new data each time), and the kernel itself, a
  * call of a few thousand to a few tens of thousands of instructions over
  * data that fits in L1. The result keeps the compiler from dropping it. */
 #ifndef PERPI_BENCH_KERNEL_H

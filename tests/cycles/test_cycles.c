@@ -92,6 +92,21 @@ static const struct code code[] = {
     /* 10 */ {"e8fb000000", "call 0x127", CTRL_CALL, {UNIT_RSP, END}, {UNIT_RSP, END}, 'w'},
     /* 11 */ {"c3", "ret", CTRL_RET, {UNIT_RSP, END}, {UNIT_RSP, END}, 'r'},
     /* 12 */ {"f4", "hlt", CTRL_OTHER, {END}, {END}, 0},
+    /* 13 */
+    {"f20f59c1",
+     "mulsd xmm0, xmm1",
+     CTRL_NONE,
+     {UNIT_VEC_PART(0, 0), UNIT_VEC_PART(1, 0), END},
+     {UNIT_VEC_PART(0, 0), END},
+     0},
+    /* 14 */
+    {"66410f58c7",
+     "addpd xmm0, xmm15",
+     CTRL_NONE,
+     {UNIT_VEC_PART(0, 0), UNIT_VEC_PART(15, 0), END},
+     {UNIT_VEC_PART(0, 0), END},
+     0},
+    /* 15 */ {"ffe0", "jmp rax", CTRL_JUMP, {UNIT_RAX, END}, {END}, 0},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -103,6 +118,7 @@ static void make_insns(void)
 		in->addr = 0x1000 + 0x40 * i;
 		in->id = (uint32_t)i;
 		in->control = (uint8_t)code[i].ctrl;
+		in->klass = i == 3 || i == 13 || i == 14 ? CLASS_FP : CLASS_INT;
 		for (const char *h = code[i].hex; *h; h += 2)
 			sscanf(h, "%2hhx", &in->bytes[in->len++]);
 		snprintf(in->text, sizeof(in->text), "%s", code[i].text);
@@ -160,6 +176,8 @@ static struct model *the_model(void)
 	return m;
 }
 
+static double bypass = 1; /* the core's FP bypass */
+
 static struct core *the_core(unsigned window)
 {
 	struct core *c = core_new("test");
@@ -183,6 +201,9 @@ static struct core *the_core(unsigned window)
 	core_set_latency(c, "ADD_GPR64_GPR64", 1);
 	core_set_latency(c, "CMP_GPR64_GPR64", 1);
 	core_set_latency(c, "ADDSD_XMM_XMM", 3);
+	core_set_latency(c, "MULSD_XMM_XMM", 3);
+	core_set_latency(c, "ADDPD_XMM_XMM", 2);
+	core_set_measured(c, CORE_FP_BYPASS, bypass);
 	return c;
 }
 
@@ -282,6 +303,25 @@ static void forwarding(struct cycles *cy)
 	feed(cy, 6, 0x5000);
 	feed(cy, load_insn, load_at);
 	feed(cy, 2, 0);
+}
+
+/* 5 pairs mulsd (latency 3, a slow FP op) then addpd (2, a fast one) in
+ * one chain through xmm0: the addpd waits the bypass (1) more for the
+ * mulsd's result; the mulsd, slow, waits for nothing more: pair k ends at
+ * 6(k + 1), the last at 30. Without the bypass, 5 x 5 = 25. A chain of
+ * 5 addpd alone: 5 x 2 = 10. */
+static void mul_add(struct cycles *cy)
+{
+	for (int k = 0; k < 5; k++) {
+		feed(cy, 13, 0);
+		feed(cy, 14, 0);
+	}
+}
+
+static void add_chain(struct cycles *cy)
+{
+	for (int k = 0; k < 5; k++)
+		feed(cy, 14, 0);
 }
 
 /* main calls f: call (a store of the return address, retired at 0.25,
@@ -391,6 +431,33 @@ static int write_files(const char *data, const char *model_path, const char *cor
 	return rc;
 }
 
+/* A branch taken, taken, taken, not taken, 250 times: a bimodal counter
+ * mispredicts every not-taken (62 times); global history of 4 outcomes
+ * tells them apart, so after learning (a few mispredictions per table
+ * that allocates) the predictor is right: at most 20 here. */
+static void pattern(struct cycles *cy)
+{
+	for (int k = 0; k < 1000; k++) {
+		feed(cy, 4, 0);
+		feed(cy, 5, 0);
+		if (k % 4 == 3)
+			feed_units(cy, 2, insns[5].addr + insns[5].len, 0, 0, NULL, NULL);
+		else
+			feed(cy, 2, 0);
+	}
+}
+
+/* jmp rax to 4 targets in turn, 100 times: the last target is always
+ * wrong (400 mispredictions); the path of the last targets tells the next
+ * one: at most 40. */
+static void indirect(struct cycles *cy)
+{
+	for (int k = 0; k < 400; k++) {
+		feed(cy, 15, 0);
+		feed_units(cy, 2, 0x9000 + 0x40 * (uint64_t)(k % 4), 0, 0, NULL, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cycles_figures f, fn;
@@ -418,6 +485,11 @@ int main(int argc, char **argv)
 	load_at = 0x6000;
 	check("load from L1", run(64, forwarding, NULL, NULL), 5);
 
+	check("mulsd then addpd, bypass 1", run(64, mul_add, NULL, NULL), 30);
+	check("addpd chain, bypass 1", run(64, add_chain, NULL, NULL), 10);
+	bypass = 0;
+	check("mulsd then addpd, no bypass", run(64, mul_add, NULL, NULL), 25);
+	bypass = 1;
 	check("run with a call", run(64, function, &f, &fn), 10.25);
 	check("the function's cycles", fn.cycles, 10);
 	check("the function's calls", fn.calls, 1);
@@ -440,9 +512,19 @@ int main(int argc, char **argv)
 	check("always taken: branches", f.branches, 50);
 	check("always taken: mispredictions", f.mispredicts, 1);
 
+	run(64, pattern, &f, NULL);
+	check("TTTN: branches", f.branches, 1000);
+	if (f.mispredicts > 20)
+		check("TTTN: at most 20 mispredictions", f.mispredicts, 20);
+	run(64, indirect, &f, NULL);
+	check("4 targets: branches", f.branches, 400);
+	if (f.mispredicts > 40)
+		check("4 targets: at most 40 mispredictions", f.mispredicts, 40);
+
 	model_delete((struct model *)model);
 	if (!failures)
-		printf(
-		    "PASS: cycles: chains, resources, window, branches, forwarding, calls, L1\n");
+		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
+		       "calls, "
+		       "L1\n");
 	return failures ? 1 : 0;
 }
