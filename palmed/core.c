@@ -29,6 +29,8 @@ const struct core_param_info core_param_info[CORE_PARAM_COUNT] = {
 			   "a taken branch's dispatch to its target's dispatch"},
     [CORE_FP_BYPASS] = {"fp_bypass", "cycles",
 			"more for a fast FP add fed by a slower FP instruction"},
+    [CORE_STORE_LINE] = {"store_line", "cycles",
+			 "per store to another cache line than the store before"},
     [CORE_L1_SIZE] = {"l1_size", "bytes", "L1 data cache size"},
     [CORE_L1_WAYS] = {"l1_ways", "ways", "L1 data cache associativity"},
     [CORE_L1_LINE] = {"l1_line", "bytes", "L1 data cache line"},

@@ -33,6 +33,8 @@ enum core_param {
 	CORE_TAKEN_BRANCH,	  /* a taken branch's dispatch -> the target's dispatch */
 	CORE_FP_BYPASS,		  /* more cycles for a fast FP op (latency < 2.5) whose
 				   * operand comes from a slower one */
+	CORE_STORE_LINE,	  /* cycles per store to another cache line than the
+				   * store before it */
 	CORE_L1_SIZE,		  /* L1 data cache bytes */
 	CORE_L1_WAYS,
 	CORE_L1_LINE,

@@ -33,6 +33,7 @@ enum probe {
 	P_FP_MUL,
 	P_FP_ADD,
 	P_FP_MUL_ADD,
+	P_STORE_LINES,
 	P_COUNT
 };
 
@@ -45,7 +46,7 @@ struct probe_def {
 
 /* 1.0 in xmm0-2, and clean upper halves (see vex_twins) */
 #define FP_SETUP                                                                                   \
-	"\tmov rax, 0x3ff0000000000000\n\tvmovq xmm0, rax\n\tvmovq xmm1, rax\n\tvmovq xmm2, rax\n"   \
+	"\tmov rax, 0x3ff0000000000000\n\tvmovq xmm0, rax\n\tvmovq xmm1, rax\n\tvmovq xmm2, rax\n" \
 	"\tvzeroupper\n"
 
 static const struct probe_def probes[P_COUNT] = {
@@ -69,6 +70,8 @@ static const struct probe_def probes[P_COUNT] = {
     [P_FP_MUL] = {FP_SETUP, "\tmulsd xmm0, xmm1\n", 64, 1, 400},
     [P_FP_ADD] = {FP_SETUP, "\taddsd xmm0, xmm2\n", 64, 1, 400},
     [P_FP_MUL_ADD] = {FP_SETUP, "\tmulsd xmm0, xmm1\n\taddsd xmm0, xmm2\n", 32, 1, 400},
+    [P_STORE_LINES] = {"\t.set off, 0\n", "\tmov [rdx + off], rax\n\t.set off, off + 64\n", 64, 1,
+		       400},
 };
 
 /* The branch probes: fill the table with fresh random bits (or ones, by
@@ -247,6 +250,7 @@ static void derive(struct core *c, const struct core_probes *p)
 	double per_miss = (p->branch_random - p->branch_fixed) / 0.5;
 	set_if(c, CORE_MISPREDICT, per_miss - c->value[CORE_LOAD_LATENCY] - 1);
 	set_if(c, CORE_WINDOW, round(window_from(p)));
+	set_if(c, CORE_STORE_LINE, p->store_lines);
 	/* a mul and an add in a chain, against each in its own chain; below
 	 * 0.25 cycle, noise: none */
 	double bypass = p->fp_mul_add - p->fp_mul - p->fp_add;
@@ -285,6 +289,7 @@ int core_measure_params(struct core *c, int cpu, struct core_probes *out)
 					 .fp_mul = v[P_FP_MUL],
 					 .fp_add = v[P_FP_ADD],
 					 .fp_mul_add = v[P_FP_MUL_ADD],
+					 .store_lines = v[P_STORE_LINES],
 					 .nwindow = WINDOW_FILLS};
 		p.window_fill = xcalloc(WINDOW_FILLS, sizeof(*p.window_fill));
 		p.window_cycles = xcalloc(WINDOW_FILLS, sizeof(*p.window_cycles));

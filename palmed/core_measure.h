@@ -19,6 +19,7 @@ struct core_probes {
 	double load, load_vec, movq_round_trip, forward, forward_vec, renamed;
 	double nops, mix, loop, branch_random, branch_fixed;
 	double fp_mul, fp_add, fp_mul_add; /* mulsd, addsd and mulsd + addsd chains */
+	double store_lines;		   /* 8-byte stores 64 bytes apart */
 	size_t nwindow;
 	unsigned *window_fill; /* instructions between the two chains */
 	double *window_cycles; /* cycles per iteration for each fill */

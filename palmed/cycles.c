@@ -62,16 +62,19 @@ struct cycles {
 	struct bpred *bp;
 	struct l1 *l1;
 
-	double avail[UNIT_COUNT]; /* when each unit's value is ready */
+	double avail[UNIT_COUNT];     /* when each unit's value is ready */
 	uint8_t producer[UNIT_COUNT]; /* its writer's cycles_static.fp */
-	double dispatch, retire;  /* of the last counted instruction */
-	double front;		  /* the front end's earliest next dispatch */
-	double block_start;	  /* dispatch of the first instruction after a taken branch */
+	double dispatch, retire;      /* of the last counted instruction */
+	double front;		      /* the front end's earliest next dispatch */
+	double block_start;	      /* dispatch of the first instruction after a taken branch */
 	int after_taken;
 	double *rob; /* retirement of the last `window` instructions, a ring */
 	uint64_t n;  /* counted instructions so far */
 
-	struct shadow *mem; /* per byte: 1 + the store number of its last writer */
+	size_t line_res;	  /* the resource of stores to another line */
+	unsigned l1_shift;	  /* log2 of the line size */
+	uint64_t last_store_line; /* the line of the last store, + 1 */
+	struct shadow *mem;	  /* per byte: 1 + the store number of its last writer */
 	struct store *stores;
 	uint64_t nstores;
 
@@ -108,11 +111,14 @@ struct cycles *cycles_new(const struct model *m, const struct core *c)
 	cy->window = c->value[CORE_WINDOW] >= 1 ? (unsigned)c->value[CORE_WINDOW] : 1;
 	cy->rob = xcalloc(cy->window, sizeof(*cy->rob));
 	cy->dispatch = -1.0 / cy->width;
-	sched_init(&cy->sched, m ? m->nres : 0);
+	cy->line_res = m ? m->nres : 0; /* one more resource: stores to new lines */
+	sched_init(&cy->sched, cy->line_res + 1);
 	cy->bp = bpred_new();
 	cy->l1 = l1_new((unsigned)c->value[CORE_L1_SIZE], (unsigned)c->value[CORE_L1_WAYS],
 			(unsigned)c->value[CORE_L1_LINE]);
 	cy->mem = shadow_new(MEM_PAGE_SHIFT, 0);
+	while ((1u << cy->l1_shift) < (unsigned)c->value[CORE_L1_LINE])
+		cy->l1_shift++;
 	cy->stores = xcalloc(STORE_RING, sizeof(*cy->stores));
 	return cy;
 }
@@ -372,6 +378,32 @@ static double dispatch_time(struct cycles *cy)
 	return d;
 }
 
+/* Books the instruction's resources from cycle from; a store to another
+ * line than the last store's also takes the line resource (L1 takes one
+ * new line per cycle: 8-byte stores 64 bytes apart run at 1 a cycle, 8
+ * bytes apart at 2). */
+static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
+		     uint64_t from, int stores)
+{
+	const uint16_t *res = cy->use.res + s->first_use;
+	const float *rho = cy->use.rho + s->first_use;
+	uint16_t r2[128];
+	float rho2[128];
+	uint64_t line = 0;
+	for (size_t m = 0; stores && m < ev->n_mem && !line; m++)
+		if (ev->mem[m].write)
+			line = (ev->mem[m].addr >> cy->l1_shift) + 1;
+	double cost = cy->core->value[CORE_STORE_LINE];
+	if (!line || line == cy->last_store_line || cost <= 0 || s->nuse >= 127)
+		return sched_book(&cy->sched, from, res, rho, s->nuse);
+	cy->last_store_line = line;
+	memcpy(r2, res, s->nuse * sizeof(*r2));
+	memcpy(rho2, rho, s->nuse * sizeof(*rho2));
+	r2[s->nuse] = (uint16_t)cy->line_res;
+	rho2[s->nuse] = (float)cost;
+	return sched_book(&cy->sched, from, r2, rho2, s->nuse + 1u);
+}
+
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
 		     struct timing *t)
 {
@@ -384,9 +416,7 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 	/* the width spreads dispatch over a cycle: all of them may issue in
 	 * the cycle they dispatch in */
 	t->ready = fmax(floor(t->dispatch + EPS), cycle_ceil(loads ? addr : fmax(addr, data)));
-	uint64_t from = (uint64_t)t->ready;
-	t->issue = (double)sched_book(&cy->sched, from, cy->use.res + s->first_use,
-				      cy->use.rho + s->first_use, s->nuse);
+	t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores);
 	t->data = t->issue;
 	if (loads) {
 		double mem = 0;

@@ -176,7 +176,8 @@ static struct model *the_model(void)
 	return m;
 }
 
-static double bypass = 1; /* the core's FP bypass */
+static double bypass = 1;     /* the core's FP bypass */
+static double store_line = 0; /* the core's cost of a store to a new line */
 
 static struct core *the_core(unsigned window)
 {
@@ -204,6 +205,7 @@ static struct core *the_core(unsigned window)
 	core_set_latency(c, "MULSD_XMM_XMM", 3);
 	core_set_latency(c, "ADDPD_XMM_XMM", 2);
 	core_set_measured(c, CORE_FP_BYPASS, bypass);
+	core_set_measured(c, CORE_STORE_LINE, store_line);
 	return c;
 }
 
@@ -303,6 +305,22 @@ static void forwarding(struct cycles *cy)
 	feed(cy, 6, 0x5000);
 	feed(cy, load_insn, load_at);
 	feed(cy, 2, 0);
+}
+
+/* 8 stores mov [rdi], rax (no Palmed resource in this model, data ready
+ * at 0, latency 0) at store_stride bytes apart from 0x5000. They dispatch
+ * at k/4 and may issue at floor(k/4). Without a line cost they issue at
+ * 0, 0, 0, 0, 1, 1, 1, 1 and retire a quarter cycle apart from 0.25
+ * (retire width 4): the last at 2. With a cost of 1 per store to another
+ * line than the store before, 64 bytes apart each takes a whole cycle of
+ * the line resource: store k issues at k and retires then (k >= 1), the
+ * last at 7; 8 bytes apart they all share one line: only the first
+ * pays, 2 again. */
+static uint64_t store_stride;
+static void stores(struct cycles *cy)
+{
+	for (uint64_t k = 0; k < 8; k++)
+		feed(cy, 6, 0x5000 + k * store_stride);
 }
 
 /* 5 pairs mulsd (latency 3, a slow FP op) then addpd (2, a fast one) in
@@ -490,6 +508,13 @@ int main(int argc, char **argv)
 	bypass = 0;
 	check("mulsd then addpd, no bypass", run(64, mul_add, NULL, NULL), 25);
 	bypass = 1;
+	store_stride = 64;
+	check("stores to 8 lines, no line cost", run(64, stores, NULL, NULL), 2);
+	store_line = 1;
+	check("stores to 8 lines, 1 cycle a line", run(64, stores, NULL, NULL), 7);
+	store_stride = 8;
+	check("stores to 1 line, 1 cycle a line", run(64, stores, NULL, NULL), 2);
+	store_line = 0;
 	check("run with a call", run(64, function, &f, &fn), 10.25);
 	check("the function's cycles", fn.cycles, 10);
 	check("the function's calls", fn.calls, 1);
@@ -524,6 +549,7 @@ int main(int argc, char **argv)
 	model_delete((struct model *)model);
 	if (!failures)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
+		       "store lines, "
 		       "calls, "
 		       "L1\n");
 	return failures ? 1 : 0;
