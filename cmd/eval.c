@@ -51,16 +51,12 @@ struct eval_args {
 
 static int parse(int argc, char **argv, struct eval_args *a)
 {
-	static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
-					     {"core", required_argument, NULL, 'c'},
-					     {"function", required_argument, NULL, 'f'},
-					     {"calls", required_argument, NULL, 'n'},
-					     {"runs", required_argument, NULL, 'r'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"no-mca", no_argument, NULL, 'x'},
-					     {"db", required_argument, NULL, 'd'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+	    {"model", required_argument, NULL, 'm'},	{"core", required_argument, NULL, 'c'},
+	    {"function", required_argument, NULL, 'f'}, {"calls", required_argument, NULL, 'n'},
+	    {"runs", required_argument, NULL, 'r'},	{"output", required_argument, NULL, 'o'},
+	    {"no-mca", no_argument, NULL, 'x'},		{"db", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
 	int c;
 	*a = (struct eval_args){.function = "kernel", .dir = "eval-cycles", .calls = 3, .runs = 20};
 	optind = 1;
@@ -162,10 +158,12 @@ static int record_kernel(const struct eval_args *a, const char *binary, const ch
 	return 0;
 }
 
-/* One native run: call k's cycles into v[k] (calls of them), the TSC step. */
-static int native_run(const char *binary, char *calls, double *v, long n, double *step)
+/* One native run: call k's cycles into v[k] and its neighbouring probes'
+ * cycles into probe[k] (n calls), the TSC step. */
+static int native_run(const char *binary, char *calls, double *v, double *probe, long n,
+		      double *step)
 {
-	char out[4096], name[64], *end;
+	char out[8192], name[64], *end;
 	char *argv[] = {(char *)binary, calls, NULL};
 	double overhead;
 	long got;
@@ -182,6 +180,12 @@ static int native_run(const char *binary, char *calls, double *v, long n, double
 	for (long k = 0; k < n; k++, line = end)
 		if ((v[k] = strtod(line, &end)), end == line)
 			return perpi_set_error("%s: %ld calls timed, not %ld", binary, k, n);
+	if (!(line = strstr(line, "probes")))
+		return perpi_set_error("%s: no probes in its output: rebuild it", binary);
+	line += strlen("probes");
+	for (long k = 0; k < n; k++, line = end)
+		if ((probe[k] = strtod(line, &end)), end == line)
+			return perpi_set_error("%s: %ld probes, not %ld", binary, k, n);
 	return 0;
 }
 
@@ -202,29 +206,45 @@ static double clean_mean(double *v, size_t n, double step)
 	return sum / (double)k;
 }
 
+/* Readings of call k over the runs whose probes ran at full speed (within
+ * 3% of the fastest probe of the kernel's runs): all of them if none did. */
+static size_t undisturbed(const double *v, const double *probe, long n, long runs, long k,
+			  double fastest, double *out)
+{
+	size_t m = 0;
+	for (long r = 0; r < runs; r++)
+		if (probe[r * n + k] <= 1.03 * fastest)
+			out[m++] = v[r * n + k];
+	for (long r = 0; !m && r < runs; r++)
+		out[m++] = v[r * n + k];
+	return m;
+}
+
 /* A call's native cycles, as predicted: the mean over the calls but the
- * first of each call's readings over the runs (its undisturbed ones). */
+ * first of each call's undisturbed readings over the runs. */
 static int native_kernel(const struct eval_args *a, const char *binary, double *cycles)
 {
 	char calls[24];
 	long n = a->calls, runs = 0;
 	double *v = xcalloc((size_t)(n * a->runs), sizeof(*v)), step = 0, sum = 0;
+	double *probe = xcalloc((size_t)(n * a->runs), sizeof(*probe)), fastest = INFINITY;
 	snprintf(calls, sizeof(calls), "%ld", n);
 	*cycles = NAN;
 	for (; runs < a->runs && !interrupted; runs++)
-		if (native_run(binary, calls, v + runs * n, n, &step) < 0) {
+		if (native_run(binary, calls, v + runs * n, probe + runs * n, n, &step) < 0) {
 			free(v);
+			free(probe);
 			return -1;
 		}
+	for (long i = 0; i < runs * n; i++)
+		fastest = fmin(fastest, probe[i]);
 	double *call = xcalloc((size_t)runs + 1, sizeof(*call));
-	for (long k = n > 1 ? 1 : 0; k < n && runs; k++) {
-		for (long r = 0; r < runs; r++)
-			call[r] = v[r * n + k];
-		sum += clean_mean(call, (size_t)runs, step);
-	}
+	for (long k = n > 1 ? 1 : 0; k < n && runs; k++)
+		sum += clean_mean(call, undisturbed(v, probe, n, runs, k, fastest, call), step);
 	if (runs)
 		*cycles = sum / (double)(n > 1 ? n - 1 : 1);
 	free(call);
+	free(probe);
 	free(v);
 	return 0;
 }

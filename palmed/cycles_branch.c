@@ -196,8 +196,8 @@ static int predict(struct bpred *b, uint64_t pc, struct lookup *l)
 		}
 	}
 	int bim = b->bimodal[pc & ((1u << BIMODAL_BITS) - 1)] >= 2;
-	l->alt_pred = l->alt >= 0 ? b->table[l->alt][index_of(b, (unsigned)l->alt, pc)].ctr >= 0
-				  : bim;
+	l->alt_pred =
+	    l->alt >= 0 ? b->table[l->alt][index_of(b, (unsigned)l->alt, pc)].ctr >= 0 : bim;
 	if (!l->pe)
 		return l->alt_pred;
 	l->provider_pred = l->pe->ctr >= 0;
@@ -216,8 +216,9 @@ int bpred_conditional(struct bpred *b, uint64_t pc, int taken, uint64_t target)
 			b->use_alt = u;
 		}
 		if (l.provider_pred != l.alt_pred)
-			l.pe->u = (uint8_t)(l.provider_pred == taken ? (l.pe->u < 3 ? l.pe->u + 1 : 3)
-								     : (l.pe->u ? l.pe->u - 1 : 0));
+			l.pe->u =
+			    (uint8_t)(l.provider_pred == taken ? (l.pe->u < 3 ? l.pe->u + 1 : 3)
+							       : (l.pe->u ? l.pe->u - 1 : 0));
 		counter(&l.pe->ctr, taken, -4, 3);
 	} else {
 		uint8_t *bim = &b->bimodal[pc & ((1u << BIMODAL_BITS) - 1)];
@@ -234,13 +235,21 @@ int bpred_conditional(struct bpred *b, uint64_t pc, int taken, uint64_t target)
 	return pred != taken;
 }
 
+/* splitmix64's finaliser: every bit of x reaches every bit of the result */
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
 static unsigned target_index(const struct bpred *b, unsigned t, uint64_t pc, uint16_t *tag)
 {
 	uint64_t h = pc ^ (pc >> IND_BITS);
 	if (path_len[t] >= 8)
-		h ^= b->path[0] * 0x9E3779B97F4A7C15ull >> 20;
+		h ^= mix(b->path[0]);
 	if (path_len[t] >= 16)
-		h ^= b->path[1] * 0xC2B2AE3D27D4EB4Full >> 24;
+		h ^= mix(b->path[1] ^ 0x9E3779B97F4A7C15ull);
 	*tag = (uint16_t)(((h >> IND_BITS) & 0x7fff) | 0x8000);
 	return (unsigned)(h & ((1u << IND_BITS) - 1));
 }

@@ -11,13 +11,17 @@
  *   usage: KERNEL [CALLS]     (default 3)
  *
  * It prints one line on stdout:
- *   perpi-kernel NAME calls N step S overhead O cycles C1 ... CN
+ *   perpi-kernel NAME calls N step S overhead O cycles C1 ... CN probes P1 ... PN
  * with each call's core cycles, the timer's own cost O (the mean of the
  * fastest empty timed regions) subtracted, and S the TSC's step in core
  * cycles: on this VM the TSC advances in steps of about 40 ticks (70
  * cycles), so a call of D cycles reads as the step below or above D, in
  * proportion to how close D is to each, and the mean of several runs'
- * readings of call k is D. */
+ * readings of call k is D. Pk is the slower of two throughput probes (8
+ * chains of adds, 16384 in all) run just before and after call k: a core
+ * shared with a busy neighbour (a sibling hyperthread, the host) runs
+ * them slower, and `perpi eval cycles` keeps only the calls whose probes
+ * ran at full speed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,18 @@ static double ticks_per_cycle(void)
 		best = t < best ? t : best;
 	}
 	return (double)best / CHAIN;
+}
+
+/* Ticks of 16384 adds in 8 independent chains: throughput bound. */
+static uint64_t probe(void)
+{
+	uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8, t0 = tsc();
+	for (int k = 0; k < 64; k++)
+		__asm__ volatile(
+		    ".rept 32\n\tadd %0, %0\n\tadd %1, %1\n\tadd %2, %2\n\tadd %3, %3\n"
+		    "\tadd %4, %4\n\tadd %5, %5\n\tadd %6, %6\n\tadd %7, %7\n\t.endr"
+		    : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
+	return tsc() - t0;
 }
 
 /* The TSC's step: the smallest advance between two reads. */
@@ -93,17 +109,24 @@ int main(int argc, char **argv)
 	}
 	qsort(cyc, reps, sizeof(*cyc), by_value);
 	double overhead = clean_mean(cyc, reps, step);
+	double *probes = malloc(calls * sizeof(*probes));
 	for (long c = 0; c < calls; c++) {
 		kernel_setup();
-		uint64_t t0 = tsc();
+		uint64_t p0 = probe(), t0 = tsc();
 		kernel_sink += kernel();
-		cyc[c] = (double)(tsc() - t0) / tpc - overhead;
+		uint64_t t1 = tsc(), p1 = probe();
+		cyc[c] = (double)(t1 - t0) / tpc - overhead;
+		probes[c] = (double)(p0 > p1 ? p0 : p1) / tpc;
 	}
 	printf("perpi-kernel %s calls %ld step %.1f overhead %.1f cycles", kernel_name, calls, step,
 	       overhead);
 	for (long c = 0; c < calls; c++)
 		printf(" %.1f", cyc[c]);
+	printf(" probes");
+	for (long c = 0; c < calls; c++)
+		printf(" %.1f", probes[c]);
 	printf("\n");
+	free(probes);
 	free(cyc);
 	return 0;
 }
