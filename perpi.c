@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"graph", cmd_graph, "the data-flow graph as Graphviz dot"},
 	{"critical", cmd_critical, "a longest dependency chain, with source lines"},
 	{"tui", cmd_tui, "browse a recorded run (or trace a program) in a curses interface"},
+	{"measure", cmd_measure, "native cycles of a program's region or functions, unmodified"},
 	{"bench", cmd_bench, "measure kernels of instruction forms on this CPU (Pipedream)"},
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
 	{"db", cmd_db, "export or import the measurement database"},

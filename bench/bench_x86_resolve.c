@@ -2,9 +2,6 @@
  * tracer caches it) and x86_resolve cost (once per single step) over the
  * instructions of libc's .text. Prints ns per call; docs/BENCHMARKS.md
  * keeps the results. Usage: bench_x86_resolve [ELF] [max instructions] */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "tracer/elf.h"
 #include "tracer/x86.h"
 
 static struct x86_xstate xs;
@@ -21,34 +19,6 @@ static int fetch(void *ctx, struct x86_xstate *out)
 	(void)ctx;
 	*out = xs;
 	return 0;
-}
-
-static int load_text(const char *path, uint8_t **text, size_t *size, uint64_t *addr)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (!e || elf_getshdrstrndx(e, &shstrndx) < 0)
-		return -1;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		gelf_getshdr(scn, &sh);
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".text"))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		*text = xmalloc(d->d_size);
-		memcpy(*text, d->d_buf, d->d_size);
-		*size = d->d_size;
-		*addr = sh.sh_addr;
-	}
-	elf_end(e);
-	close(fd);
-	return *text ? 0 : -1;
 }
 
 /* CPU time of this thread: the machine is shared, wall time is not ours. */
@@ -71,7 +41,7 @@ int main(int argc, char **argv)
 	size_t max = argc > 2 ? strtoul(argv[2], NULL, 0) : 100000, size = 0, n = 0, n_x = 0;
 	uint8_t *text = NULL;
 	uint64_t base = 0;
-	if (load_text(path, &text, &size, &base) < 0) {
+	if (elf_read_section(path, ".text", &text, &size, &base) < 0) {
 		fprintf(stderr, "perpi: bench_x86_resolve: cannot read .text of %s\n", path);
 		return 1;
 	}

@@ -46,6 +46,11 @@ static void print_text(const char *spec, const struct bench_result *r, int laten
 		printf("  (cached)");
 	if (r->flagged)
 		printf("  [dependency: %s]", r->flag_reason);
+	if (r->helpers[0])
+		printf("  [with %s]", r->helpers);
+	if (r->bimodal)
+		printf("  [two modes: %.3f and %.3f cycles, the faster kept]", r->cycles,
+		       r->other_cycles);
 	printf("\n");
 }
 
@@ -65,6 +70,11 @@ static json_object *result_json(const char *spec, const struct bench_result *r, 
 	if (r->flagged)
 		json_object_object_add(o, "flag_reason", json_object_new_string(r->flag_reason));
 	json_object_object_add(o, "cached", json_object_new_boolean(r->from_cache));
+	json_object_object_add(o, "helpers", json_object_new_string(r->helpers));
+	json_object_object_add(o, "bimodal", json_object_new_boolean(r->bimodal));
+	if (r->bimodal)
+		json_object_object_add(o, "other_mode_cycles",
+				       json_object_new_double(r->other_cycles));
 	for (unsigned i = 0; i < r->n_samples; i++) {
 		json_object_array_add(s, json_object_new_double(r->samples[i]));
 		json_object_array_add(c, json_object_new_boolean(r->clean[i]));
@@ -80,108 +90,78 @@ struct bench_args {
 	int json, show_asm, no_db, latency;
 };
 
+enum { O_DB = 256, O_CPU, O_UNROLL, O_TOTAL, O_MEASURES, O_WARMUP, O_MAXSEC };
+
+/* The value of option c (-f, --db or a number); 0, or -1 with perpi_error(). */
+static int parse_value(struct bench_args *a, int c, const char *arg)
+{
+	long v;
+	unsigned *count[] = {[O_UNROLL - O_UNROLL] = &a->opt.unroll_size,
+			     [O_TOTAL - O_UNROLL] = &a->opt.total_insn,
+			     [O_MEASURES - O_UNROLL] = &a->opt.num_measures,
+			     [O_WARMUP - O_UNROLL] = &a->opt.warmup};
+	if (c == 'f') {
+		a->file = arg;
+	} else if (c == O_DB) {
+		a->db_path = arg;
+	} else if (c == O_MAXSEC) {
+		a->opt.max_seconds = atof(arg);
+		if (!(a->opt.max_seconds > 0 && a->opt.max_seconds <= 3600))
+			return perpi_set_error("bad --max-seconds '%s': give seconds in (0, 3600]",
+					       arg);
+	} else if (bench_cli_count(arg, &v, c == O_CPU ? 0 : 1, c == O_TOTAL ? 100000000 : 100000) <
+		   0) {
+		return -1;
+	} else if (c == O_CPU) {
+		a->opt.cpu = (int)v;
+	} else {
+		*count[c - O_UNROLL] = (unsigned)v;
+	}
+	return 0;
+}
+
+/* 1: parsed (the kernels from argv[optind]); 0: --help printed; -1: bad
+ * options (message set). */
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-	enum {
-		O_JSON = 256,
-		O_ASM,
-		O_DB,
-		O_NODB,
-		O_FRESH,
-		O_TSC,
-		O_CPU,
-		O_UNROLL,
-		O_TOTAL,
-		O_MEASURES,
-		O_WARMUP,
-		O_MAXSEC
-	};
-	static const struct option longopts[] = {{"file", required_argument, NULL, 'f'},
-						 {"latency", no_argument, NULL, 'l'},
-						 {"json", no_argument, NULL, O_JSON},
-						 {"show-asm", no_argument, NULL, O_ASM},
-						 {"db", required_argument, NULL, O_DB},
-						 {"no-db", no_argument, NULL, O_NODB},
-						 {"fresh", no_argument, NULL, O_FRESH},
-						 {"tsc", no_argument, NULL, O_TSC},
-						 {"cpu", required_argument, NULL, O_CPU},
-						 {"unroll", required_argument, NULL, O_UNROLL},
-						 {"total", required_argument, NULL, O_TOTAL},
-						 {"measures", required_argument, NULL, O_MEASURES},
-						 {"warmup", required_argument, NULL, O_WARMUP},
-						 {"max-seconds", required_argument, NULL, O_MAXSEC},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
-	int c;
 	memset(a, 0, sizeof(*a));
 	bench_options_default(&a->opt);
+	const struct option longopts[] = {{"file", required_argument, NULL, 'f'},
+					  {"latency", no_argument, NULL, 'l'},
+					  {"json", no_argument, &a->json, 1},
+					  {"show-asm", no_argument, &a->show_asm, 1},
+					  {"db", required_argument, NULL, O_DB},
+					  {"no-db", no_argument, &a->no_db, 1},
+					  {"fresh", no_argument, &a->opt.fresh, 1},
+					  {"tsc", no_argument, &a->opt.force_tsc, 1},
+					  {"cpu", required_argument, NULL, O_CPU},
+					  {"unroll", required_argument, NULL, O_UNROLL},
+					  {"total", required_argument, NULL, O_TOTAL},
+					  {"measures", required_argument, NULL, O_MEASURES},
+					  {"warmup", required_argument, NULL, O_WARMUP},
+					  {"max-seconds", required_argument, NULL, O_MAXSEC},
+					  {"help", no_argument, NULL, 'h'},
+					  {NULL, 0, NULL, 0}};
+	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:lh", longopts, NULL)) != -1) {
-		long v = 0;
-		if (c >= O_CPU && c <= O_WARMUP &&
-		    bench_cli_count(optarg, &v, c == O_CPU ? 0 : 1,
-				    c == O_TOTAL ? 100000000 : 100000) < 0)
-			return -1;
-		switch (c) {
-		case 'f':
-			a->file = optarg;
-			break;
-		case 'l':
+		if (c == 0) /* a flag, set by getopt_long */
+			continue;
+		if (c == 'l') {
 			a->latency = 1;
-			break;
-		case O_JSON:
-			a->json = 1;
-			break;
-		case O_ASM:
-			a->show_asm = 1;
-			break;
-		case O_DB:
-			a->db_path = optarg;
-			break;
-		case O_NODB:
-			a->no_db = 1;
-			break;
-		case O_FRESH:
-			a->opt.fresh = 1;
-			break;
-		case O_TSC:
-			a->opt.force_tsc = 1;
-			break;
-		case O_CPU:
-			a->opt.cpu = (int)v;
-			break;
-		case O_UNROLL:
-			a->opt.unroll_size = (unsigned)v;
-			break;
-		case O_TOTAL:
-			a->opt.total_insn = (unsigned)v;
-			break;
-		case O_MEASURES:
-			a->opt.num_measures = (unsigned)v;
-			break;
-		case O_WARMUP:
-			a->opt.warmup = (unsigned)v;
-			break;
-		case O_MAXSEC:
-			a->opt.max_seconds = atof(optarg);
-			if (!(a->opt.max_seconds > 0 && a->opt.max_seconds <= 3600)) {
-				perpi_set_error("bad --max-seconds '%s': give seconds in (0, 3600]",
-						optarg);
-				return -1;
-			}
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			usage(stdout);
-			exit(0);
-		default:
-			perpi_set_error("unknown option or missing argument '%s' "
-					"('perpi bench --help' lists them)",
-					argv[optind - 1]);
+			return 0;
+		} else if (c == '?') {
+			return perpi_set_error("unknown option or missing argument '%s' "
+					       "('perpi bench --help' lists them)",
+					       argv[optind - 1]);
+		} else if (parse_value(a, c, optarg) < 0) {
 			return -1;
 		}
 	}
-	return 0;
+	return 1;
 }
 
 static int show_asm(struct bench_ctx *b, const struct kernel *ks, size_t n, int latency)
@@ -234,9 +214,10 @@ int cmd_bench(int argc, char **argv)
 {
 	struct bench_args a;
 	int rc = parse_args(argc, argv, &a);
-	if (rc < 0) {
-		fprintf(stderr, "perpi: bench: %s\n", perpi_error());
-		return 2;
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "perpi: bench: %s\n", perpi_error());
+		return rc < 0 ? 2 : 0;
 	}
 	struct kernel *ks = NULL;
 	size_t n = 0;

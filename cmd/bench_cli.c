@@ -101,6 +101,10 @@ int bench_cli_open_db(const char *path, struct db **out)
 		make_parent_dirs(p);
 	int rc = db_open(p, out);
 	free(p);
+	char *note = rc == 0 ? db_foreign_note(*out) : NULL;
+	if (note)
+		fprintf(stderr, "perpi: note: %s\n", note);
+	free(note);
 	return rc;
 }
 

@@ -18,7 +18,8 @@ int bench_cli_read_kernels(char **args, int n_args, const char *file, int single
 			   struct kernel **out, size_t *n);
 void bench_cli_free_kernels(struct kernel *ks, size_t n);
 
-/* Open path, or the default database if path is NULL. */
+/* Open path, or the default database if path is NULL; says on stderr when
+ * it holds only another machine's measurements (db_foreign_note). */
 int bench_cli_open_db(const char *path, struct db **out);
 
 /* done/total, rate and time left on stderr, only when it is a terminal. */

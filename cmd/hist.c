@@ -8,57 +8,18 @@
 
 #include "cmd/commands.h"
 #include "common/util.h"
+#include "cmd/options.h"
 #include "ilp/filter.h"
 #include "ilp/hist.h"
 
 #define TERMINAL_BINS 40
 #define SVG_BINS 300
 
-struct hist_args {
-	const char *csv, *svg;
-	unsigned bins;
-	int colour; /* -1: when stdout is a terminal */
-};
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: perpi hist [-i FILE] [--csv FILE] [--svg FILE] [--bins N] [OPTIONS]\n"
-		"Instructions per step, stacked by class.\n"
-		"  --csv FILE          one row per bin: steps and per-class counts\n"
-		"  --svg FILE          a stacked bar chart\n"
-		"  --bins N            at most N bins (default: %d in the terminal, one per\n"
-		"                      step in CSV, %d in SVG); sums per bin are exact\n"
-		"  --color, --no-color colour the terminal bars or not\n%s",
-		TERMINAL_BINS, SVG_BINS, filter_usage);
-}
-
-static int own_option(void *ctx, int argc, char **argv, int *i)
-{
-	struct hist_args *a = ctx;
-	const char *opt = argv[*i];
-	if (!strcmp(opt, "--color") || !strcmp(opt, "--no-color")) {
-		a->colour = opt[2] == 'c';
-		return 1;
-	}
-	if (strcmp(opt, "--csv") && strcmp(opt, "--svg") && strcmp(opt, "--bins"))
-		return 0;
-	if (*i + 1 >= argc)
-		return perpi_set_error("%s needs a value", opt);
-	const char *v = argv[++*i];
-	if (!strcmp(opt, "--csv"))
-		a->csv = v;
-	else if (!strcmp(opt, "--svg"))
-		a->svg = v;
-	else {
-		char *end;
-		long n = strtol(v, &end, 10);
-		if (*end || !*v || n < 1 || n > 10000000)
-			return perpi_set_error("--bins: '%s' is not a number from 1 to 10^7", v);
-		a->bins = (unsigned)n;
-	}
-	return 1;
-}
+static const struct cmd_info info = {
+    CMD_HIST, "perpi hist",
+    "usage: perpi hist [-i FILE] [-o FILE] [--csv FILE] [--svg FILE] [--bins N] [OPTIONS]\n"
+    "Instructions per step, stacked by class.\n\n",
+    NULL};
 
 static int write_file(const char *path, const struct hist *h, const struct filter_options *o,
 		      unsigned bins, const char *title, int svg)
@@ -93,17 +54,19 @@ static char *chart_title(const struct filter_options *o, const struct filter_res
 			 r->totals.steps ? (double)r->totals.insns / r->totals.steps : 0.0);
 }
 
-static int output(const struct filter_options *o, const struct filter_result *r,
-		  const struct hist *h, const struct hist_args *a)
+static int output(const struct cmd_args *a, struct filter_result *r, const struct hist *h,
+		  FILE *out)
 {
 	struct hist_bins b;
+	const struct filter_options *o = &a->filter;
 	char *title = chart_title(o, r);
 	int rc = hist_bin(h, o->step_first, o->step_last, a->bins ? a->bins : TERMINAL_BINS, &b);
 	if (rc == 0) {
-		filter_write_header(stdout, o, r);
-		printf("# %s\n", title);
-		int colour = a->colour >= 0 ? a->colour : isatty(1) && !getenv("NO_COLOR");
-		hist_write_text(stdout, &b, 60, colour);
+		cmd_write_header(out, a, r);
+		fprintf(out, "# %s\n", title);
+		int colour =
+		    a->colour >= 0 ? a->colour : isatty(fileno(out)) && !getenv("NO_COLOR");
+		hist_write_text(out, &b, 60, colour);
 		hist_bins_done(&b);
 	}
 	if (rc == 0 && a->csv)
@@ -114,31 +77,30 @@ static int output(const struct filter_options *o, const struct filter_result *r,
 	return rc;
 }
 
-int cmd_hist(int argc, char **argv)
+static int hist(struct cmd_args *a, char **argv)
 {
-	struct filter_options o;
 	struct filter_result r;
 	struct trace_reader *reader;
-	struct hist_args a = {.colour = -1};
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	filter_options_init(&o);
-	if (filter_parse_args(&o, argc, argv, own_option, &a, "hist") < 0)
-		return 2;
 	struct hist *h = hist_new();
 	struct filter_observer obs = {hist_observe, h, 0};
-	if (filter_run(&o, &obs, 1, &r, &reader) < 0) {
+	if (filter_run(&a->filter, &obs, 1, &r, &reader) < 0) {
 		fprintf(stderr, "perpi hist: %s\n", perpi_error());
 		hist_delete(h);
 		return 1;
 	}
-	int rc = output(&o, &r, h, &a);
+	FILE *out = cmd_open_output(a);
+	int rc = out ? output(a, &r, h, out) : 0;
 	if (rc < 0)
 		fprintf(stderr, "perpi hist: %s\n", perpi_error());
+	if (!out || (cmd_close_output(a, out) < 0))
+		rc = -1;
 	hist_delete(h);
 	filter_result_done(&r);
 	trace_reader_close(reader);
 	return rc < 0 ? 1 : 0;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	return cmd_main(&info, argc, argv, hist);
 }

@@ -19,91 +19,24 @@ int cmd_tui(int argc, char **argv)
 }
 #else
 
+#include "cmd/live.h"
+#include "cmd/options.h"
 #include "common/util.h"
 #include "ilp/blocks.h"
 #include "ilp/trace_file.h"
 #include "palmed/lift_report.h"
-#include "tracer/options.h"
-#include "tracer/symbols.h"
 #include "tracer/trace.h"
 #include "tui/tui_model.h"
 #include "tui/tui.h"
 
-static const char usage[] =
-	"usage: perpi tui [--stack-engine] [--model FILE] [[-i] FILE]\n"
-	"       perpi tui [--stack-engine] [--model FILE] [TRACER OPTIONS] -- PROGRAM [ARGS...]\n"
-	"Browse a recorded run (default perpi.data), or trace PROGRAM first:\n"
-	"functions, the ILP histogram, the data-flow graph, the critical path and\n"
-	"basic blocks. Press ? in the browser for its keys; 'man perpi-tui' tells more.\n"
-	"\n  --stack-engine     implicit RSP updates of push/pop/call/ret are free\n"
-	"  --model FILE       the Palmed model for the resource-bound columns\n"
-	"                     (default: $XDG_DATA_HOME/perpi/model.json, when present)\n"
-	"  -i FILE            the recorded run to browse\n";
-
-struct tui_options {
-	const char *input;           /* FILE, default perpi.data */
-	const char *model;           /* --model FILE, NULL: the default model */
-	int program;                 /* index of PROGRAM after --, 0 if none */
-	struct trace_options trace;
-	struct engine_options engine;
-};
-
-/* 1: parsed; 0: --help printed; -1: bad options (message set). */
-static int parse(int argc, char **argv, struct tui_options *o)
-{
-	const char *tracer_option = NULL;
-	for (int i = 1; i < argc;) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			trace_options_usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--")) {
-			if (i + 1 >= argc)
-				return perpi_set_error("tui: -- must be followed by a program");
-			o->program = i + 1;
-			break;
-		} else if (!strcmp(a, "--stack-engine")) {
-			o->engine.stack_engine = 1;
-			i++;
-		} else if (!strcmp(a, "--model") || !strncmp(a, "--model=", 8)) {
-			o->model = a[7] ? a + 8 : i + 1 < argc ? argv[i + 1] : NULL;
-			if (!o->model || !*o->model)
-				return perpi_set_error("tui: --model needs a file name");
-			i += a[7] ? 1 : 2;
-		} else if (!strcmp(a, "-i") && i + 1 < argc) {
-			o->input = argv[i + 1];
-			i += 2;
-		} else if (a[0] != '-' || !a[1]) {
-			o->input = a;
-			i++;
-		} else {
-			int r = trace_options_parse(&o->trace, argc, argv, &i);
-			if (r <= 0)
-				return r < 0 ? -1 : perpi_set_error("tui: unknown option '%s'", a);
-			tracer_option = a;
-		}
-	}
-	if (tracer_option && !o->program)
-		return perpi_set_error("tui: %s traces a program: give it after --", tracer_option);
-	if (o->program && trace_options_check(&o->trace, 1) < 0)
-		return -1;
-	return 1;
-}
-
-/* "f" at an entry, "f+0x1c" inside, as the live tracer's symbolizer. */
-static const char *reader_function(void *ctx, uint64_t addr)
-{
-	static char name[256];
-	struct trace_reader *r = ctx;
-	const struct perpi_insn *insn = trace_reader_insn_at(r, addr);
-	uint64_t offset = 0;
-	const char *f = insn ? trace_reader_function(r, insn, &offset) : NULL;
-	if (!f || !offset)
-		return f;
-	snprintf(name, sizeof(name), "%s+0x%" PRIx64, f, offset);
-	return name;
-}
+static const struct cmd_info info = {
+    CMD_TUI, "perpi tui",
+    "usage: perpi tui [OPTIONS] [[-i] FILE]\n"
+    "       perpi tui [OPTIONS] [TRACER OPTIONS] -- PROGRAM [ARGS...]\n"
+    "Browse a recorded run (default perpi.data), or trace PROGRAM first:\n"
+    "functions, the ILP histogram, the data-flow graph, the critical path and\n"
+    "basic blocks. Press ? in the browser for its keys; 'man perpi-tui' tells more.\n\n",
+    NULL};
 
 static int reader_line(void *ctx, uint64_t addr, const char **file, unsigned *line)
 {
@@ -128,7 +61,7 @@ static int tee_event(void *ctx, const struct perpi_event *ev)
 /* The model as `perpi report` finds it: --model FILE (missing or corrupt:
  * an error), else the default one when present. Before anything is drawn,
  * so that its warnings (another CPU, a damaged default) stay readable. */
-static struct lift_report *open_lift(const struct tui_options *o)
+static struct lift_report *open_lift(const struct cmd_args *o)
 {
 	struct lift_report *lr;
 	if (lift_report_new(o->model, &lr) < 0) {
@@ -147,8 +80,8 @@ static void finish_lift(struct tui_blocks_source *src, struct lift_report *lr,
 	src->blocks = lr->blocks;
 	src->lr = lr;
 	if (!lr->lift) {
-		snprintf(src->note, sizeof(src->note), "no Palmed model: perpi palmed build --from %s",
-			 recording);
+		snprintf(src->note, sizeof(src->note),
+			 "no Palmed model: perpi palmed build --from %s", recording);
 		return;
 	}
 	struct lift_figures total;
@@ -214,9 +147,9 @@ static int file_block_ilp(void *ctx, struct blocks *b)
 	return 0;
 }
 
-static int browse_file(const struct tui_options *o)
+static int browse_file(const struct cmd_args *o)
 {
-	struct trace_reader *reader = trace_reader_open(o->input);
+	struct trace_reader *reader = trace_reader_open(o->filter.input);
 	if (!reader || tui_check_terminal() < 0) { /* before the long part: the replay */
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
 		trace_reader_close(reader);
@@ -227,15 +160,15 @@ static int browse_file(const struct tui_options *o)
 		trace_reader_close(reader);
 		return 1;
 	}
-	struct tui_symbols sym = {reader_function, reader_line, reader};
-	struct tee tee = {tui_model_new(&o->engine, &sym), lr};
+	struct tui_symbols sym = {filter_function_name, reader_line, reader};
+	struct tee tee = {tui_model_new(&o->filter.engine, &sym), lr};
 	struct tui_blocks_source blocks = {.ilp_pass = file_block_ilp};
-	struct block_ilp ilp = {o->input, &blocks.cancel, NULL};
+	struct block_ilp ilp = {o->filter.input, &blocks.cancel, NULL};
 	blocks.ctx = &ilp;
 	int r = -1;
 	if (trace_reader_replay(reader, tee_event, &tee) >= 0 && tui_model_finish(tee.model) >= 0) {
-		finish_lift(&blocks, lr, tee.model, o->input);
-		r = tui_run(tee.model, &blocks, o->input);
+		finish_lift(&blocks, lr, tee.model, o->filter.input);
+		r = tui_run(tee.model, &blocks, o->filter.input);
 	}
 	if (r < 0)
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
@@ -245,13 +178,7 @@ static int browse_file(const struct tui_options *o)
 	return r < 0;
 }
 
-/* Live: names from the tracer's symbol tables (no source lines). */
-static const char *tracer_function(void *ctx, uint64_t addr)
-{
-	return symbolizer_name(tracer_symbols(*(struct tracer **)ctx), addr);
-}
-
-static int browse_program(struct tui_options *o, char **argv)
+static int browse_program(struct cmd_args *o, char **argv)
 {
 	if (tui_check_terminal() < 0) { /* before the long part: the trace */
 		fprintf(stderr, "perpi: tui: %s\n", perpi_error());
@@ -261,8 +188,8 @@ static int browse_program(struct tui_options *o, char **argv)
 	if (!lr)
 		return 1;
 	struct tracer *tracer = NULL;
-	struct tui_symbols sym = {tracer_function, NULL, &tracer};
-	struct tee tee = {tui_model_new(&o->engine, &sym), lr};
+	struct tui_symbols sym = {live_function_name, NULL, &tracer}; /* no source lines */
+	struct tee tee = {tui_model_new(&o->filter.engine, &sym), lr};
 	struct tui_blocks_source blocks = {.ilp_pass = NULL}; /* events not kept: no ILP */
 	tracer = tracer_new(&o->trace, tee_event, &tee);
 	struct trace_result res;
@@ -281,19 +208,13 @@ static int browse_program(struct tui_options *o, char **argv)
 	return r < 0;
 }
 
+static int tui(struct cmd_args *a, char **argv)
+{
+	return a->program ? browse_program(a, argv) : browse_file(a);
+}
+
 int cmd_tui(int argc, char **argv)
 {
-	struct tui_options o = {.input = TRACE_FILE_DEFAULT};
-	trace_options_init(&o.trace);
-	int r = parse(argc, argv, &o);
-	if (r <= 0) {
-		if (r < 0)
-			fprintf(stderr, "perpi: %s\n%s", perpi_error(), usage);
-		trace_options_done(&o.trace);
-		return r < 0 ? 2 : 0;
-	}
-	r = o.program ? browse_program(&o, argv) : browse_file(&o);
-	trace_options_done(&o.trace);
-	return r;
+	return cmd_main(&info, argc, argv, tui);
 }
 #endif

@@ -244,6 +244,8 @@ int blocks_event(void *ctx, const struct perpi_event *ev)
 	if (b->pending_call || (ev->flags & (EVENT_SIGNAL_ENTRY | EVENT_CALL_ENTRY)))
 		frame_open(b, ev);
 	b->pending_call = insn->control == CTRL_CALL;
+	if ((ev->flags & EVENT_CALL_TARGET) && b->depth && b->frames[b->depth - 1].key == ev->sp)
+		b->frames[b->depth - 1].entry = insn->addr; /* through a PLT stub */
 
 	struct istat *s = stat_of(b, insn);
 	/* REP string iterations repeat the same instruction: one start. */

@@ -271,6 +271,9 @@ static void frames_enter(struct engine *e, const struct perpi_event *ev, int64_t
 	} else if (e->resume_sp && ev->sp > e->resume_sp && !e->in_sigreturn) {
 		e->resume_sp = 0; /* back in the caller: the call did not happen */
 	}
+	/* A call through a PLT stub: the instance is the function it reached. */
+	if ((ev->flags & EVENT_CALL_TARGET) && e->depth && e->frames[e->depth - 1].key == ev->sp)
+		e->frames[e->depth - 1].entry = ev->insn->addr;
 	e->pending_call = ev->insn->control == CTRL_CALL;
 	e->call_sp = ev->sp - 8;
 }

@@ -1,5 +1,5 @@
-/* The shared replay pipeline: trace reader -> call-instance filter ->
- * engine(s) -> step-range filter -> observers. */
+/* The analysis options' values, the names of a recorded run's
+ * instructions, and the header every analysis's text output starts with. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,20 +7,6 @@
 #include "common/util.h"
 #include "ilp/filter.h"
 #include "ilp/hist.h"
-#include "ilp/latency.h"
-
-const char filter_usage[] =
-    "  -i FILE             read FILE instead of perpi.data\n"
-    "  --function SYM      analyse SYM's call instances, each in isolation\n"
-    "  --call N            only SYM's N-th call instance (with --function)\n"
-    "  --steps A:B         only the instructions at steps A to B (A: or :B open)\n"
-    "  --only CLASS,...    only these classes count and take steps (load, store,\n"
-    "                      int, fp, vec, move, branch, other); the others are free\n"
-    "  --window W          an instruction cannot run before the one W earlier\n"
-    "  --width N           at most N instructions per step\n"
-    "  --stack-engine      implicit RSP updates of push/pop/call/ret are free\n"
-    "  --latency FILE      steps per instruction form ('FORM STEPS' lines, e.g.\n"
-    "                      'ADDSD_XMM_XMM 4'); forms not listed take 1\n";
 
 void filter_options_init(struct filter_options *o)
 {
@@ -41,7 +27,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t *out
 	return 0;
 }
 
-static int parse_steps(struct filter_options *o, const char *s)
+int filter_parse_steps(struct filter_options *o, const char *s)
 {
 	const char *colon = strchr(s, ':');
 	if (!colon)
@@ -79,73 +65,6 @@ int filter_parse_classes(const char *list, unsigned *mask)
 	}
 	free(copy);
 	return *mask ? 0 : perpi_set_error("--only: no class given");
-}
-
-/* Matches "--name VALUE" and "--name=VALUE"; sets *value. */
-static int match(const char *name, int argc, char **argv, int *i, const char **value)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n))
-		return 0;
-	if (argv[*i][n] == '=') {
-		*value = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n])
-		return 0;
-	if (*i + 1 >= argc) {
-		*value = NULL;
-		return 1;
-	}
-	*value = argv[++*i];
-	return 1;
-}
-
-int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i)
-{
-	const char *v;
-	uint64_t n;
-	if (!strcmp(argv[*i], "--stack-engine")) {
-		o->engine.stack_engine = 1;
-		return 1;
-	}
-	static const char *const names[] = {"-i",     "--function", "--call",  "--steps",
-					    "--only", "--window",   "--width", "--latency"};
-	size_t k = 0;
-	while (k < ARRAY_SIZE(names) && !match(names[k], argc, argv, i, &v))
-		k++;
-	if (k == ARRAY_SIZE(names))
-		return 0;
-	if (!v)
-		return perpi_set_error("%s needs a value", names[k]);
-	switch (k) {
-	case 0:
-		o->input = v;
-		return 1;
-	case 1:
-		o->function = v;
-		return 1;
-	case 2:
-		return parse_u64("--call", v, 1, &o->call) < 0 ? -1 : 1;
-	case 3:
-		return parse_steps(o, v) < 0 ? -1 : 1;
-	case 4:
-		return filter_parse_classes(v, &o->engine.class_mask) < 0 ? -1 : 1;
-	case 5:
-		if (parse_u64("--window", v, 1, &n) < 0 || n > UINT32_MAX)
-			return perpi_set_error("--window: '%s' is not a number from 1 to 2^32-1",
-					       v);
-		o->engine.window = (unsigned)n;
-		return 1;
-	case 7:
-		o->latency = v;
-		return 1;
-	default:
-		if (parse_u64("--width", v, 1, &n) < 0 || n > UINT32_MAX)
-			return perpi_set_error("--width: '%s' is not a number from 1 to 2^32-1", v);
-		o->engine.width = (unsigned)n;
-		return 1;
-	}
 }
 
 static const char *trace_function(void *ctx, const struct perpi_insn *insn, uint64_t *offset)
@@ -236,32 +155,5 @@ void filter_write_header(FILE *out, const struct filter_options *o, const struct
 		fprintf(out,
 			"# --latency %s: %zu static instruction%s of forms not listed took 1 "
 			"step\n",
-			o->latency, latency_table_unlisted(r->latency),
-			latency_table_unlisted(r->latency) == 1 ? "" : "s");
-}
-
-int filter_parse_args(struct filter_options *o, int argc, char **argv,
-		      int (*own)(void *ctx, int argc, char **argv, int *i), void *ctx,
-		      const char *command)
-{
-	for (int i = 1; i < argc; i++) {
-		int rc = filter_parse_option(o, argc, argv, &i);
-		if (rc == 0 && own)
-			rc = own(ctx, argc, argv, &i);
-		if (rc < 0) {
-			fprintf(stderr, "perpi %s: %s\n", command, perpi_error());
-			return -1;
-		}
-		if (rc == 0) {
-			fprintf(stderr,
-				"perpi %s: unknown option or argument '%s' (perpi %s --help)\n",
-				command, argv[i], command);
-			return -1;
-		}
-	}
-	if (o->call && !o->function) {
-		fprintf(stderr, "perpi %s: --call N needs --function SYM\n", command);
-		return -1;
-	}
-	return 0;
+			o->latency, r->latency_unlisted, r->latency_unlisted == 1 ? "" : "s");
 }

@@ -1,7 +1,8 @@
-/* The options and the replay pipeline every analysis shares: the input
- * file, the filters (--function, --call, --steps, --only) and the machine's
- * constraints (--window, --width, --stack-engine), applied the same way for
- * perpi report, hist, graph and critical (perpi-report(1)). */
+/* The analysis pipeline every report shares: the filters (--function,
+ * --call, --steps, --only) and the machine's constraints (--window,
+ * --width, --stack-engine, a latency callback), applied the same way to
+ * the events of a recorded run (perpi report, hist, graph, critical) and
+ * of a live one (perpi PROGRAM). The options are parsed in cmd/options.c. */
 #ifndef PERPI_FILTER_H
 #define PERPI_FILTER_H
 
@@ -10,7 +11,6 @@
 #include <stdio.h>
 
 #include "ilp/engine.h"
-#include "ilp/latency.h"
 #include "ilp/trace_file.h"
 
 /* Names of a static instruction: its function (and offset in it), its
@@ -28,21 +28,17 @@ struct filter_options {
 	uint64_t call;	      /* --call N: only the N-th instance (1-based); 0: all */
 	uint64_t step_first;  /* --steps A:B; 0 and UINT64_MAX when not given */
 	uint64_t step_last;
-	const char *latency; /* --latency FILE: steps per instruction form */
+	const char *latency; /* --latency FILE: its name, for the headers; the
+			      * caller sets engine.latency to the table */
 	struct engine_options engine;
 };
 
 void filter_options_init(struct filter_options *o);
 
-/* If argv[*i] is a shared option, consumes it (and its value, advancing
- * *i) and returns 1; 0 if it is not one; -1 with perpi_error() if its value
- * is bad. */
-int filter_parse_option(struct filter_options *o, int argc, char **argv, int *i);
-/* The shared options' lines for a command's --help. */
-extern const char filter_usage[];
-
 /* Parses "load,fp" into a class mask; -1 with perpi_error() if unknown. */
 int filter_parse_classes(const char *list, unsigned *mask);
+/* Parses --steps' "A:B", "A:" or ":B" into o; -1 with perpi_error(). */
+int filter_parse_steps(struct filter_options *o, const char *s);
 
 struct filter_observer {
 	engine_observer_fn fn;
@@ -63,14 +59,28 @@ struct filter_result {
 	uint64_t run_steps; /* C before --steps was applied */
 	struct trace_end end;
 	struct engine *engine;		     /* without --function: the run's engine, finished */
-	struct latency_table *latency;	     /* --latency's table (owned) */
-	const struct trace_meta_entry *meta; /* valid until trace_reader_close */
+	size_t latency_unlisted;	     /* set by the caller: for the --latency header */
+	const struct trace_meta_entry *meta; /* the run's metadata (the trace reader's, or
+					      * the caller's for a live run) */
 	size_t n_meta;
 };
 
-/* Opens o->input and replays it through the filters into the engine and
- * the observers (which see the counted instructions in the step range,
- * with the run's step and index numbering, and the free ones with step 0). On success the reader
+/* The pipeline over events from any source. The observers see the counted
+ * instructions in the step range, with the run's step and index numbering,
+ * and the free ones with step 0. namer names the entries for --function
+ * (it may be NULL without --function). o, obs and namer must outlive the
+ * pipeline; *out is filled by filter_finish. */
+struct filter;
+struct filter *filter_new(const struct filter_options *o, const struct filter_observer *obs,
+			  size_t n_obs, const struct insn_namer *namer, struct filter_result *out);
+/* A perpi_event_fn: the tracer's or the trace reader's sink. */
+int filter_event(void *filter, const struct perpi_event *ev);
+/* Closes the open region, frees the pipeline and checks the result: -1
+ * with perpi_error() on an unknown function, an empty step range...
+ * (*out is then still to be freed by filter_result_done). */
+int filter_finish(struct filter *filter);
+
+/* Opens o->input and replays it through the pipeline. On success the reader
  * is returned in *reader (for names and metadata; the caller closes it).
  * -1 with perpi_error() on a bad file, an unknown function, an empty step
  * range... */
@@ -91,12 +101,5 @@ const char *filter_function_name(void *reader, uint64_t addr);
 /* "# FILE: PROGRAM ARGS", how it was recorded and ended, and the filters
  * in force: the comment lines every analysis's text output starts with. */
 void filter_write_header(FILE *out, const struct filter_options *o, const struct filter_result *r);
-
-/* Parses a command's argv[1..]: the shared options, then the command's own
- * (own returns 1 when it took argv[*i], 0 if unknown, -1 on error). Prints
- * "perpi COMMAND: ..." and returns -1 on a bad argument. */
-int filter_parse_args(struct filter_options *o, int argc, char **argv,
-		      int (*own)(void *ctx, int argc, char **argv, int *i), void *ctx,
-		      const char *command);
 
 #endif

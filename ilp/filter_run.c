@@ -1,20 +1,19 @@
-/* filter_run: replays a trace through the call-instance filter into one
- * engine per analysed region, and forwards the engine's steps, renumbered
- * into the run's sequence and cut to the step range, to the observers. */
+/* The analysis pipeline: events (from a trace reader or the tracer) through
+ * the call-instance filter into one engine per analysed region; the
+ * engine's steps, renumbered into the run's sequence and cut to the step
+ * range, go to the observers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "ilp/filter.h"
-#include "ilp/latency.h"
 
-struct pipeline {
+struct filter {
 	const struct filter_options *o;
-	struct engine_options engine_options; /* o->engine with --latency's table */
 	const struct filter_observer *obs;
 	size_t n_obs;
 	int want_deps;
-	struct trace_reader *reader;
+	struct insn_namer namer;    /* for --function's entries */
 	struct engine *engine;	    /* the open region's, or NULL */
 	uint64_t step_offset;	    /* steps of the regions closed before */
 	uint64_t index_offset, fed; /* events fed to closed regions / to this one */
@@ -29,7 +28,7 @@ struct pipeline {
 
 static void forward(void *ctx, const struct engine_step_info *info)
 {
-	struct pipeline *p = ctx;
+	struct filter *p = ctx;
 	/* Free instructions (--only, system calls) have step 0: they go to
 	 * the observers too, as links of dependency chains, with no step. */
 	uint64_t step = info->step ? info->step + p->step_offset : 0;
@@ -56,9 +55,9 @@ static void forward(void *ctx, const struct engine_step_info *info)
 		p->obs[i].fn(p->obs[i].ctx, &out);
 }
 
-static void open_region(struct pipeline *p)
+static void open_region(struct filter *p)
 {
-	p->engine = engine_new(&p->engine_options);
+	p->engine = engine_new(&p->o->engine);
 	/* Observing costs the engine time: only when someone looks. */
 	if (p->n_obs || p->o->step_first || p->o->step_last != UINT64_MAX)
 		engine_add_observer(p->engine, forward, p, p->want_deps);
@@ -83,7 +82,7 @@ static void merge_functions(struct filter_result *r, const struct engine_functio
 	}
 }
 
-static void close_region(struct pipeline *p)
+static void close_region(struct filter *p)
 {
 	struct engine_totals t;
 	const struct engine_function *f;
@@ -115,14 +114,22 @@ static void close_region(struct pipeline *p)
 	p->engine = NULL;
 }
 
-static int is_entry_of(struct pipeline *p, const struct perpi_insn *insn)
+static int is_entry_of(struct filter *p, const struct perpi_insn *insn)
 {
-	uint64_t off;
-	const char *name = trace_reader_function(p->reader, insn, &off);
-	size_t n = strlen(p->o->function);
+	uint64_t off = 0;
+	const char *name = p->namer.function ? p->namer.function(p->namer.ctx, insn, &off) : NULL;
+	const char *sym = p->o->function;
+	if (!name || off)
+		return 0;
 	/* "strlen" names "strlen@libc.so.6" too */
-	return name && off == 0 && !strncmp(name, p->o->function, n) &&
-	       (name[n] == 0 || (name[n] == '@' && !strchr(p->o->function, '@')));
+	size_t n = strlen(sym);
+	if (!strncmp(name, sym, n) && (name[n] == 0 || (name[n] == '@' && !strchr(sym, '@'))))
+		return 1;
+	/* A call through a PLT stub ("puts@plt", "puts@plt@libc.so.6") is a
+	 * call of its target, as the report's rows count it ("puts@libc.so.6"). */
+	size_t base = strcspn(sym, "@");
+	return !strncmp(name, sym, base) && !strncmp(name + base, "@plt", 4) &&
+	       (name[base + 4] == 0 || name[base + 4] == '@');
 }
 
 /* --function: feeds only the events of SYM's call instances, an engine per
@@ -131,7 +138,7 @@ static int is_entry_of(struct pipeline *p, const struct perpi_insn *insn)
  * stack is unwound past it (longjmp). */
 static int instance_event(void *ctx, const struct perpi_event *ev)
 {
-	struct pipeline *p = ctx;
+	struct filter *p = ctx;
 	int after_call = p->after_call;
 	p->after_call = ev->insn->control == CTRL_CALL;
 	if (p->in_instance && ev->sp > p->entry_sp) {
@@ -163,23 +170,18 @@ static int instance_event(void *ctx, const struct perpi_event *ev)
 
 static int whole_event(void *ctx, const struct perpi_event *ev)
 {
-	struct pipeline *p = ctx;
+	struct filter *p = ctx;
 	p->fed++;
 	return engine_event(p->engine, ev);
 }
 
-static int check_result(struct pipeline *p)
+static int check_result(struct filter *p)
 {
 	const struct filter_options *o = p->o;
 	struct filter_result *r = p->res;
 	if (o->function && !r->instances)
-		return trace_reader_has_function(p->reader, o->function)
-			   ? perpi_set_error("--function %s: %s never called it in the traced "
-					     "region",
-					     o->function, o->input)
-			   : perpi_set_error("--function %s: no function of that name in %s "
-					     "('perpi report -i %s' lists the functions)",
-					     o->function, o->input, o->input);
+		return perpi_set_error("--function %s: never called in the analysed run",
+				       o->function);
 	if (o->call && o->call > r->instances)
 		return perpi_set_error(
 		    "--call %llu: %s has %llu call instance%s", (unsigned long long)o->call,
@@ -198,50 +200,71 @@ static int check_result(struct pipeline *p)
 	return 0;
 }
 
+struct filter *filter_new(const struct filter_options *o, const struct filter_observer *obs,
+			  size_t n_obs, const struct insn_namer *namer, struct filter_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct filter *p = xcalloc(1, sizeof(*p));
+	*p = (struct filter){.o = o, .obs = obs, .n_obs = n_obs, .res = out};
+	if (namer)
+		p->namer = *namer;
+	for (size_t i = 0; i < n_obs; i++)
+		p->want_deps |= obs[i].want_deps;
+	if (!o->function)
+		open_region(p);
+	return p;
+}
+
+int filter_event(void *filter, const struct perpi_event *ev)
+{
+	struct filter *p = filter;
+	return p->o->function ? instance_event(p, ev) : whole_event(p, ev);
+}
+
+int filter_finish(struct filter *p)
+{
+	int rc = 0;
+	if (p->o->call && !p->o->function)
+		rc = perpi_set_error("--call N needs --function SYM");
+	if (p->engine)
+		close_region(p);
+	if (rc == 0)
+		rc = check_result(p);
+	free(p->deps);
+	free(p);
+	return rc;
+}
+
 int filter_run(const struct filter_options *o, const struct filter_observer *obs, size_t n_obs,
 	       struct filter_result *out, struct trace_reader **reader)
 {
-	memset(out, 0, sizeof(*out));
-	*reader = NULL;
-	if (o->call && !o->function)
-		return perpi_set_error("--call N needs --function SYM");
-	struct pipeline p = {
-	    .o = o, .engine_options = o->engine, .obs = obs, .n_obs = n_obs, .res = out};
-	for (size_t i = 0; i < n_obs; i++)
-		p.want_deps |= obs[i].want_deps;
-	if (o->latency) {
-		out->latency = latency_table_load(o->latency);
-		if (!out->latency)
-			return -1;
-		p.engine_options.latency = latency_table_of;
-		p.engine_options.latency_ctx = out->latency;
-	}
-	p.reader = trace_reader_open(o->input);
-	if (!p.reader) {
-		filter_result_done(out);
+	*reader = trace_reader_open(o->input);
+	if (!*reader) {
+		memset(out, 0, sizeof(*out));
 		return -1;
 	}
-	int rc;
-	if (o->function) {
-		rc = trace_reader_replay(p.reader, instance_event, &p);
-	} else {
-		open_region(&p);
-		rc = trace_reader_replay(p.reader, whole_event, &p);
+	struct insn_namer namer = filter_trace_namer(*reader);
+	struct filter *p = filter_new(o, obs, n_obs, &namer, out);
+	int rc = trace_reader_replay(*reader, filter_event, p);
+	if (filter_finish(p) < 0 && rc >= 0) {
+		rc = -1;
+		if (o->function && !out->instances)
+			perpi_set_error(
+			    trace_reader_has_function(*reader, o->function)
+				? "--function %s: %s never called it in the traced region"
+				: "--function %s: no function of that name in %s "
+				  "('perpi report -i %s' lists the functions)",
+			    o->function, o->input, o->input);
 	}
-	if (p.engine)
-		close_region(&p);
-	free(p.deps);
-	if (rc == 0)
-		rc = check_result(&p);
 	if (rc < 0) {
 		filter_result_done(out);
-		trace_reader_close(p.reader);
+		trace_reader_close(*reader);
+		*reader = NULL;
 		return -1;
 	}
-	if (trace_reader_end(p.reader))
-		out->end = *trace_reader_end(p.reader);
-	out->n_meta = trace_reader_meta_all(p.reader, &out->meta);
-	*reader = p.reader;
+	if (trace_reader_end(*reader))
+		out->end = *trace_reader_end(*reader);
+	out->n_meta = trace_reader_meta_all(*reader, &out->meta);
 	return 0;
 }
 
@@ -250,9 +273,6 @@ void filter_result_done(struct filter_result *res)
 	if (res->engine)
 		engine_delete(res->engine);
 	res->engine = NULL;
-	if (res->latency)
-		latency_table_delete(res->latency);
-	res->latency = NULL;
 	free(res->functions);
 	res->functions = NULL;
 	res->n_functions = 0;

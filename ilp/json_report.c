@@ -30,7 +30,7 @@ static json_object *json_ilp(uint64_t insns, uint64_t steps)
 static json_object *trace_object(const struct filter_options *o, const struct filter_result *r)
 {
 	json_object *t = json_object_new_object(), *meta = json_object_new_object();
-	json_object_object_add(t, "file", json_object_new_string(o->input));
+	json_object_object_add(t, "file", o->input ? json_object_new_string(o->input) : NULL);
 	for (size_t i = 0; i < r->n_meta; i++)
 		json_object_object_add(meta, r->meta[i].key,
 				       json_object_new_string(r->meta[i].value));
@@ -110,22 +110,20 @@ static int by_insns(const void *a, const void *b)
 	return (x->entry > y->entry) - (x->entry < y->entry);
 }
 
-static json_object *functions_array(const struct filter_result *r, struct trace_reader *reader)
+static json_object *functions_array(const struct filter_result *r, report_name_fn name,
+				    void *name_ctx)
 {
 	struct engine_function *f = xmalloc((r->n_functions + 1) * sizeof(*f));
 	if (r->n_functions)
 		memcpy(f, r->functions, r->n_functions * sizeof(*f));
 	qsort(f, r->n_functions, sizeof(*f), by_insns);
-	struct insn_namer namer = filter_trace_namer(reader);
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < r->n_functions; i++) {
 		json_object *j = json_object_new_object();
-		const struct perpi_insn *insn = trace_reader_insn_at(reader, f[i].entry);
 		char entry[24];
 		snprintf(entry, sizeof(entry), "0x%llx", (unsigned long long)f[i].entry);
-		json_object_object_add(
-		    j, "name",
-		    json_object_new_string(filter_describe_addr(&namer, insn, f[i].entry)));
+		const char *s = name ? name(name_ctx, f[i].entry) : NULL;
+		json_object_object_add(j, "name", json_object_new_string(s ? s : entry));
 		json_object_object_add(j, "entry", json_object_new_string(entry));
 		json_object_object_add(j, "calls", json_u64(f[i].calls));
 		json_object_object_add(j, "instructions", json_u64(f[i].insns));
@@ -139,13 +137,13 @@ static json_object *functions_array(const struct filter_result *r, struct trace_
 }
 
 int json_report_write(FILE *out, const struct filter_options *o, const struct filter_result *r,
-		      struct trace_reader *reader)
+		      report_name_fn name, void *name_ctx)
 {
-	return json_report_write_extra(out, o, r, reader, NULL);
+	return json_report_write_extra(out, o, r, name, name_ctx, NULL);
 }
 
 int json_report_write_extra(FILE *out, const struct filter_options *o,
-			    const struct filter_result *r, struct trace_reader *reader,
+			    const struct filter_result *r, report_name_fn name, void *name_ctx,
 			    const struct json_report_extra *extra)
 {
 	extra_members = extra;
@@ -159,7 +157,8 @@ int json_report_write_extra(FILE *out, const struct filter_options *o,
 	/* The per-function figures are the whole analysis's: none for a step range. */
 	int ranged = o->step_first || o->step_last != UINT64_MAX;
 	json_object_object_add(root, "functions",
-			       ranged ? json_object_new_array() : functions_array(r, reader));
+			       ranged ? json_object_new_array()
+				      : functions_array(r, name, name_ctx));
 	if (extra && extra->root)
 		json_object_object_add(root, "palmed", extra->root(extra->ctx));
 	extra_members = NULL;

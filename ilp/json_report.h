@@ -6,13 +6,15 @@
 #include <stdio.h>
 
 #include "ilp/filter.h"
+#include "ilp/report.h"
 
 #define JSON_REPORT_SCHEMA 1
 
-/* Writes the document for res (obtained with options o) to out; names
- * through namer and reader. 0, or -1 with perpi_error(). */
+/* Writes the document for res (obtained with options o) to out; the
+ * functions named by name (NULL or a NULL name: "0xADDR"). o->input NULL
+ * (a live run): "file" is null. 0, or -1 with perpi_error(). */
 int json_report_write(FILE *out, const struct filter_options *o, const struct filter_result *res,
-		      struct trace_reader *reader);
+		      report_name_fn name, void *name_ctx);
 
 /* Members added by other analyses (the Palmed bound and the predicted
  * cycles, palmed/lift_report.h): function() gives the "palmed" member of
@@ -29,7 +31,7 @@ struct json_report_extra {
 	void *members_ctx;
 };
 int json_report_write_extra(FILE *out, const struct filter_options *o,
-			    const struct filter_result *res, struct trace_reader *reader,
+			    const struct filter_result *res, report_name_fn name, void *name_ctx,
 			    const struct json_report_extra *extra);
 
 #endif

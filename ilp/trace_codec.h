@@ -8,10 +8,11 @@
 
 #define TRACE_MAGIC "PERPIDAT"
 #define TRACE_MAGIC_LEN 8
-#define TRACE_CHUNK_EVENTS 0x53545645u /* "EVTS" little-endian */
-#define TRACE_CHUNK_END 0x20444e45u    /* "END " */
-#define TRACE_CHUNK_MAX (1u << 24)     /* a reader refuses larger chunks */
-#define TRACE_CHUNK_TARGET (1u << 16)  /* the writer flushes past this */
+#define TRACE_CHUNK_EVENTS 0x53545645u	 /* "EVTS" little-endian */
+#define TRACE_CHUNK_END 0x20444e45u	 /* "END " */
+#define TRACE_CHUNK_MEASURED 0x5341454du /* "MEAS": native figures (version 2) */
+#define TRACE_CHUNK_MAX (1u << 24)	 /* a reader refuses larger chunks */
+#define TRACE_CHUNK_TARGET (1u << 16)	 /* the writer flushes past this */
 
 /* Record tags inside an EVTS chunk. A byte below 0x80 is an event header. */
 enum { TRACE_REC_STRING = 0x80, TRACE_REC_INSN = 0x81 };

@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 #include "tracer/event.h"
+#include "ilp/measured.h"
 
-#define TRACE_FILE_VERSION 1
+#define TRACE_FILE_VERSION 2 /* the newest this perpi reads and writes */
 #define TRACE_FILE_DEFAULT "perpi.data"
 
 /* How the recorded run ended. */
@@ -48,6 +49,13 @@ struct trace_writer;
 /* Opens path for writing and writes the header. NULL with perpi_error() set. */
 struct trace_writer *trace_writer_open(const char *path, const struct trace_meta_entry *meta,
 				       size_t n_meta, const struct trace_symbolizer *sym);
+/* The same, with the native figures of perpi record --measure (measured
+ * may be NULL): a version 2 file whose MEAS chunk follows the header. A
+ * file without them stays version 1, readable by older perpis. */
+struct trace_writer *trace_writer_open_measured(const char *path,
+						const struct trace_meta_entry *meta, size_t n_meta,
+						const struct trace_symbolizer *sym,
+						const struct measured *measured);
 /* A perpi_event_fn: returns 0, or 1 after an I/O error (stops tracing); the
  * error is reported again by trace_writer_close. */
 int trace_writer_event(void *writer, const struct perpi_event *ev);
@@ -61,6 +69,29 @@ struct trace_reader;
 /* Opens path and checks its header. NULL with perpi_error() set. */
 struct trace_reader *trace_reader_open(const char *path);
 void trace_reader_close(struct trace_reader *reader);
+
+/* The native figures perpi record --measure kept (perpi.data(5), the
+ * MEAS chunk), or NULL when the file has none: recorded without
+ * --measure, or a version 1 file. Available right after trace_reader_open
+ * (before any replay), owned by the reader, valid until
+ * trace_reader_close. A corrupt MEAS chunk makes trace_reader_open fail.
+ *
+ * For a report beside the trace's own figures (the fields: ilp/measured.h):
+ * all cycles are core cycles, the timing overhead already
+ * subtracted, each the smallest over m->runs native runs of the same
+ * program and arguments.
+ *   - a function F of the trace: measured_find(m, "F") is non-NULL
+ *     exactly when F was timed (recorded with --measure --function F;
+ *     the name is the program's symbol, as the trace names its functions);
+ *     then f->total compares with F's figures summed over its calls (the
+ *     trace's calls of F are f->calls when the runs are deterministic),
+ *     f->min and f->median with one call;
+ *   - the whole traced run: m->whole (the region's total when the region
+ *     was timed, else the outermost timed calls' total);
+ *   - the region (markers, main, --start..--stop): measured_region(m),
+ *     NULL when functions were timed.
+ * A figure with calls == 0 was never reached (show it as not measured). */
+const struct measured *trace_reader_measured(const struct trace_reader *reader);
 
 /* Metadata value for key, or NULL. */
 const char *trace_reader_meta(const struct trace_reader *reader, const char *key);

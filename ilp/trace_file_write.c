@@ -9,6 +9,7 @@
 #include "config.h"
 #include "common/util.h"
 #include "ilp/trace_codec.h"
+#include "ilp/trace_measured.h"
 #include "ilp/trace_file.h"
 
 /* What the writer remembers of one static instruction's last run. */
@@ -264,7 +265,8 @@ static void put_string(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, n);
 }
 
-static int write_header(struct trace_writer *w, const struct trace_meta_entry *meta, size_t n_meta)
+static int write_header(struct trace_writer *w, const struct trace_meta_entry *meta, size_t n_meta,
+			uint32_t version)
 {
 	char units[16], classes[16];
 	snprintf(units, sizeof(units), "%d", UNIT_COUNT);
@@ -274,7 +276,7 @@ static int write_header(struct trace_writer *w, const struct trace_meta_entry *m
 	struct strbuf sb;
 	uint8_t tmp[10];
 	strbuf_init(&sb);
-	trace_put_u32(tmp, TRACE_FILE_VERSION);
+	trace_put_u32(tmp, version);
 	strbuf_add(&sb, (char *)tmp, 4);
 	strbuf_add(&sb, (char *)tmp, 4); /* meta length, patched below */
 	size_t start = sb.len;
@@ -301,6 +303,27 @@ static int write_header(struct trace_writer *w, const struct trace_meta_entry *m
 struct trace_writer *trace_writer_open(const char *path, const struct trace_meta_entry *meta,
 				       size_t n_meta, const struct trace_symbolizer *sym)
 {
+	return trace_writer_open_measured(path, meta, n_meta, sym, NULL);
+}
+
+/* The MEAS chunk, right after the header. */
+static int write_measured(struct trace_writer *w, const struct measured *m)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	trace_measured_encode(&sb, m);
+	int rc = sb.len > TRACE_CHUNK_MAX
+		     ? (errno = EFBIG, write_fail(w))
+		     : write_chunk(w, TRACE_CHUNK_MEASURED, (uint8_t *)sb.buf, sb.len);
+	strbuf_done(&sb);
+	return rc;
+}
+
+struct trace_writer *trace_writer_open_measured(const char *path,
+						const struct trace_meta_entry *meta, size_t n_meta,
+						const struct trace_symbolizer *sym,
+						const struct measured *measured)
+{
 	FILE *fp = fopen(path, "wb");
 	if (!fp) {
 		perpi_set_error("cannot create %s: %s", path, strerror(errno));
@@ -313,7 +336,8 @@ struct trace_writer *trace_writer_open(const char *path, const struct trace_meta
 	if (sym)
 		w->sym = *sym;
 	setvbuf(fp, NULL, _IOFBF, 1 << 20);
-	if (write_header(w, meta, n_meta) < 0) {
+	if (write_header(w, meta, n_meta, measured ? 2 : 1) < 0 ||
+	    (measured && write_measured(w, measured) < 0)) {
 		perpi_set_error("%s", w->error);
 		trace_writer_abort(w);
 		return NULL;

@@ -6,31 +6,16 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/bench_private.h"
+#include "palmed/bench_stats.h"
 #include "palmed/db.h"
 #include "palmed/gen.h"
 #include "palmed/harness.h"
 #include "palmed/timing.h"
 
-#define BATCH_MAX 256 /* kernels per shared object */
 /* Bumped whenever the generated code or the measuring method changes, so
  * that cached measurements of the old code are not taken for new ones. */
-#define BENCH_GENERATOR_VERSION 2
-
-struct bench_ctx {
-	struct bench_options opt;
-	struct db *db;
-	char *dir; /* scratch directory, created on first use */
-	struct gen_params gp;
-	/* forms probed so far: semantics, or why they cannot be used */
-	size_t n_forms, cap_forms;
-	struct gen_form_info *forms;
-	char **form_errors;
-	unsigned batch;		  /* shared objects built, for unique names */
-	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
-	int best_dirty;
-	char machine[160];	       /* key of the probe reference file */
-	struct harness_worker *worker; /* kept between measurements; NULL until first use */
-};
+#define BENCH_GENERATOR_VERSION 3
 
 const char *timing_source_name(enum timing_source s)
 {
@@ -118,7 +103,7 @@ void bench_delete(struct bench_ctx *b)
 	free(b);
 }
 
-static int ensure_dir(struct bench_ctx *b)
+int bench_ensure_dir(struct bench_ctx *b)
 {
 	if (!b->dir)
 		b->dir = harness_make_dir();
@@ -159,7 +144,7 @@ static int from_db_cache(struct bench_ctx *b, const char *form)
 }
 
 /* Probe every form of ks not seen yet, in one assembler run. */
-static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
+int bench_probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 {
 	const char **names = NULL;
 	size_t m = 0;
@@ -176,7 +161,7 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 		}
 	if (m == 0)
 		return 0;
-	if (ensure_dir(b) < 0) {
+	if (bench_ensure_dir(b) < 0) {
 		free(names);
 		return -1;
 	}
@@ -201,8 +186,8 @@ static int probe_kernels(struct bench_ctx *b, const struct kernel *ks, size_t n)
 }
 
 /* The semantics of each term of k, or -1 with the first form's error. */
-static int kernel_infos(struct bench_ctx *b, const struct kernel *k,
-			const struct gen_form_info **infos)
+int bench_kernel_infos(struct bench_ctx *b, const struct kernel *k,
+		       const struct gen_form_info **infos)
 {
 	for (size_t t = 0; t < k->n; t++) {
 		ssize_t i = find_form(b, k->terms[t].form);
@@ -215,182 +200,60 @@ static int kernel_infos(struct bench_ctx *b, const struct kernel *k,
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The helpers of a kernel found in the database: generated again (the
+ * generator is deterministic, the forms' semantics are cached). */
+static void cached_helpers(struct bench_ctx *b, const struct kernel *k, int latency,
+			   struct bench_result *r)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	const struct gen_form_info **infos = xcalloc(k->n + 1, sizeof(*infos));
+	struct gen_params gp = b->gp;
+	struct gen_info gi;
+	struct strbuf s;
+	strbuf_init(&s);
+	gp.latency = latency;
+	if (bench_probe_kernels(b, k, 1) == 0 && bench_kernel_infos(b, k, infos) == 0 &&
+	    gen_kernel(k, infos, &gp, "perpi_kernel", &s, &gi) == 0)
+		snprintf(r->helpers, sizeof(r->helpers), "%s", gi.helpers);
+	strbuf_done(&s);
+	free(infos);
 }
 
-/* Median and (q75 - q25) / median of the clean samples (of all, if none). */
-static void summarise(struct bench_result *r, unsigned size)
-{
-	double *v = xmalloc((r->n_samples + 1) * sizeof(*v));
-	unsigned m = 0;
-	for (unsigned i = 0; i < r->n_samples; i++)
-		if (r->clean[i])
-			v[m++] = r->samples[i];
-	if (m == 0)
-		for (unsigned i = 0; i < r->n_samples; i++)
-			v[m++] = r->samples[i];
-	qsort(v, m, sizeof(*v), cmp_double);
-	r->cycles = m ? v[(m - 1) / 2] : NAN;
-	r->spread = m ? (v[(3 * (m - 1) + 2) / 4] - v[(m - 1) / 4]) / r->cycles : NAN;
-	r->ipc = size / r->cycles;
-	free(v);
-}
-
-struct campaign {
-	struct bench_ctx *b;
-	const struct kernel *ks;
-	struct bench_result *out;
-	int *status;
-	char **errors;
-	size_t *kernel_of_job; /* job -> kernel index */
-	struct harness_output *ho;
-	int latency;
-	struct gen_info *gi;
-	bench_progress_fn progress;
-	void *arg;
-	size_t done_before, total;
-	unsigned char *disturbed; /* per kernel: failed because the host never let it run clean */
-};
-
-static void job_done(void *arg, size_t job, size_t done, size_t total)
-{
-	struct campaign *c = arg;
-	size_t i = c->kernel_of_job[job];
-	struct harness_output *o = &c->ho[job];
-	struct bench_result *r = &c->out[i];
-	for (int k = 0; k < PROBE_COUNT; k++)
-		if (isfinite(o->best[k]) && o->best[k] > 0 &&
-		    (c->b->best[k] == 0 || o->best[k] < c->b->best[k])) {
-			c->b->best[k] = o->best[k];
-			c->b->best_dirty = 1;
-		}
-	unsigned n_clean = 0;
-	for (unsigned j = 0; j < o->n; j++)
-		n_clean += o->clean[j] != 0;
-	char *spec = kernel_to_string(&c->ks[i]);
-	if (o->status < 0) {
-		c->status[i] = -1;
-		c->errors[i] = xasprintf("kernel %s: %s", spec, o->error);
-	} else if (n_clean < 3) {
-		c->status[i] = -1;
-		c->disturbed[i] = 1;
-		c->errors[i] =
-		    xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
-			      "%.1f s (a busy machine); try again, or give --max-seconds",
-			      spec, c->b->opt.max_seconds);
-	} else {
-		r->source = o->papi ? TIMING_PAPI : TIMING_TSC;
-		r->n_samples = o->n;
-		r->samples = o->samples;
-		r->clean = o->clean;
-		o->samples = NULL;
-		o->clean = NULL;
-		r->ticks_per_cycle = o->ticks_per_cycle;
-		r->flagged = c->gi[job].flagged;
-		snprintf(r->flag_reason, sizeof(r->flag_reason), "%s", c->gi[job].reason);
-		summarise(r, c->latency ? 1 : kernel_size(&c->ks[i]));
-		c->status[i] = 0;
-		if (c->b->db) {
-			char *key = bench_options_key(&c->b->opt);
-			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key,
-				     r) < 0) {
-				c->status[i] = -1;
-				c->errors[i] = xasprintf("storing %s: %s", spec, perpi_error());
-			}
-			free(key);
-		}
-	}
-	free(spec);
-	if (c->progress)
-		c->progress(c->arg, c->done_before + done, c->total);
-}
-
-static void fail_all(struct campaign *c, const size_t *idx, size_t n, const char *msg)
-{
-	for (size_t j = 0; j < n; j++)
-		if (!c->status[idx[j]] && !c->out[idx[j]].samples) {
-			c->status[idx[j]] = -1;
-			c->errors[idx[j]] = xstrdup(msg);
-		}
-}
-
-/* Generate, assemble and run one batch of kernels (indices idx). */
-static void run_batch(struct campaign *c, const size_t *idx, size_t n)
+/* The kernels of c found in the database (out[] filled); the others'
+ * indices go to pending. Returns how many are pending. */
+static size_t look_up(struct campaign *c, size_t *pending)
 {
 	struct bench_ctx *b = c->b;
-	struct strbuf s;
-	struct harness_job *jobs = xcalloc(n, sizeof(*jobs));
-	char(*symbols)[32] = xcalloc(n, sizeof(*symbols));
-	size_t n_jobs = 0;
-
-	c->gi = xcalloc(n, sizeof(*c->gi));
-	c->kernel_of_job = xcalloc(n, sizeof(size_t));
-	strbuf_init(&s);
-	strbuf_addf(&s, ".intel_syntax noprefix\n");
-	struct gen_params gp = b->gp;
-	gp.latency = c->latency;
-	for (size_t j = 0; j < n; j++) {
-		const struct kernel *k = &c->ks[idx[j]];
-		const struct gen_form_info **infos = xcalloc(k->n, sizeof(*infos));
-		snprintf(symbols[n_jobs], sizeof(symbols[0]), "perpi_k%zu", n_jobs);
-		if (kernel_infos(b, k, infos) < 0 ||
-		    gen_kernel(k, infos, &gp, symbols[n_jobs], &s, &c->gi[n_jobs]) < 0) {
-			c->status[idx[j]] = -1;
-			c->errors[idx[j]] = xstrdup(perpi_error());
-		} else {
-			unsigned body = c->gi[n_jobs].body_insns;
-			uint64_t turns = (b->opt.total_insn + body - 1) / body;
-			jobs[n_jobs].symbol = symbols[n_jobs];
-			jobs[n_jobs].turns = turns ? turns : 1;
-			jobs[n_jobs].divisor = (double)jobs[n_jobs].turns * c->gi[n_jobs].copies;
-			c->kernel_of_job[n_jobs++] = idx[j];
+	size_t n_pending = 0;
+	char *key = bench_options_key(&b->opt);
+	for (size_t i = 0; i < c->total; i++) {
+		struct bench_result *r = &c->out[i];
+		bench_result_init(r);
+		c->status[i] = 0;
+		c->errors[i] = NULL;
+		char *spec = kernel_to_string(&c->ks[i]);
+		int hit =
+		    b->db && !b->opt.fresh
+			? db_lookup(b->db, spec, c->latency ? "latency" : "throughput", key, r)
+			: 0;
+		free(spec);
+		if (hit < 0) {
+			c->status[i] = -1;
+			c->errors[i] = xstrdup(perpi_error());
 		}
-		free(infos);
+		if (hit > 0) {
+			struct bench_summary sum;
+			bench_summarise(r->samples, r->clean, r->n_samples, &sum);
+			r->bimodal = sum.bimodal;
+			r->other_cycles = sum.other_cycles;
+			cached_helpers(b, &c->ks[i], c->latency, r);
+		}
+		if (hit)
+			c->done_before++;
+		else
+			pending[n_pending++] = i;
 	}
-	char stem[32];
-	snprintf(stem, sizeof(stem), "batch%u", b->batch++);
-	if (n_jobs && ensure_dir(b) < 0) {
-		fail_all(c, idx, n, perpi_error());
-		n_jobs = 0;
-	}
-	double t0 = perpi_now(), t1 = 0, t2 = 0;
-	if (n_jobs && harness_assemble(b->dir, stem, s.buf, NULL) == 0 && (t1 = perpi_now()) &&
-	    harness_link(b->dir, stem) == 0) {
-		t2 = perpi_now();
-		struct harness_config hc = {
-		    .measures = b->opt.num_measures ? b->opt.num_measures : 1,
-		    .warmup = b->opt.warmup,
-		    .max_attempts = b->opt.max_attempts ? b->opt.max_attempts : 1,
-		    .max_spread = b->opt.max_spread,
-		    .cpu = b->opt.cpu,
-		    .force_tsc = b->opt.force_tsc,
-		    .max_seconds = b->opt.max_seconds > 0 ? b->opt.max_seconds : 1.0,
-		};
-		memcpy(hc.best_hint, b->best, sizeof(hc.best_hint));
-		char *so = xasprintf("%s/%s.so", b->dir, stem);
-		c->ho = xcalloc(n_jobs, sizeof(*c->ho));
-		if (!b->worker)
-			b->worker = harness_worker_new();
-		if (harness_worker_run(b->worker, &hc, so, jobs, n_jobs, c->ho, job_done, c) < 0)
-			fail_all(c, idx, n, perpi_error());
-		if (getenv("PERPI_BENCH_TIMES")) /* where the time goes, for bench/ */
-			fprintf(stderr, "perpi: %zu kernels: as %.1f ms, ld %.1f ms, run %.1f ms\n",
-				n_jobs, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (perpi_now() - t2));
-		for (size_t j = 0; j < n_jobs; j++)
-			harness_output_done(&c->ho[j]);
-		free(c->ho);
-		free(so);
-	} else if (n_jobs) {
-		fail_all(c, idx, n, perpi_error());
-	}
-	strbuf_done(&s);
-	free(jobs);
-	free(symbols);
-	free(c->gi);
-	free(c->kernel_of_job);
+	free(key);
+	return n_pending;
 }
 
 static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
@@ -406,49 +269,33 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 			     .progress = progress,
 			     .arg = arg,
 			     .total = n};
-	size_t *pending = xcalloc(n + 1, sizeof(size_t)), n_pending = 0;
-	char *key = bench_options_key(&b->opt);
-	for (size_t i = 0; i < n; i++) {
-		bench_result_init(&out[i]);
-		status[i] = 0;
-		errors[i] = NULL;
-		char *spec = kernel_to_string(&ks[i]);
-		int hit =
-		    b->db && !b->opt.fresh
-			? db_lookup(b->db, spec, latency ? "latency" : "throughput", key, &out[i])
-			: 0;
-		free(spec);
-		if (hit < 0) {
-			status[i] = -1;
-			errors[i] = xstrdup(perpi_error());
-		}
-		if (hit)
-			c.done_before++;
-		else
-			pending[n_pending++] = i;
-	}
-	free(key);
+	size_t *pending = xcalloc(n + 1, sizeof(size_t));
+	size_t n_pending = look_up(&c, pending);
 	if (progress && c.done_before)
 		progress(arg, c.done_before, n);
 	if (n_pending) {
 		struct kernel *pending_ks = xcalloc(n_pending, sizeof(*pending_ks));
 		for (size_t j = 0; j < n_pending; j++)
 			pending_ks[j] = ks[pending[j]];
-		int rc = probe_kernels(b, pending_ks, n_pending);
+		int rc = bench_probe_kernels(b, pending_ks, n_pending);
 		free(pending_ks);
 		if (rc < 0)
-			fail_all(&c, pending, n_pending, perpi_error());
+			bench_fail_all(&c, pending, n_pending, perpi_error());
 	}
 	c.disturbed = xcalloc(n + 1, 1);
 	for (size_t j = 0; j < n_pending; j += BATCH_MAX) {
 		size_t m = n_pending - j < BATCH_MAX ? n_pending - j : BATCH_MAX;
-		run_batch(&c, pending + j, m);
+		if (b->opt.stop && *b->opt.stop) {
+			bench_fail_all(&c, pending + j, n_pending - j, "interrupted");
+			break;
+		}
+		bench_run_batch(&c, pending + j, m);
 		c.done_before += m;
 	}
 	/* in a campaign, the kernels the host disturbed throughout get a second
 	 * chance at the end: the busy spell may be over */
 	size_t n_retry = 0;
-	for (size_t i = 0; i < n && n > 1; i++)
+	for (size_t i = 0; i < n && n > 1 && !(b->opt.stop && *b->opt.stop); i++)
 		if (c.disturbed[i]) {
 			free(errors[i]);
 			errors[i] = NULL;
@@ -458,7 +305,7 @@ static size_t measure(struct bench_ctx *b, const struct kernel *ks, size_t n,
 		}
 	c.progress = NULL;
 	for (size_t j = 0; j < n_retry; j += BATCH_MAX)
-		run_batch(&c, pending + j, n_retry - j < BATCH_MAX ? n_retry - j : BATCH_MAX);
+		bench_run_batch(&c, pending + j, n_retry - j < BATCH_MAX ? n_retry - j : BATCH_MAX);
 	free(c.disturbed);
 	free(pending);
 	size_t ok = 0;
@@ -521,7 +368,7 @@ char *bench_kernel_asm(struct bench_ctx *b, const struct kernel *k, int latency)
 	struct strbuf s;
 	strbuf_init(&s);
 	gp.latency = latency;
-	if (probe_kernels(b, k, 1) < 0 || kernel_infos(b, k, infos) < 0 ||
+	if (bench_probe_kernels(b, k, 1) < 0 || bench_kernel_infos(b, k, infos) < 0 ||
 	    gen_kernel(k, infos, &gp, "perpi_kernel", &s, &gi) < 0) {
 		free(infos);
 		strbuf_done(&s);

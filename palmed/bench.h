@@ -18,6 +18,7 @@
 #ifndef PERPI_BENCH_H
 #define PERPI_BENCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,11 @@ struct bench_options {
 	int cpu;	       /* CPU the worker is pinned to; -1: the one perpi runs on */
 	int force_tsc;	       /* do not use PAPI even if its counters work */
 	int fresh;	       /* ignore cached results (still store the new ones) */
+	double kernel_timeout; /* seconds before a kernel that runs on is stopped (0: 30) */
+	/* When *stop becomes non-zero (a signal handler sets it), the kernels
+	 * not measured yet fail with "interrupted" within a tenth of a second;
+	 * the ones measured are kept (and stored). NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 void bench_options_default(struct bench_options *o);
 
@@ -47,12 +53,20 @@ void bench_options_default(struct bench_options *o);
 char *bench_options_key(const struct bench_options *o);
 
 struct bench_result {
-	double cycles; /* core cycles per iteration (one instance of the multiset) */
-	double ipc;    /* instructions per cycle: kernel_size / cycles */
-	double spread; /* relative spread of the clean samples: (q75-q25)/median */
+	double cycles;	     /* core cycles per iteration (one instance of the multiset) */
+	double ipc;	     /* instructions per cycle: kernel_size / cycles */
+	double spread;	     /* relative spread of the clean samples: (q75-q25)/median */
+	int bimodal;	     /* the clean samples fell into two modes: the faster one
+			      * is cycles (palmed/bench_stats.h) */
+	double other_cycles; /* bimodal: the slower mode */
 	enum timing_source source;
 	int flagged; /* the generated code still carries a dependency */
 	char flag_reason[96];
+	/* Instructions the loop runs per iteration besides the kernel's own
+	 * (dependency breakers, a division's operands: gen.h's gen_info), as a
+	 * kernel spec, "" if none. cycles is the time of the kernel and these
+	 * together: the kernel really measured is the union of both. */
+	char helpers[96];
 	int from_cache;		/* found in the database, not measured now */
 	unsigned n_samples;	/* every repetition timed, clean or not */
 	double *samples;	/* cycles per iteration of each repetition; owned */

@@ -522,3 +522,57 @@ int db_form_semantics_put(struct db *db, const char *form, const char *text)
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_sql_error(db, "form semantics");
 }
+
+/* The other machine with the most measurements, described. */
+static long other_machines(struct db *db, long long mid, char *desc, size_t size)
+{
+	sqlite3_stmt *st;
+	const char *q = "SELECT ma.vendor, ma.family, ma.model, ma.stepping, ma.model_name,"
+			" ma.microcode, ma.kernel, count(*) AS n FROM measurement m JOIN machine ma"
+			" ON ma.id = m.machine_id WHERE m.machine_id != ?1 GROUP BY m.machine_id"
+			" ORDER BY n DESC";
+	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
+		return db_sql_error(db, "machines");
+	sqlite3_bind_int64(st, 1, mid);
+	long total = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!total) {
+			struct machine_identity m;
+			memset(&m, 0, sizeof(m));
+			snprintf(m.vendor, sizeof(m.vendor), "%s", sqlite3_column_text(st, 0));
+			m.family = sqlite3_column_int(st, 1);
+			m.model = sqlite3_column_int(st, 2);
+			m.stepping = sqlite3_column_int(st, 3);
+			snprintf(m.model_name, sizeof(m.model_name), "%s",
+				 sqlite3_column_text(st, 4));
+			machine_identity_describe(&m, desc, size);
+			const char *mc = (const char *)sqlite3_column_text(st, 5);
+			snprintf(desc + strlen(desc), size - strlen(desc), " (%s%s%s%s)",
+				 mc && *mc ? "microcode " : "", mc && *mc ? mc : "",
+				 mc && *mc ? ", " : "", sqlite3_column_text(st, 6));
+		}
+		total += sqlite3_column_int64(st, 7);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? total : db_sql_error(db, "machines");
+}
+
+char *db_foreign_note(struct db *db)
+{
+	long long mid = machine_id(db);
+	char desc[320], here[200];
+	if (mid < 0)
+		return NULL;
+	long mine = db_count(db), others = other_machines(db, mid, desc, sizeof(desc));
+	if (mine != 0 || others <= 0)
+		return NULL;
+	struct machine_identity m;
+	machine_identity_current(&m);
+	machine_identity_describe(&m, here, sizeof(here));
+	return xasprintf("database %s holds %ld measurement%s of another machine, %s, and none of "
+			 "this one (%s%s%s%s%s): they are kept apart, never used here; this CPU "
+			 "is measured anew",
+			 db->path, others, others == 1 ? "" : "s", desc, here,
+			 m.microcode[0] ? ", microcode " : "", m.microcode, ", ", m.kernel);
+}

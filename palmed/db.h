@@ -51,6 +51,12 @@ int db_probe_put(struct db *db, const char *probe, double cycles);
 int db_form_semantics_get(struct db *db, const char *form, char **text);
 int db_form_semantics_put(struct db *db, const char *form, const char *text);
 
+/* Measurements are keyed by the machine (vendor, family, model, stepping,
+ * name, microcode, kernel): another machine's are kept apart and never
+ * used. When the database holds another machine's measurements and none of
+ * this one, a message saying so (malloc'd), else NULL. */
+char *db_foreign_note(struct db *db);
+
 /* Number of measurements on this machine. */
 long db_count(struct db *db);
 

@@ -4,18 +4,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
 #include "common/util.h"
+#include "tracer/event.h"
+#include "tracer/x86_operands.h"
 
 static const char *const kind_names[FORM_KIND_COUNT] = {
-    [FORM_GPR8] = "GPR8", [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32", [FORM_GPR64] = "GPR64",
-    [FORM_IMM8] = "IMM8", [FORM_IMM16] = "IMM16", [FORM_IMM32] = "IMM32", [FORM_IMM64] = "IMM64",
-    [FORM_ONE] = "ONE",	  [FORM_CL] = "CL",	  [FORM_M8] = "M8",	  [FORM_M16] = "M16",
-    [FORM_M32] = "M32",	  [FORM_M64] = "M64",	  [FORM_M80] = "M80",	  [FORM_M128] = "M128",
-    [FORM_M256] = "M256", [FORM_M512] = "M512",	  [FORM_MEM] = "MEM",	  [FORM_XMM] = "XMM",
-    [FORM_YMM] = "YMM",	  [FORM_ZMM] = "ZMM",	  [FORM_K] = "K",	  [FORM_MM] = "MM",
-    [FORM_ST] = "ST",	  [FORM_SEG] = "SEG",	  [FORM_REG] = "REG",
+    [FORM_GPR8] = "GPR8",     [FORM_GPR16] = "GPR16", [FORM_GPR32] = "GPR32",
+    [FORM_GPR64] = "GPR64",   [FORM_IMM8] = "IMM8",   [FORM_IMM16] = "IMM16",
+    [FORM_IMM32] = "IMM32",   [FORM_IMM64] = "IMM64", [FORM_ONE] = "ONE",
+    [FORM_CL] = "CL",	      [FORM_M8] = "M8",	      [FORM_M16] = "M16",
+    [FORM_M32] = "M32",	      [FORM_M64] = "M64",     [FORM_M80] = "M80",
+    [FORM_M128] = "M128",     [FORM_M256] = "M256",   [FORM_M512] = "M512",
+    [FORM_MEM] = "MEM",	      [FORM_XMM] = "XMM",     [FORM_YMM] = "YMM",
+    [FORM_ZMM] = "ZMM",	      [FORM_K] = "K",	      [FORM_MM] = "MM",
+    [FORM_ST] = "ST",	      [FORM_SEG] = "SEG",     [FORM_REG] = "REG",
+    [FORM_SAME] = "SAME",     [FORM_MEMBI] = "MEMBI", [FORM_MEMBIS] = "MEMBIS",
+    [FORM_MEMBID] = "MEMBID", [FORM_MEMIS] = "MEMIS", [FORM_MEMRIP] = "MEMRIP",
 };
 
 static const unsigned kind_bytes[FORM_KIND_COUNT] = {
@@ -38,7 +42,12 @@ unsigned form_kind_bytes(enum form_kind k)
 
 int form_kind_is_memory(enum form_kind k)
 {
-	return (k >= FORM_M8 && k <= FORM_M512) || k == FORM_MEM;
+	return (k >= FORM_M8 && k <= FORM_M512) || form_kind_is_address(k);
+}
+
+int form_kind_is_address(enum form_kind k)
+{
+	return k >= FORM_MEM && k <= FORM_MEMRIP;
 }
 
 int form_kind_is_immediate(enum form_kind k)
@@ -77,7 +86,8 @@ int form_parse(const char *name, struct form *out)
 		if (k < 0)
 			return perpi_set_error(
 			    "bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
-			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, MEM)",
+			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, SAME, MEM, MEMBI, "
+			    "MEMBIS, MEMBID, MEMIS, MEMRIP)",
 			    name, (int)len, start);
 		if (out->n == FORM_MAX_OPERANDS)
 			return perpi_set_error("bad form '%s': more than %d operands", name,
@@ -94,49 +104,40 @@ void form_print(const struct form *f, char *buf, size_t size)
 		len += (size_t)snprintf(buf + len, size - len, "_%s", form_kind_name(f->op[i]));
 }
 
-static int is_prefixed(const char *name, const char *prefix, int max_digit_suffix)
+static enum form_kind register_kind(const struct x86_operand *o, int is_shift)
 {
-	size_t n = strlen(prefix);
-	if (strncmp(name, prefix, n))
-		return 0;
-	return isdigit((unsigned char)name[n]) && (int)strlen(name + n) <= max_digit_suffix;
-}
-
-static enum form_kind register_kind(const char *name, unsigned size, int is_shift)
-{
-	static const char *const seg[] = {"cs", "ds", "es", "fs", "gs", "ss"};
-	if (!strncmp(name, "xmm", 3))
+	switch (o->reg) {
+	case X86_REG_XMM:
 		return FORM_XMM;
-	if (!strncmp(name, "ymm", 3))
+	case X86_REG_YMM:
 		return FORM_YMM;
-	if (!strncmp(name, "zmm", 3))
+	case X86_REG_ZMM:
 		return FORM_ZMM;
-	if (is_prefixed(name, "k", 1))
+	case X86_REG_K:
 		return FORM_K;
-	if (is_prefixed(name, "mm", 1))
+	case X86_REG_MM:
 		return FORM_MM;
-	if (!strncmp(name, "st", 2) &&
-	    (name[2] == '(' || name[2] == '\0' || isdigit((unsigned char)name[2])))
+	case X86_REG_ST:
 		return FORM_ST;
-	for (size_t i = 0; i < ARRAY_SIZE(seg); i++)
-		if (!strcmp(name, seg[i]))
-			return FORM_SEG;
-	if (!strncmp(name, "cr", 2) || !strncmp(name, "dr", 2) || !strcmp(name, "rip") ||
-	    !strncmp(name, "bnd", 3) || !strncmp(name, "tmm", 3))
+	case X86_REG_SEG:
+		return FORM_SEG;
+	case X86_REG_GPR:
+		if (is_shift && o->num == 1 && o->size == 1 && !o->high)
+			return FORM_CL;
+		switch (o->size) {
+		case 1:
+			return FORM_GPR8;
+		case 2:
+			return FORM_GPR16;
+		case 4:
+			return FORM_GPR32;
+		case 8:
+			return FORM_GPR64;
+		}
 		return FORM_REG;
-	if (is_shift && !strcmp(name, "cl"))
-		return FORM_CL;
-	switch (size) {
-	case 1:
-		return FORM_GPR8;
-	case 2:
-		return FORM_GPR16;
-	case 4:
-		return FORM_GPR32;
-	case 8:
-		return FORM_GPR64;
+	default:
+		return FORM_REG;
 	}
-	return FORM_REG;
 }
 
 static enum form_kind memory_kind(unsigned size)
@@ -162,6 +163,22 @@ static enum form_kind memory_kind(unsigned size)
 	return FORM_MEM;
 }
 
+static enum form_kind immediate_kind(const struct x86_operand *o)
+{
+	switch (o->imm_size) {
+	case 1:
+		return FORM_IMM8;
+	case 2:
+		return FORM_IMM16;
+	case 4:
+		return FORM_IMM32;
+	case 8:
+		return FORM_IMM64;
+	default:
+		return o->imm == 1 ? FORM_ONE : FORM_IMM8;
+	}
+}
+
 static int mnemonic_is_shift(const char *m)
 {
 	static const char *const shifts[] = {"SHL", "SHR", "SAR", "SAL",  "ROL",
@@ -172,68 +189,89 @@ static int mnemonic_is_shift(const char *m)
 	return 0;
 }
 
-static void set_mnemonic(struct form *out, const char *mnemonic)
+/* The address shape of LEA's operand (forms split by it: form.h). */
+static enum form_kind address_kind(const struct x86_operand *o)
 {
-	size_t i = 0;
-	for (; mnemonic[i] && i + 1 < sizeof(out->mnemonic); i++)
-		out->mnemonic[i] =
-		    mnemonic[i] == ' ' ? '.' : (char)toupper((unsigned char)mnemonic[i]);
-	out->mnemonic[i] = '\0';
+	if (o->base == X86_BASE_RIP)
+		return FORM_MEMRIP;
+	if (o->index == X86_NO_REG)
+		return FORM_MEM; /* base (+ displacement), or an absolute address */
+	if (o->base == X86_NO_REG)
+		return FORM_MEMIS; /* index * scale + displacement */
+	if (o->disp_size)
+		return FORM_MEMBID;
+	return o->scale > 1 ? FORM_MEMBIS : FORM_MEMBI;
 }
 
-/* Register names need a handle; one, opened on first use, serves all. */
-static const char *register_name(unsigned reg)
+/* Instructions whose last register operand equal to the one before is a
+ * form of its own (..._SAME): the zero idioms, which this Zen 5 runs at
+ * 6 per cycle where the same instruction on two registers runs at 4 (vector)
+ * or 5.2 (GPR) per cycle, measured with bench/form_splits.sh
+ * (docs/BENCHMARKS.md). Only 32- and 64-bit GPRs and vector registers: xor
+ * al, al merges into rax and runs like xor al, bl. Instructions measured
+ * alike on equal and distinct registers are not split (cmp, and, or,
+ * test, mov, add, sbb, pcmpeq*, pand, por, movaps, movdqa, movss, movsd). */
+static const char *const same_register_forms[] = {
+    "XOR",     "SUB",	   "PXOR",     "XORPS",	   "XORPD",    "VPXOR",	  "VPXORD",
+    "VPXORQ",  "VXORPS",   "VXORPD",   "PSUBB",	   "PSUBW",    "PSUBD",	  "PSUBQ",
+    "VPSUBB",  "VPSUBW",   "VPSUBD",   "VPSUBQ",   "PCMPGTB",  "PCMPGTW", "PCMPGTD",
+    "PCMPGTQ", "VPCMPGTB", "VPCMPGTW", "VPCMPGTD", "VPCMPGTQ", "PANDN",	  "VPANDN",
+    "VPANDND", "VPANDNQ",  "ANDNPS",   "ANDNPD",   "VANDNPS",  "VANDNPD",
+};
+
+static int same_register_form(const char *mnemonic)
 {
-	static csh names;
-	static int opened;
-	if (!opened)
-		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &names) == CS_ERR_OK ? 1 : -1;
-	const char *n = opened > 0 ? cs_reg_name(names, reg) : NULL;
-	return n ? n : "";
+	for (size_t i = 0; i < ARRAY_SIZE(same_register_forms); i++)
+		if (!strcmp(mnemonic, same_register_forms[i]))
+			return 1;
+	return 0;
 }
 
-int form_from_insn(const cs_insn *insn, struct form *out)
+static int same_register(const struct x86_operand *a, const struct x86_operand *b)
 {
-	if (!insn->detail)
-		return perpi_set_error("instruction form of '%s': Capstone detail is off",
-				       insn->mnemonic);
-	const cs_x86 *x = &insn->detail->x86;
-	int is_lea = !strcmp(insn->mnemonic, "lea");
+	return a->type == X86_OPND_REG && b->type == X86_OPND_REG && a->reg == b->reg &&
+	       a->num == b->num && a->size == b->size && a->high == b->high &&
+	       (a->reg != X86_REG_GPR || a->size >= 4);
+}
 
+/* LOCK.ADD, REP.STOSB, REPE.CMPSB, REPNE.SCASB */
+static void set_mnemonic(struct form *out, const struct x86_operands *d)
+{
+	const char *prefix = d->lock ? "LOCK." : "";
+	const char *rep = d->rep == 2 ? "REPNE." : "";
+	if (d->rep == 1)
+		rep = !strncmp(d->mnemonic, "cmps", 4) || !strncmp(d->mnemonic, "scas", 4) ? "REPE."
+											   : "REP.";
+	size_t len = (size_t)snprintf(out->mnemonic, sizeof(out->mnemonic), "%s%s", prefix, rep);
+	for (size_t i = 0; d->mnemonic[i] && len + 1 < sizeof(out->mnemonic); i++)
+		out->mnemonic[len++] = (char)toupper((unsigned char)d->mnemonic[i]);
+	out->mnemonic[len] = '\0';
+}
+
+int form_from_operands(const struct x86_operands *d, struct form *out)
+{
 	memset(out, 0, sizeof(*out));
-	set_mnemonic(out, insn->mnemonic);
-	int is_shift = mnemonic_is_shift(out->mnemonic);
-	for (unsigned i = 0; i < x->op_count && out->n < FORM_MAX_OPERANDS; i++) {
-		const cs_x86_op *op = &x->operands[i];
+	set_mnemonic(out, d);
+	const char *base =
+	    strrchr(out->mnemonic, '.') ? strrchr(out->mnemonic, '.') + 1 : out->mnemonic;
+	int is_shift = mnemonic_is_shift(base), same = same_register_form(out->mnemonic);
+	for (unsigned i = 0; i < d->n && out->n < FORM_MAX_OPERANDS; i++) {
+		const struct x86_operand *o = &d->op[i];
 		enum form_kind k = FORM_REG;
-		switch (op->type) {
-		case X86_OP_REG: {
-			k = register_kind(register_name(op->reg), op->size, is_shift);
+		switch (o->type) {
+		case X86_OPND_REG:
+			k = same && i > 0 && i + 1 == d->n && same_register(o, &d->op[i - 1])
+				? FORM_SAME
+				: register_kind(o, is_shift);
 			break;
-		}
-		case X86_OP_IMM:
-			switch (x->encoding.imm_size) {
-			case 1:
-				k = FORM_IMM8;
-				break;
-			case 2:
-				k = FORM_IMM16;
-				break;
-			case 4:
-				k = FORM_IMM32;
-				break;
-			case 8:
-				k = FORM_IMM64;
-				break;
-			default:
-				k = op->imm == 1 ? FORM_ONE : FORM_IMM8;
-				break;
-			}
+		case X86_OPND_IMM:
+			k = immediate_kind(o);
 			break;
-		case X86_OP_MEM:
-			k = is_lea ? FORM_MEM : memory_kind(op->size);
+		case X86_OPND_AGEN:
+			k = address_kind(o);
 			break;
-		default:
+		case X86_OPND_MEM:
+			k = memory_kind(o->size);
 			break;
 		}
 		out->op[out->n++] = k;
@@ -241,67 +279,24 @@ int form_from_insn(const cs_insn *insn, struct form *out)
 	return 0;
 }
 
-static enum form_kind zydis_register_kind(ZydisRegister reg, int is_shift)
+int form_from_bytes(const uint8_t *bytes, size_t len, struct form *out, unsigned *insn_len)
 {
-	const char *name = ZydisRegisterGetString(reg);
-	char lower[16];
-	size_t i = 0;
-	for (; name && name[i] && i + 1 < sizeof(lower); i++)
-		lower[i] = (char)tolower((unsigned char)name[i]);
-	lower[i] = '\0';
-	unsigned width = ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, reg) / 8;
-	return register_kind(lower, width, is_shift);
+	struct x86_operands d;
+	if (x86_operands_decode(bytes, len, &d) < 0)
+		return -1;
+	if (insn_len)
+		*insn_len = d.length;
+	return form_from_operands(&d, out);
 }
 
-int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
-		    const struct ZydisDecodedOperand_ *ops, struct form *out)
+int form_of_insn(const struct perpi_insn *insn, struct form *out)
 {
-	const char *m = ZydisMnemonicGetString(insn->mnemonic);
-	memset(out, 0, sizeof(*out));
-	set_mnemonic(out, m ? m : "?");
-	int is_shift = mnemonic_is_shift(out->mnemonic);
-	for (unsigned i = 0; i < insn->operand_count_visible && out->n < FORM_MAX_OPERANDS; i++) {
-		const ZydisDecodedOperand *op = &ops[i];
-		enum form_kind k = FORM_REG;
-		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_IMPLICIT && is_shift) {
-			/* Zydis calls the CL and the 1 of shifts implicit; forms name them */
-			if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			    op->reg.value == ZYDIS_REGISTER_CL)
-				out->op[out->n++] = FORM_CL;
-			else if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.value.u == 1)
-				out->op[out->n++] = FORM_ONE;
-			continue;
-		}
-		if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
-			continue;
-		switch (op->type) {
-		case ZYDIS_OPERAND_TYPE_REGISTER:
-			/* the EVEX write mask is not part of a form */
-			if (i > 0 && ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_MASK &&
-			    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
-				continue;
-			k = zydis_register_kind(op->reg.value, is_shift);
-			break;
-		case ZYDIS_OPERAND_TYPE_IMMEDIATE: {
-			unsigned size = insn->raw.imm[0].size / 8;
-			k = size == 1		   ? FORM_IMM8
-			    : size == 2		   ? FORM_IMM16
-			    : size == 4		   ? FORM_IMM32
-			    : size == 8		   ? FORM_IMM64
-			    : op->imm.value.u == 1 ? FORM_ONE
-						   : FORM_IMM8;
-			break;
-		}
-		case ZYDIS_OPERAND_TYPE_MEMORY:
-			k = op->mem.type == ZYDIS_MEMOP_TYPE_AGEN ? FORM_MEM
-								  : memory_kind(op->size / 8);
-			break;
-		default:
-			break;
-		}
-		out->op[out->n++] = k;
-	}
-	return 0;
+	struct x86_operands d;
+	if (x86_operands_of_insn(insn, &d) < 0)
+		return perpi_set_error(
+		    "instruction at 0x%llx: neither Capstone nor Zydis decodes it",
+		    (unsigned long long)insn->addr);
+	return form_from_operands(&d, out);
 }
 
 /* Why a form cannot be a Pipedream kernel, by mnemonic. */
@@ -313,7 +308,8 @@ struct unsupported {
 #define CONTROL "control flow: a kernel must be one straight-line loop body"
 #define SYSTEM "system instruction: privileged, or traps to the hypervisor"
 #define SERIAL "serialising: it drains the pipeline, so there is no throughput to measure"
-#define STACK "stack: every instance updates RSP, a dependency chain"
+#define FRAME "builds or drops a frame through RBP: the loop cannot keep a stack"
+#define POPF "may set the trap flag from the data it pops"
 
 static const struct unsupported unsupported_table[] = {
     {"CALL", CONTROL},
@@ -338,8 +334,6 @@ static const struct unsupported unsupported_table[] = {
     {"XBEGIN", CONTROL},
     {"XEND", CONTROL},
     {"XABORT", CONTROL},
-    {"DIV", "integer division: faults on a zero divisor and its time depends on the values"},
-    {"IDIV", "integer division: faults on a zero divisor and its time depends on the values"},
     {"CPUID", SERIAL},
     {"LFENCE", SERIAL},
     {"MFENCE", SERIAL},
@@ -415,14 +409,10 @@ static const struct unsupported unsupported_table[] = {
     {"FXRSTOR", SYSTEM},
     {"FXSAVE64", SYSTEM},
     {"FXRSTOR64", SYSTEM},
-    {"PUSH", STACK},
-    {"POP", STACK},
-    {"PUSHF", STACK},
-    {"POPF", STACK},
-    {"PUSHFQ", STACK},
-    {"POPFQ", STACK},
-    {"ENTER", STACK},
-    {"LEAVE", STACK},
+    {"POPF", POPF},
+    {"POPFQ", POPF},
+    {"ENTER", FRAME},
+    {"LEAVE", FRAME},
     {"MASKMOVDQU", "implicit memory through RDI"},
     {"VMASKMOVDQU", "implicit memory through RDI"},
     {"MASKMOVQ", "implicit memory through RDI"},
@@ -431,8 +421,6 @@ static const struct unsupported unsupported_table[] = {
     {"FEMMS", "MMX/x87 state switch"},
     {"WAIT", "x87: stack registers cannot be given independent pools"},
 };
-
-static const char *const string_ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
 
 const char *form_unsupported_reason(const struct form *f)
 {
@@ -444,15 +432,13 @@ const char *form_unsupported_reason(const struct form *f)
 			return unsupported_table[i].reason;
 	if (base[0] == 'J')
 		return CONTROL;
-	if (!strncmp(m, "LOCK.", 5))
-		return "locked: an atomic read-modify-write serialises memory";
-	if (!strncmp(m, "REP", 3) && strchr(m, '.'))
-		return "string instruction: implicit RSI/RDI/RCX chains";
+	if (f->n == 0 && (!strncmp(m, "REPE.SCAS", 9) || !strncmp(m, "REPNE.CMPS", 10)))
+		return "the repetition ends at the first byte that differs from AL or the "
+		       "other string: its count depends on the data";
 	if (strstr(m, "GATHER") || strstr(m, "SCATTER"))
 		return "gather/scatter: vector-indexed memory is not generated";
 	if (m[0] == 'F' && strncmp(m, "FXSAVE", 6))
 		return "x87: stack registers cannot be given independent pools";
-	int has_vector = 0, has_memory = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		switch (f->op[i]) {
 		case FORM_ST:
@@ -462,22 +448,9 @@ const char *form_unsupported_reason(const struct form *f)
 		case FORM_SEG:
 		case FORM_REG:
 			return SYSTEM;
-		case FORM_XMM:
-		case FORM_YMM:
-		case FORM_ZMM:
-		case FORM_K:
-			has_vector = 1;
-			break;
 		default:
-			has_memory |= form_kind_is_memory(f->op[i]);
 			break;
 		}
 	}
-	if (!has_vector)
-		for (size_t i = 0; i < ARRAY_SIZE(string_ops); i++)
-			if (!strncmp(m, string_ops[i], 4) && strlen(m) == 5)
-				return "string instruction: implicit RSI/RDI/RCX chains";
-	if (has_memory && (!strcmp(m, "XCHG") || !strncmp(m, "CMPXCHG", 7)))
-		return "locked: an atomic read-modify-write serialises memory";
 	return NULL;
 }

@@ -1,13 +1,16 @@
 /* Instruction forms: an instruction named with the kinds and sizes of its
  * explicit operands, e.g. ADD_GPR64_IMM8, ADDSD_XMM_M64, MOV_M64_GPR64,
- * VFMADD231PD_YMM_YMM_YMM. The mnemonic is upper case; prefixes that
- * Capstone folds into the mnemonic are joined with '.' (REP.STOSB). */
+ * VFMADD231PD_YMM_YMM_YMM. The mnemonic is upper case; the LOCK prefix and
+ * the repetition of string instructions are joined with '.' (LOCK.ADD,
+ * REP.STOSB, REPNE.SCASB). */
 #ifndef PERPI_FORM_H
 #define PERPI_FORM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include <capstone/capstone.h>
+struct perpi_insn;
+struct x86_operands;
 
 enum form_kind {
 	FORM_GPR8,
@@ -28,7 +31,14 @@ enum form_kind {
 	FORM_M128,
 	FORM_M256,
 	FORM_M512,
-	FORM_MEM, /* memory of no particular size (LEA-like address operands) */
+	FORM_MEM, /* an address only (LEA), base + displacement; memory of no size */
+	/* LEA's other address shapes (lea reads no memory; the shapes cost
+	 * differently: docs/MODEL.md, "Forms split by how the CPU runs them") */
+	FORM_MEMBI,  /* base + index */
+	FORM_MEMBIS, /* base + index * scale (2, 4, 8) */
+	FORM_MEMIS,  /* index * scale + displacement, no base */
+	FORM_MEMBID, /* base + index * scale + displacement: three components */
+	FORM_MEMRIP, /* RIP + displacement */
 	FORM_XMM,
 	FORM_YMM,
 	FORM_ZMM,
@@ -36,7 +46,8 @@ enum form_kind {
 	FORM_MM,
 	FORM_ST,
 	FORM_SEG,
-	FORM_REG, /* MMX, x87, segment, any other register */
+	FORM_REG,  /* MMX, x87, segment, any other register */
+	FORM_SAME, /* the same register as the operand before it (xor eax, eax) */
 	FORM_KIND_COUNT
 };
 
@@ -55,23 +66,23 @@ int form_parse(const char *name, struct form *out);
 /* Write the canonical name into buf (FORM_NAME_MAX bytes suffice). */
 void form_print(const struct form *f, char *buf, size_t size);
 
-/* The form of a decoded instruction; insn must carry detail (CS_OPT_DETAIL
- * on). Every instruction maps to a form (unusual operands become REG/MEM).
- * Returns 0, or -1 with perpi_error() set if detail is missing. */
-int form_from_insn(const cs_insn *insn, struct form *out);
-
-/* The same from Zydis' decoding, for what Capstone 4 cannot decode (many
- * EVEX forms): insn and its operands from ZydisDecoderDecodeFull. */
-struct ZydisDecodedInstruction_;
-struct ZydisDecodedOperand_;
-int form_from_zydis(const struct ZydisDecodedInstruction_ *insn,
-		    const struct ZydisDecodedOperand_ *ops, struct form *out);
+/* The form of an instruction described by the tracer's x86 layer
+ * (tracer/x86_operands.h). Every instruction maps to a form (unusual
+ * operands become REG/MEM). Returns 0. */
+int form_from_operands(const struct x86_operands *d, struct form *out);
+/* The same from machine code (decoded as the tracer decodes it); *insn_len,
+ * if not NULL, gets the instruction's length. -1 with perpi_error() set if
+ * no decoder knows the bytes. */
+int form_from_bytes(const uint8_t *bytes, size_t len, struct form *out, unsigned *insn_len);
+/* The same for a static instruction of a run, with the decoder it used. */
+int form_of_insn(const struct perpi_insn *insn, struct form *out);
 
 const char *form_kind_name(enum form_kind k);
 /* Bytes a memory kind accesses, or a register/immediate kind's width; 0
  * for MEM and kinds of no fixed size. */
 unsigned form_kind_bytes(enum form_kind k);
-int form_kind_is_memory(enum form_kind k);
+int form_kind_is_memory(enum form_kind k);  /* M8..M512, and the address kinds */
+int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 
 /* Why the form cannot be benchmarked as a Pipedream kernel (control flow,

@@ -5,22 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <capstone/capstone.h>
-#include <Zydis/Zydis.h>
-
 #include "common/util.h"
 #include "palmed/form.h"
 #include "palmed/gen.h"
 #include "palmed/harness.h"
+#include "tracer/x86_operands.h"
 
 /* Operand patterns tried for every mnemonic; G = each GPR width, with I
  * its widest immediate and M its memory; V = XMM, YMM, ZMM with VM its
  * memory. Legacy mnemonics get G and XMM patterns, V* ones get vector and
  * mask patterns. */
 static const char *const gpr_patterns[] = {
-    "",	      "G",     "M",	"G_G",	 "G_I8",  "G_I",    "G_M",    "M_G",
-    "M_I8",   "M_I",   "G_CL",	"G_ONE", "M_CL",  "M_ONE",  "G_G_I8", "G_G_I",
-    "G_M_I8", "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8",
+    "",	     "G",     "M",     "G_G",	"G_I8",	  "G_I",    "G_M",    "M_G",	"M_I8",
+    "M_I",   "G_CL",  "G_ONE", "M_CL",	"M_ONE",  "G_G_I8", "G_G_I",  "G_SAME", "G_M_I8",
+    "G_M_I", "G_G_G", "G_M_G", "G_G_M", "G_G_CL", "M_G_CL", "M_G_I8", "I8",	"I",
 };
 static const char *const fixed_patterns[] = {
     "GPR32_GPR8",     "GPR32_GPR16",	"GPR64_GPR8",
@@ -37,13 +35,17 @@ static const char *const fixed_patterns[] = {
     "XMM_XMM_M32",    "XMM_XMM_M64",	"XMM_XMM",
     "XMM_M128",	      "M128_XMM",	"GPR32_GPR32_XMM",
     "GPR64_MEM",      "GPR32_MEM",	"MEM",
+    "GPR64_MEMBI",    "GPR64_MEMBIS",	"GPR64_MEMBID",
+    "GPR64_MEMIS",    "GPR64_MEMRIP",	"GPR32_MEMBI",
+    "GPR32_MEMBIS",   "GPR32_MEMBID",	"GPR32_MEMIS",
+    "GPR32_MEMRIP",   "XMM_SAME",
 };
 static const char *const vec_patterns[] = {
-    "V_V",	 "V_VM",	"VM_V",	     "V_V_V",	"V_V_VM",     "V_V_I8",
-    "V_VM_I8",	 "V_V_V_I8",	"V_V_VM_I8", "V_V_V_V", "V_XMM",      "V_M32",
-    "V_M64",	 "V_M128",	"V_GPR32",   "V_GPR64", "K_V_V",      "K_V_VM",
-    "K_V_V_I8",	 "K_V_VM_I8",	"V_K",	     "K_V",	"V_V_XMM_I8", "XMM_V_I8",
-    "M128_V_I8", "V_V_M128_I8", "XMM_V",     "V_V_M32", "V_V_M64",    "V_V_XMM",
+    "V_V",	"V_VM",	      "VM_V",	  "V_V_V",     "V_V_VM",      "V_V_I8",	   "V_VM_I8",
+    "V_V_V_I8", "V_V_VM_I8",  "V_V_V_V",  "V_XMM",     "V_M32",	      "V_M64",	   "V_M128",
+    "V_GPR32",	"V_GPR64",    "K_V_V",	  "K_V_VM",    "K_V_V_I8",    "K_V_VM_I8", "V_K",
+    "K_V",	"V_V_XMM_I8", "XMM_V_I8", "M128_V_I8", "V_V_M128_I8", "XMM_V",	   "V_V_M32",
+    "V_V_M64",	"V_V_XMM",    "V_V_SAME",
 };
 static const char *const vex_fixed_patterns[] = {
     "XMM_XMM_XMM_M32",
@@ -178,9 +180,37 @@ static void add_expanded(struct names *ns, const char *m, const char *pattern, i
 	}
 }
 
+/* Instructions that take a LOCK prefix (on a memory destination). */
+static const char *const lockable[] = {"ADD", "ADC", "AND",  "BTC",	"BTR",	     "BTS",
+				       "DEC", "INC", "NEG",  "NOT",	"OR",	     "SBB",
+				       "SUB", "XOR", "XADD", "CMPXCHG", "CMPXCHG8B", "CMPXCHG16B"};
+
+/* REP/REPE/REPNE string instructions, LOCK forms. */
+static void prefixed_candidates(struct names *ns, const char *m)
+{
+	static const char *const strings[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		if (!strncmp(m, strings[i], 4) && m[4] && strchr("BWDQ", m[4]) && !m[5]) {
+			names_add(ns, xasprintf("%s.%s", i < 3 ? "REP" : "REPE", m));
+			if (i >= 3)
+				names_add(ns, xasprintf("REPNE.%s", m));
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(lockable); i++)
+		if (!strcmp(m, lockable[i])) {
+			char *locked = xasprintf("LOCK.%s", m);
+			for (size_t j = 0; j < ARRAY_SIZE(gpr_patterns); j++)
+				if (gpr_patterns[j][0] == 'M')
+					add_expanded(ns, locked, gpr_patterns[j], 4, 0);
+			names_add(ns, xasprintf("%s_M64", locked));
+			names_add(ns, xasprintf("%s_M128", locked));
+			free(locked);
+		}
+}
+
 static void candidates_for(struct names *ns, const char *m)
 {
 	int v = m[0] == 'V' || m[0] == 'K';
+	prefixed_candidates(ns, m);
 	if (!v) {
 		for (size_t i = 0; i < ARRAY_SIZE(gpr_patterns); i++)
 			add_expanded(ns, m, gpr_patterns[i], 4, 0);
@@ -233,7 +263,7 @@ static void mark_bad_lines(const char *diag, const char *stem, unsigned char *ba
 }
 
 /* Assemble every candidate; keep those that assemble into exactly their
- * own form (Capstone's reading of the bytes). */
+ * own form (as the tracer's x86 layer reads the bytes). */
 static int filter_assembling(const char *dir, struct names *cand, struct names *ok)
 {
 	unsigned char *bad = xcalloc(cand->n + 1, 1);
@@ -268,41 +298,18 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 	size_t len, off = 0;
 	rc = harness_text_bytes(obj, &bytes, &len);
 	free(obj);
-	csh cs;
-	if (rc == 0 && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
-		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-		cs_insn *insn = cs_malloc(cs);
-		ZydisDecoder zd;
-		ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		for (size_t i = 0; i < cand->n && off < len; i++) {
-			if (bad[i])
-				continue;
-			/* Zydis knows every length; Capstone names the form, if it can */
-			ZydisDecodedInstruction zi;
-			ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
-			if (!ZYAN_SUCCESS(
-				ZydisDecoderDecodeFull(&zd, bytes + off, len - off, &zi, zops)))
-				break;
-			const uint8_t *code = bytes + off;
-			size_t size = zi.length;
-			uint64_t addr = off;
-			struct form f;
-			char name[FORM_NAME_MAX];
-			off += zi.length;
-			int decoded = cs_disasm_iter(cs, &code, &size, &addr, insn) &&
-				      form_from_insn(insn, &f) == 0;
-			if (!decoded)
-				decoded = form_from_zydis(&zi, zops, &f) == 0;
-			if (decoded) {
-				form_print(&f, name, sizeof(name));
-				if (!strcmp(name, cand->v[i]))
-					names_add(ok, xstrdup(name));
-			}
-		}
-		cs_free(insn, 1);
-		cs_close(&cs);
-	} else if (rc == 0) {
-		rc = perpi_set_error("Capstone cannot be opened");
+	for (size_t i = 0; rc == 0 && i < cand->n && off < len; i++) {
+		if (bad[i])
+			continue;
+		struct form f;
+		char name[FORM_NAME_MAX];
+		unsigned n;
+		if (form_from_bytes(bytes + off, len - off, &f, &n) < 0)
+			break;
+		off += n;
+		form_print(&f, name, sizeof(name));
+		if (!strcmp(name, cand->v[i]))
+			names_add(ok, xstrdup(name));
 	}
 	if (rc == 0)
 		free(bytes);
@@ -382,19 +389,14 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 
 static void all_mnemonics(struct names *ms)
 {
-	csh cs;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return;
-	for (unsigned id = 1; id < X86_INS_ENDING; id++) {
-		const char *n = cs_insn_name(cs, id);
-		if (!n || !*n)
-			continue;
-		char *u = xstrdup(n);
-		for (char *p = u; *p; p++)
+	char **v;
+	size_t n = x86_operands_mnemonics(&v);
+	for (size_t i = 0; i < n; i++) {
+		for (char *p = v[i]; *p; p++)
 			*p = *p == ' ' ? '.' : (char)toupper((unsigned char)*p);
-		names_add(ms, u);
+		names_add(ms, v[i]);
 	}
-	cs_close(&cs);
+	free(v);
 }
 
 static void names_done(struct names *ns)

@@ -120,36 +120,52 @@ static void add_register(struct strbuf *out, enum form_kind k, int reg)
 	}
 }
 
-static void add_mnemonic(struct strbuf *out, const struct form *f)
+static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
 {
-	strbuf_add(out, "\t", 1);
+	strbuf_addf(out, "\t%s", twin ? "v" : "");
 	for (const char *m = f->mnemonic; *m; m++) {
 		char c = *m == '.' ? ' ' : (char)tolower((unsigned char)*m);
 		strbuf_add(out, &c, 1);
 	}
 }
 
-/* One operand: reg is the register number for register kinds, disp the
- * displacement for memory ones (base r14 for reads, r15 for writes). */
-static void add_operand(struct strbuf *out, enum form_kind k, int reg, int written, unsigned disp)
+/* An address in the shape of its kind (form.h), with index register x. */
+static void add_address(struct strbuf *out, enum form_kind k, const char *x)
 {
-	if (form_kind_is_memory(k))
-		strbuf_addf(out, "%s[%s + %u]", memory_keyword(k), written ? "r15" : "r14", disp);
-	else if (form_kind_is_immediate(k))
-		strbuf_addf(out, "%s", gen_immediate_text(k));
-	else if (k == FORM_CL)
-		strbuf_addf(out, "cl");
-	else
-		add_register(out, k, reg);
+	switch (k) {
+	case FORM_MEMBI:
+		strbuf_addf(out, "[r14 + %s]", x);
+		break;
+	case FORM_MEMBIS:
+		strbuf_addf(out, "[r14 + %s*4]", x);
+		break;
+	case FORM_MEMBID:
+		strbuf_addf(out, "[r14 + %s*4 + 64]", x);
+		break;
+	case FORM_MEMIS:
+		strbuf_addf(out, "[%s*4 + 64]", x);
+		break;
+	case FORM_MEMRIP:
+		strbuf_addf(out, "[rip + 64]");
+		break;
+	default:
+		strbuf_addf(out, "[r14 + 64]");
+		break;
+	}
 }
 
-void gen_sample_instance(const struct form *f, struct strbuf *out)
+/* One instance, registers chosen the simple way; twin: the VEX twin of a
+ * legacy-SSE form (access: its operands' access, to repeat a destination
+ * that is also read). */
+static void sample(const struct form *f, const unsigned char *access, int twin, struct strbuf *out)
 {
-	int next_gpr = 0, next_vec = 1, next_k = 1;
-	add_mnemonic(out, f);
+	int next_gpr = 0, next_vec = 1, next_k = 1, last = -1;
+	enum form_kind last_kind = FORM_REG;
+	add_mnemonic(out, f, twin);
 	for (unsigned i = 0; i < f->n; i++) {
+		enum form_kind k = f->op[i];
 		int reg = 0;
-		switch (kind_class(f->op[i])) {
+		switch (kind_class(k)) {
 		case CLASS_GPR:
 			reg = gpr_order[next_gpr++];
 			break;
@@ -163,9 +179,67 @@ void gen_sample_instance(const struct form *f, struct strbuf *out)
 			break;
 		}
 		strbuf_addf(out, "%s", i ? ", " : " ");
-		add_operand(out, f->op[i], reg, 0, 64);
+		if (k == FORM_SAME && last >= 0) {
+			add_register(out, last_kind, last);
+		} else if (form_kind_is_address(k)) {
+			add_address(out, k, gpr_names[3][gpr_order[next_gpr++]]);
+		} else if (form_kind_is_memory(k)) {
+			strbuf_addf(out, "%s[r14 + 64]", memory_keyword(k));
+		} else if (form_kind_is_immediate(k)) {
+			strbuf_addf(out, "%s", gen_immediate_text(k));
+		} else if (k == FORM_CL) {
+			strbuf_addf(out, "cl");
+		} else {
+			add_register(out, k, reg);
+			if (twin && i == 0 && access && access[0] == (GEN_READ | GEN_WRITE)) {
+				strbuf_addf(out, ", ");
+				add_register(out, k, reg);
+			}
+			last = reg;
+			last_kind = k;
+		}
 	}
 	strbuf_add(out, "\n", 1);
+}
+
+void gen_sample_instance(const struct form *f, struct strbuf *out)
+{
+	sample(f, NULL, 0, out);
+}
+
+/* A GPR the instruction reads or writes without naming it (rsp left out:
+ * the stack forms keep it balanced themselves). */
+static void add_implicit(struct gen_form_info *info, const ZydisDecodedOperand *op)
+{
+	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return;
+	ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
+	if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
+	    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
+		return;
+	ZydisRegister full =
+	    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
+	int id = ZydisRegisterGetId(full);
+	if (id < 0 || id > 15 || id == 4)
+		return;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+		info->implicit_read |= 1u << id;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+		info->implicit_write |= 1u << id;
+}
+
+/* EVEX only, VEX-like or legacy SSE (the kernels must not mix the last two). */
+static void fill_encoding(struct gen_form_info *info, const ZydisDecodedInstruction *insn)
+{
+	const struct form *f = &info->form;
+	int vector = 0, xmm = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		vector |= f->op[i] == FORM_XMM || f->op[i] == FORM_YMM || f->op[i] == FORM_ZMM;
+		xmm |= f->op[i] == FORM_XMM;
+	}
+	info->evex = insn->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
+	info->vex = vector && insn->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY;
+	info->sse = xmm && insn->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY;
 }
 
 /* Fill the access of each explicit operand and the implicit registers and
@@ -177,7 +251,7 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 	const ZydisDecodedOperand *explicit_ops[ZYDIS_MAX_OPERAND_COUNT];
 	unsigned n_explicit = 0;
 
-	info->evex = insn->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
+	fill_encoding(info, insn);
 	if (insn->cpu_flags) {
 		info->flags_read = insn->cpu_flags->tested != 0;
 		info->flags_written = (insn->cpu_flags->modified | insn->cpu_flags->set_0 |
@@ -194,21 +268,7 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 			explicit_ops[n_explicit++] = op;
 			continue;
 		}
-		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
-			continue;
-		ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
-		if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
-		    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
-			continue;
-		ZydisRegister full =
-		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->reg.value);
-		int id = ZydisRegisterGetId(full);
-		if (id < 0 || id > 15 || id == 4) /* rsp: stack forms are unsupported anyway */
-			continue;
-		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
-			info->implicit_read |= 1u << id;
-		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
-			info->implicit_write |= 1u << id;
+		add_implicit(info, op);
 	}
 	unsigned j = 0;
 	for (unsigned i = 0; i < f->n; i++) {
@@ -306,6 +366,83 @@ static int decode_all(const char *dir, const char *const *names, size_t n,
 	return 0;
 }
 
+/* Whether the instruction at bytes is the VEX/EVEX twin of form f. */
+static int decodes_as_twin(const ZydisDecoder *dec, const uint8_t *bytes, size_t len,
+			   const struct form *f, size_t *insn_len)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, bytes, len, &insn, ops)))
+		return -1;
+	*insn_len = insn.length;
+	const char *m = ZydisMnemonicGetString(insn.mnemonic);
+	if (!m || tolower((unsigned char)m[0]) != 'v' || strlen(m + 1) != strlen(f->mnemonic))
+		return 0;
+	for (size_t i = 0; m[i + 1]; i++)
+		if (toupper((unsigned char)m[i + 1]) != f->mnemonic[i])
+			return 0;
+	return insn.encoding == ZYDIS_INSTRUCTION_ENCODING_VEX ||
+	       insn.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
+}
+
+static void decode_twins(const char *dir, struct gen_form_info *infos, const size_t *line_form,
+			 size_t lines)
+{
+	char *obj = xasprintf("%s/twin.o", dir);
+	uint8_t *bytes;
+	size_t len, off = 0, step;
+	int rc = harness_text_bytes(obj, &bytes, &len);
+	free(obj);
+	if (rc < 0)
+		return;
+	ZydisDecoder dec;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (size_t l = 1; l < lines && off < len; l++, off += step) {
+		struct gen_form_info *info = &infos[line_form[l]];
+		int twin = decodes_as_twin(&dec, bytes + off, len - off, &info->form, &step);
+		if (twin < 0)
+			break;
+		info->twin = twin;
+	}
+	free(bytes);
+}
+
+/* The VEX twins of the legacy-SSE forms understood, all assembled at once
+ * (a line GNU as rejects is left out and the rest tried again); a twin is
+ * kept when it decodes as VEX or EVEX with the mnemonic "v" + the form's. */
+static void probe_twins(const char *dir, struct gen_form_info *infos, const int *status, size_t n)
+{
+	size_t *line_form = xcalloc(n + 2, sizeof(*line_form));
+	int *bad = xcalloc(n + 1, sizeof(int));
+	for (int pass = 0; pass < 3; pass++) {
+		struct strbuf s;
+		size_t lines = 1;
+		strbuf_init(&s);
+		strbuf_addf(&s, ".intel_syntax noprefix\n");
+		for (size_t i = 0; i < n; i++)
+			if (!status[i] && infos[i].sse && !bad[i]) {
+				sample(&infos[i].form, infos[i].access, 1, &s);
+				line_form[lines++] = i;
+			}
+		char *diag = NULL;
+		int rc = lines > 1 ? harness_assemble(dir, "twin", s.buf, &diag) : -1;
+		strbuf_done(&s);
+		if (rc == 0)
+			decode_twins(dir, infos, line_form, lines);
+		for (const char *p = diag; rc < 0 && p && *p;
+		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+			int ln = line_of_error(p, "twin.s");
+			if (ln >= 2 && (size_t)ln <= lines)
+				bad[line_form[ln - 1]] = 1;
+		}
+		free(diag);
+		if (rc == 0 || lines == 1)
+			break;
+	}
+	free(line_form);
+	free(bad);
+}
+
 size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 		       struct gen_form_info *infos, int *status, char **errors)
 {
@@ -361,13 +498,14 @@ size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 				}
 	}
 	free(line_form);
+	probe_twins(dir, infos, status, n);
 	size_t ok = 0;
 	for (size_t i = 0; i < n; i++)
 		ok += status[i] == 0;
 	return ok;
 }
 
-#define SEMANTICS_FORMAT "v1"
+#define SEMANTICS_FORMAT "v2"
 
 char *gen_form_info_to_text(const struct gen_form_info *info)
 {
@@ -376,8 +514,9 @@ char *gen_form_info_to_text(const struct gen_form_info *info)
 	strbuf_addf(&sb, SEMANTICS_FORMAT " access=");
 	for (unsigned i = 0; i < info->form.n; i++)
 		strbuf_addf(&sb, "%s%u", i ? "," : "", info->access[i]);
-	strbuf_addf(&sb, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", info->implicit_read,
-		    info->implicit_write, info->flags_read, info->flags_written, info->evex);
+	strbuf_addf(&sb, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d twin=%d",
+		    info->implicit_read, info->implicit_write, info->flags_read,
+		    info->flags_written, info->evex, info->vex, info->sse, info->twin);
 	return sb.buf;
 }
 
@@ -396,8 +535,9 @@ int gen_form_info_from_text(const char *name, const char *text, struct gen_form_
 		out->access[i] = (unsigned char)a;
 		p = *end == ',' ? end + 1 : end;
 	}
-	if (sscanf(p, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d", &out->implicit_read,
-		   &out->implicit_write, &out->flags_read, &out->flags_written, &out->evex) != 5)
+	if (sscanf(p, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d twin=%d",
+		   &out->implicit_read, &out->implicit_write, &out->flags_read, &out->flags_written,
+		   &out->evex, &out->vex, &out->sse, &out->twin) != 8)
 		return -1;
 	return 0;
 }

@@ -17,6 +17,7 @@ enum { GEN_READ = 1, GEN_WRITE = 2 };
  * points to the read half of the arena, r15 to the write half. */
 #define GEN_ARENA_BYTES 32768 /* one L1D: half read, half written */
 #define GEN_HALF_BYTES (GEN_ARENA_BYTES / 2)
+#define GEN_ARENA_WORD 0x3ff1111111111111ull /* the arena's every 8 bytes */
 /* An RMW chain rotating over fewer registers than this is flagged. */
 #define GEN_MIN_CHAIN_REGS 8
 
@@ -27,6 +28,11 @@ struct gen_form_info {
 	uint32_t implicit_read, implicit_write;	 /* GPRs by number, rax = bit 0 */
 	int flags_read, flags_written;
 	int evex; /* only encodable with EVEX */
+	int vex;  /* VEX, EVEX or XOP encoded, with vector registers */
+	int sse;  /* legacy-encoded, with XMM registers (SSE) */
+	int twin; /* sse, and its VEX twin assembles: "v" + mnemonic, a destination
+		   * that is also read repeated as the first source (addsd x1, x2 ->
+		   * vaddsd x1, x1, x2) */
 };
 
 /* Assemble one instance of each form, decode it and fill infos[i]. A form
@@ -58,8 +64,16 @@ struct gen_params {
 struct gen_info {
 	unsigned body_insns; /* instructions in the loop body */
 	unsigned copies;     /* copies of the multiset in the body */
-	int flagged;	     /* a dependency remains (see reason) */
+	int flagged;	     /* a dependency remains, or SSE/AVX transitions (see reason) */
 	char reason[96];
+	/* Instructions the generator adds to each iteration of the kernel to
+	 * break a dependency through an implicit register or the flags (a zero
+	 * idiom, XOR_GPR32_SAME) or to give a division safe operands
+	 * (MOV_GPR32_IMM32), as a kernel spec ("" if none): the loop times
+	 * the kernel and these together. */
+	char helpers[96];
+	int twins; /* legacy-SSE forms emitted as their VEX twins (the kernel mixes them
+		    * with VEX/EVEX forms) */
 };
 
 /* Append to out a function `symbol(uint64_t turns, void *read, void *write)`

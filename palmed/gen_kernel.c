@@ -1,16 +1,14 @@
 /* The loop of one kernel: operands instantiated so that no instruction
- * reads what another wrote (DESIGN.md, "Measuring a kernel"). */
+ * reads what another wrote (DESIGN.md, "Measuring a kernel"); what some
+ * forms need beyond that is planned in gen_plan.c. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "palmed/gen.h"
+#include "palmed/gen_private.h"
 
-enum { C_GPR, C_VEC, C_K, C_COUNT };
-
-static const char *const gpr64[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-				      "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 static const char *const gpr_by_width[3][16] = {
     {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
      "r13b", "r14b", "r15b"},
@@ -22,15 +20,6 @@ static const char *const gpr_by_width[3][16] = {
 /* The loop owns rsp, r13 (turns), r14 (read half), r15 (write half). */
 static const int gpr_usable[] = {3, 5, 8, 9, 10, 11, 12, 0, 1, 2, 6, 7};
 static const char *const class_names[C_COUNT] = {"GPR", "vector", "mask"};
-
-struct pools {
-	int read[C_COUNT][32], write[C_COUNT][32];
-	unsigned n_read[C_COUNT], n_write[C_COUNT], next_write[C_COUNT];
-	unsigned cursor[2]; /* next displacement in the read and write halves */
-	int chain[C_COUNT]; /* latency mode: the one register of the chain, or -1 */
-	unsigned max_vec;
-	int use_zmm, used_k;
-};
 
 static int class_of(enum form_kind k)
 {
@@ -58,6 +47,12 @@ static const char *memory_keyword(enum form_kind k)
 	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
 }
 
+/* Address kinds with an index register: it comes from the read pool. */
+static int has_index(enum form_kind k)
+{
+	return k == FORM_MEMBI || k == FORM_MEMBIS || k == FORM_MEMBID || k == FORM_MEMIS;
+}
+
 static void reads_per_class(const struct gen_form_info *info, unsigned n[C_COUNT])
 {
 	memset(n, 0, C_COUNT * sizeof(n[0]));
@@ -65,35 +60,34 @@ static void reads_per_class(const struct gen_form_info *info, unsigned n[C_COUNT
 		int c = class_of(info->form.op[i]);
 		if (c >= 0 && info->access[i] == GEN_READ)
 			n[c]++;
+		n[C_GPR] += has_index(info->form.op[i]);
 	}
 }
 
 static int make_pools(const struct kernel *k, const struct gen_form_info *const *infos,
-		      const struct gen_params *p, struct pools *pl, uint32_t *implicit)
+		      const struct gen_params *p, const struct plan *plan, struct pools *pl)
 {
 	int usable[C_COUNT][32];
 	unsigned n_usable[C_COUNT] = {0}, need_read[C_COUNT] = {0};
-	int all_evex = 1, any_vec = 0;
+	int all_evex = 1;
+	uint32_t excluded = plan->reserved;
 
 	memset(pl, 0, sizeof(*pl));
-	*implicit = 0;
 	for (size_t t = 0; t < k->n; t++) {
 		unsigned r[C_COUNT];
 		reads_per_class(infos[t], r);
 		for (int c = 0; c < C_COUNT; c++)
 			if (r[c] > need_read[c])
 				need_read[c] = r[c];
-		*implicit |= infos[t]->implicit_read | infos[t]->implicit_write;
+		excluded |= infos[t]->implicit_read | infos[t]->implicit_write;
 		for (unsigned i = 0; i < infos[t]->form.n; i++)
-			if (class_of(infos[t]->form.op[i]) == C_VEC) {
-				any_vec = 1;
+			if (class_of(infos[t]->form.op[i]) == C_VEC)
 				all_evex &= infos[t]->evex;
-			}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
-		if (!(*implicit & (1u << gpr_usable[i])))
+		if (!(excluded & (1u << gpr_usable[i])))
 			usable[C_GPR][n_usable[C_GPR]++] = gpr_usable[i];
-	unsigned n_vec = any_vec && all_evex && p->avx512 ? 32 : 16;
+	unsigned n_vec = plan->any_vec && all_evex && p->avx512 ? 32 : 16;
 	for (unsigned i = 0; i < n_vec; i++)
 		usable[C_VEC][n_usable[C_VEC]++] = (int)i;
 	for (int i = 1; i <= 8; i++)
@@ -121,7 +115,7 @@ static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k,
 		strbuf_addf(out, "%s", gpr_by_width[k - FORM_GPR8][reg]);
 		break;
 	case FORM_GPR64:
-		strbuf_addf(out, "%s", gpr64[reg]);
+		strbuf_addf(out, "%s", gen_gpr64[reg]);
 		break;
 	case FORM_XMM:
 	case FORM_YMM:
@@ -155,19 +149,56 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
 	return v / 2048 * 4096 + v % 2048 + (half ? 2048 : 0);
 }
 
-static void add_instance(struct strbuf *out, const struct gen_form_info *info, struct pools *pl)
+/* LEA's address, in the shape its kind names (index: a read register). */
+static void add_address(struct strbuf *out, struct pools *pl, enum form_kind k, int index)
+{
+	unsigned d = next_displacement(pl, 0, k) + 8; /* never 0: a displacement is encoded */
+	const char *x = gen_gpr64[index];
+	switch (k) {
+	case FORM_MEMBI:
+		strbuf_addf(out, "[r14 + %s]", x);
+		break;
+	case FORM_MEMBIS:
+		strbuf_addf(out, "[r14 + %s*4]", x);
+		break;
+	case FORM_MEMBID:
+		strbuf_addf(out, "[r14 + %s*4 + %u]", x, d);
+		break;
+	case FORM_MEMIS:
+		strbuf_addf(out, "[%s*4 + %u]", x, d);
+		break;
+	case FORM_MEMRIP:
+		strbuf_addf(out, "[rip + %u]", d);
+		break;
+	default:
+		strbuf_addf(out, "[r14 + %u]", d);
+		break;
+	}
+}
+
+static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
+{
+	strbuf_addf(out, "\t%s", twin ? "v" : "");
+	for (const char *m = f->mnemonic; *m; m++)
+		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
+}
+
+static void add_instance(struct strbuf *out, const struct gen_form_info *info, int twin,
+			 struct pools *pl)
 {
 	const struct form *f = &info->form;
 	unsigned read_index[C_COUNT] = {0};
+	int last_reg = -1;
+	enum form_kind last_kind = FORM_REG;
 
-	strbuf_add(out, "\t", 1);
-	for (const char *m = f->mnemonic; *m; m++)
-		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
+	add_mnemonic(out, f, twin);
 	for (unsigned i = 0; i < f->n; i++) {
 		enum form_kind k = f->op[i];
 		int c = class_of(k), written = info->access[i] & GEN_WRITE;
 		strbuf_addf(out, "%s", i ? ", " : " ");
-		if (c >= 0) {
+		if (k == FORM_SAME && last_reg >= 0) {
+			add_register(out, pl, last_kind, last_reg);
+		} else if (c >= 0) {
 			int reg;
 			if (pl->chain[c] >= 0)
 				reg = pl->chain[c];
@@ -176,6 +207,16 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, s
 			else
 				reg = pl->read[c][read_index[c]++];
 			add_register(out, pl, k, reg);
+			/* a twin's destination that is also read: its first source too */
+			if (twin && i == 0 && info->access[0] == (GEN_READ | GEN_WRITE)) {
+				strbuf_addf(out, ", ");
+				add_register(out, pl, k, reg);
+			}
+			last_reg = reg;
+			last_kind = k;
+		} else if (form_kind_is_address(k)) {
+			add_address(out, pl, k,
+				    has_index(k) ? pl->read[C_GPR][read_index[C_GPR]++] : 0);
 		} else if (form_kind_is_memory(k)) {
 			const char *kw = memory_keyword(k);
 			unsigned d = next_displacement(pl, written ? 1 : 0, k);
@@ -215,65 +256,49 @@ static int choose_chain(const struct gen_form_info *info, struct pools *pl)
 			       info->name);
 }
 
-__attribute__((format(printf, 2, 3))) static void flag(struct gen_info *gi, const char *fmt, ...)
-{
-	va_list ap;
-	if (gi->flagged)
-		return;
-	gi->flagged = 1;
-	va_start(ap, fmt);
-	vsnprintf(gi->reason, sizeof(gi->reason), fmt, ap);
-	va_end(ap);
-}
-
+/* What the pools cannot avoid: read-modify-write chains over few registers. */
 static void find_dependencies(const struct kernel *k, const struct gen_form_info *const *infos,
 			      const struct pools *pl, struct gen_info *gi)
 {
-	uint32_t imp_read = 0, imp_write = 0;
-	int flags_read = 0, flags_written = 0;
-	const char *flag_reader = NULL;
-	for (size_t t = 0; t < k->n; t++) {
+	for (size_t t = 0; t < k->n && !gi->flagged; t++) {
 		const struct gen_form_info *info = infos[t];
 		for (unsigned i = 0; i < info->form.n; i++) {
 			int c = class_of(info->form.op[i]);
 			if (c >= 0 && info->access[i] == (GEN_READ | GEN_WRITE) &&
-			    pl->n_write[c] < GEN_MIN_CHAIN_REGS)
-				flag(gi, "read-modify-write chains over only %u %s registers",
-				     pl->n_write[c], class_names[c]);
-		}
-		imp_read |= info->implicit_read;
-		imp_write |= info->implicit_write;
-		flags_written |= info->flags_written;
-		if (info->flags_read) {
-			flags_read = 1;
-			flag_reader = info->name;
+			    pl->n_write[c] < GEN_MIN_CHAIN_REGS && !gi->flagged) {
+				gi->flagged = 1;
+				snprintf(gi->reason, sizeof(gi->reason),
+					 "read-modify-write chains over only %u %s registers",
+					 pl->n_write[c], class_names[c]);
+			}
 		}
 	}
-	for (int r = 0; r < 16; r++)
-		if (imp_read & imp_write & (1u << r))
-			flag(gi, "implicit register %s is read and written", gpr64[r]);
-	if (flags_read && flags_written)
-		flag(gi, "%s reads the flags the kernel writes", flag_reader);
 }
 
-static void add_prologue(struct strbuf *out, const char *symbol)
+static void add_prologue(struct strbuf *out, const char *symbol, const struct gen_params *p)
 {
 	strbuf_addf(out,
 		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
 		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
 		    "\tmov r13, rdi\n\tmov r14, rsi\n\tmov r15, rdx\n",
 		    symbol, symbol, symbol);
+	/* a clean upper vector state, whatever ran before */
+	if (p->avx)
+		strbuf_addf(out, "\tvzeroupper\n");
 	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
 		strbuf_addf(out, "\tmov %s, 1\n", gpr_by_width[2][gpr_usable[i]]);
 }
 
-static void add_vector_init(struct strbuf *out, const struct pools *pl, const struct gen_params *p,
-			    int any_vec)
+/* Vector registers from the arena: legacy SSE only when every vector form
+ * is legacy SSE (a VEX write would leave nothing dirty, but a legacy
+ * kernel has no reason to touch the upper halves at all). */
+static void add_vector_init(struct strbuf *out, const struct pools *pl, const struct plan *plan,
+			    const struct gen_params *p)
 {
-	for (unsigned i = 0; any_vec && i <= pl->max_vec; i++) {
+	for (unsigned i = 0; plan->any_vec && i <= pl->max_vec; i++) {
 		if (pl->use_zmm)
 			strbuf_addf(out, "\tvmovups zmm%u, zmmword ptr [r14]\n", i);
-		else if (p->avx)
+		else if (p->avx && !plan->legacy_only)
 			strbuf_addf(out, "\tvmovups ymm%u, ymmword ptr [r14]\n", i);
 		else
 			strbuf_addf(out, "\tmovups xmm%u, xmmword ptr [r14]\n", i);
@@ -283,53 +308,70 @@ static void add_vector_init(struct strbuf *out, const struct pools *pl, const st
 			strbuf_addf(out, "\tkxnorw k%d, k0, k0\n", i);
 }
 
+/* copies of the multiset, instances interleaved, each after its helpers;
+ * REP instructions are emitted once per body, at its start. */
+static void add_body(struct strbuf *body, const struct kernel *k,
+		     const struct gen_form_info *const *infos, const struct plan *plan,
+		     struct pools *pl, unsigned copies)
+{
+	unsigned size = kernel_size(k), *left = xcalloc(k->n, sizeof(*left));
+	gen_plan_body_start(k, plan, copies, body);
+	for (unsigned c = 0; c < copies; c++) {
+		unsigned emitted = 0;
+		for (size_t t = 0; t < k->n; t++)
+			left[t] = k->terms[t].count;
+		while (emitted < size)
+			for (size_t t = 0; t < k->n; t++) {
+				if (!left[t])
+					continue;
+				left[t]--;
+				emitted++;
+				if (plan->terms[t].kind == TERM_REP)
+					continue;
+				gen_plan_before(plan, t, body);
+				add_instance(body, infos[t], plan->terms[t].twin, pl);
+			}
+	}
+	gen_plan_body_end(plan, copies, body);
+	free(left);
+}
+
 int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 	       const struct gen_params *p, const char *symbol, struct strbuf *out,
 	       struct gen_info *gi)
 {
 	struct pools pl;
-	uint32_t implicit;
+	struct plan plan;
 	unsigned size = kernel_size(k);
 
 	memset(gi, 0, sizeof(*gi));
-	if (make_pools(k, infos, p, &pl, &implicit) < 0)
-		return -1;
+	if (gen_plan_make(k, infos, p->latency, &plan, gi) < 0 ||
+	    make_pools(k, infos, p, &plan, &pl) < 0)
+		goto fail;
 	if (p->latency) {
-		if (k->n != 1)
-			return perpi_set_error("latency is measured for one form at a time");
+		if (k->n != 1) {
+			perpi_set_error("latency is measured for one form at a time");
+			goto fail;
+		}
 		if (choose_chain(infos[0], &pl) < 0)
-			return -1;
+			goto fail;
 	} else {
 		find_dependencies(k, infos, &pl, gi);
 	}
 	gi->copies = size >= p->unroll_size ? 1 : (p->unroll_size + size - 1) / size;
 	gi->body_insns = gi->copies * size;
+	if (gen_plan_check_size(k, &plan, gi->copies) < 0)
+		goto fail;
 
 	struct strbuf body;
-	unsigned *left = xcalloc(k->n, sizeof(*left));
 	strbuf_init(&body);
-	for (unsigned c = 0; c < gi->copies; c++) {
-		unsigned emitted = 0;
-		for (size_t t = 0; t < k->n; t++)
-			left[t] = k->terms[t].count;
-		while (emitted < size)
-			for (size_t t = 0; t < k->n; t++)
-				if (left[t]) {
-					left[t]--;
-					emitted++;
-					add_instance(&body, infos[t], &pl);
-				}
-	}
-	free(left);
-
-	int any_vec = 0;
-	for (size_t t = 0; t < k->n; t++)
-		for (unsigned i = 0; i < infos[t]->form.n; i++)
-			any_vec |= class_of(infos[t]->form.op[i]) == C_VEC;
-	add_prologue(out, symbol);
-	add_vector_init(out, &pl, p, any_vec);
+	add_body(&body, k, infos, &plan, &pl, gi->copies);
+	add_prologue(out, symbol, p);
+	add_vector_init(out, &pl, &plan, p);
+	gen_plan_prologue(&plan, &pl, symbol, out);
 	strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r13\n\tjnz .L%s_loop\n", symbol,
 		    body.buf, symbol);
+	gen_plan_epilogue(&plan, &pl, symbol, out);
 	if (p->avx)
 		strbuf_addf(out, "\tvzeroupper\n");
 	strbuf_addf(out,
@@ -337,5 +379,9 @@ int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 		    "\t.size %s, .-%s\n",
 		    symbol, symbol);
 	strbuf_done(&body);
+	gen_plan_done(&plan);
 	return 0;
+fail:
+	gen_plan_done(&plan);
+	return -1;
 }

@@ -5,8 +5,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +17,7 @@
 #include "common/util.h"
 #include "palmed/gen.h"
 #include "palmed/timing.h"
+#include "tracer/elf.h"
 
 char *harness_make_dir(void)
 {
@@ -145,34 +144,7 @@ int harness_link(const char *dir, const char *stem)
 
 int harness_text_bytes(const char *path, uint8_t **bytes, size_t *len)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return perpi_set_error("%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	int rc = perpi_set_error("%s: no .text section", path);
-	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			gelf_getshdr(scn, &sh);
-			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-			if (!name || strcmp(name, ".text"))
-				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
-			*len = d ? d->d_size : 0;
-			*bytes = xmalloc(*len + 16);
-			if (*len)
-				memcpy(*bytes, d->d_buf, *len);
-			rc = 0;
-			break;
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
+	return elf_read_section(path, ".text", bytes, len, NULL);
 }
 
 void harness_output_done(struct harness_output *o)

@@ -4,6 +4,7 @@
 #ifndef PERPI_HARNESS_H
 #define PERPI_HARNESS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,8 @@ struct harness_job {
 	double divisor;	    /* cycles of a call / divisor = cycles per kernel iteration */
 };
 
+struct harness_clock;
+
 struct harness_config {
 	unsigned measures, warmup, max_attempts;
 	double max_spread;
@@ -36,6 +39,16 @@ struct harness_config {
 	int check_only;		       /* run each job once, untimed: does it fault? */
 	double max_seconds;	       /* time budget of one kernel while the host disturbs it */
 	double best_hint[PROBE_COUNT]; /* the probes' best cycles per insn here, or 0 */
+	/* A kernel still running after this many seconds (0: 30) is stopped
+	 * (the worker is killed and restarted), reported as timed out, and the
+	 * campaign goes on with the next one. */
+	double kernel_timeout;
+	/* When *stop becomes non-zero (a signal handler sets it), the jobs not
+	 * yet run fail with "interrupted", within a tenth of a second even in
+	 * the middle of a kernel. NULL: never. */
+	const volatile sig_atomic_t *stop;
+	/* The worker's clock (palmed/harness_measure.h); NULL: the real one. */
+	const struct harness_clock *clock;
 };
 
 struct harness_output {

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
 #include "common/util.h"
 #include "ilp/trace_file.h"
 #include "palmed/form.h"
@@ -19,32 +17,8 @@ struct lift {
 
 int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, size_t size)
 {
-	static csh cs;
-	static cs_insn *insn;
-	static int opened;
-	if (!opened) {
-		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK ? 1 : -1;
-		if (opened > 0) {
-			cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-			insn = cs_malloc(cs);
-		}
-	}
 	struct form f;
-	const uint8_t *code = bytes;
-	size_t n = len;
-	uint64_t a = addr;
-	int ok =
-	    opened > 0 && cs_disasm_iter(cs, &code, &n, &a, insn) && form_from_insn(insn, &f) == 0;
-	if (!ok) {
-		/* Capstone 4 cannot decode many EVEX forms; Zydis 4 can. */
-		ZydisDecoder zd;
-		ZydisDecodedInstruction zi;
-		ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
-		ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		ok = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, bytes, len, &zi, zops)) &&
-		     form_from_zydis(&zi, zops, &f) == 0;
-	}
-	if (!ok)
+	if (form_from_bytes(bytes, len, &f, NULL) < 0)
 		return perpi_set_error(
 		    "instruction at 0x%llx: neither Capstone nor Zydis decodes it",
 		    (unsigned long long)addr);

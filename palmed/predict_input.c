@@ -1,6 +1,6 @@
 /* Blocks given as assembly text or machine code become kernels of forms:
- * assembly goes through GNU as, bytes through Capstone, each instruction
- * through form_from_insn (palmed/form.h). */
+ * assembly goes through GNU as, bytes through the tracer's x86 decoder, each
+ * instruction through form_from_bytes (palmed/form.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +9,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <capstone/capstone.h>
 
 #include "common/util.h"
 #include "palmed/form.h"
@@ -32,9 +30,10 @@ int predict_parse_hex(const char *text, unsigned char **bytes, size_t *len)
 		}
 		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1])) {
 			free(out);
-			return perpi_set_error("bad hex bytes near '%.10s': expected pairs of hex digits "
-					       "such as '48 01 d8'",
-					       p);
+			return perpi_set_error(
+			    "bad hex bytes near '%.10s': expected pairs of hex digits "
+			    "such as '48 01 d8'",
+			    p);
 		}
 		unsigned v;
 		sscanf(p, "%2x", &v);
@@ -149,33 +148,22 @@ int predict_assemble(const char *text, int intel, unsigned char **bytes, size_t 
 
 int predict_decode(const unsigned char *bytes, size_t len, struct kernel *out)
 {
-	csh cs;
-	cs_insn *insn;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return perpi_set_error("cannot start Capstone");
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	kernel_init(out);
-	size_t n = cs_disasm(cs, bytes, len, 0, 0, &insn), used = 0;
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	size_t used = 0;
+	while (used < len) {
 		struct form f;
 		char name[FORM_NAME_MAX];
-		if (form_from_insn(&insn[i], &f) < 0) {
-			rc = -1;
-			break;
+		unsigned n;
+		if (form_from_bytes(bytes + used, len - used, &f, &n) < 0) {
+			kernel_done(out);
+			return perpi_set_error(
+			    "cannot decode the bytes at offset %zu (%02x...): not "
+			    "an x86-64 instruction",
+			    used, bytes[used]);
 		}
 		form_print(&f, name, sizeof(name));
 		kernel_add(out, name, 1);
-		used += insn[i].size;
+		used += n;
 	}
-	if (rc == 0 && used < len)
-		rc = perpi_set_error("cannot decode the bytes at offset %zu (%02x...): not an x86-64 "
-				     "instruction",
-				     used, bytes[used]);
-	if (n)
-		cs_free(insn, n);
-	cs_close(&cs);
-	if (rc < 0)
-		kernel_done(out);
-	return rc;
+	return 0;
 }

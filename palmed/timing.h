@@ -13,12 +13,14 @@
 /* Throughput probes: each saturates one kind of unit with independent
  * instructions, so that a sibling thread using the same units slows it. */
 enum timing_probe {
-	PROBE_ALU,  /* 64 adds per loop turn over 8 registers */
-	PROBE_LOAD, /* 64 loads per turn from one 512-byte buffer */
-	PROBE_FP,   /* 60 addpd per turn over 12 XMM registers */
+	PROBE_ALU,   /* 64 adds per loop turn over 8 registers */
+	PROBE_LOAD,  /* 64 loads per turn from one 512-byte buffer */
+	PROBE_FP,    /* 60 addpd per turn over 12 XMM registers */
+	PROBE_FRONT, /* 64 zero idioms per turn over 8 registers: the front end and
+		      * renaming only, which a busy SMT sibling shares */
 	PROBE_COUNT
 };
-extern const char *const timing_probe_names[PROBE_COUNT]; /* "alu", "load", "fp" */
+extern const char *const timing_probe_names[PROBE_COUNT]; /* "alu", "load", "fp", "front" */
 extern const unsigned timing_probe_insns[PROBE_COUNT];	  /* instructions per probe */
 #define TIMING_WIDE_INSNS 16384				  /* the ALU probe's length */
 

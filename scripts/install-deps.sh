@@ -5,7 +5,7 @@ set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
   libcapstone-dev libzydis-dev libunwind-dev libncurses-dev libpapi-dev
   libsqlite3-dev sqlite3 libglpk-dev libdw-dev libelf-dev libjson-c-dev
-  graphviz tmux libxml2-utils python3 binutils librsvg2-bin"
+  graphviz tmux libxml2-utils python3 binutils librsvg2-bin libc6-dbg"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

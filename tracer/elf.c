@@ -5,12 +5,21 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/util.h"
+#include "config.h"
+
+#ifdef HAVE_LIBDW
+#include <elfutils/libdwelf.h>
+#endif
+
+/* Where separate debug files are found by build-id (libc6-dbg's, for one). */
+#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
 
 struct elf_load {
 	uint64_t vaddr, offset;
@@ -26,6 +35,10 @@ struct elf_image {
 	size_t n_syms;
 	char *names; /* all names, one block */
 	size_t names_len, names_cap;
+	struct elf_range {
+		uint64_t start, end;
+	} plt[4]; /* .plt, .plt.sec, .plt.got: link-time */
+	size_t n_plt;
 };
 
 /* Why the first bytes of a file are no program for perpi, or NULL. */
@@ -86,7 +99,12 @@ char *elf_find_program(const char *program)
 		if (access(cand, X_OK) == 0) {
 			struct stat st;
 			if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
-				if (elf_check_file(cand, program) < 0) {
+				/* name what PATH found: a wrapper script (pyenv's shims) hides
+				 * the ELF program further down the PATH */
+				char *shown = xasprintf("%s (%s)", program, cand);
+				int bad = elf_check_file(cand, shown) < 0;
+				free(shown);
+				if (bad) {
 					free(cand);
 					return NULL;
 				}
@@ -113,7 +131,7 @@ static size_t image_add_name(struct elf_image *img, const char *name)
 }
 
 static void image_add_symbol(struct elf_image *img, size_t *cap, const char *name, uint64_t value,
-			     uint64_t size, int ifunc)
+			     uint64_t size, int ifunc, int local)
 {
 	if (img->n_syms == *cap) {
 		*cap = *cap ? *cap * 2 : 256;
@@ -121,7 +139,7 @@ static void image_add_symbol(struct elf_image *img, size_t *cap, const char *nam
 	}
 	/* name holds an offset until the names block stops moving */
 	img->syms[img->n_syms++] = (struct elf_symbol){
-	    (const char *)(uintptr_t)image_add_name(img, name), value, size, ifunc};
+	    (const char *)(uintptr_t)image_add_name(img, name), value, size, ifunc, local};
 }
 
 /* Function symbols of one symbol table section; 1 if it had any. */
@@ -140,9 +158,17 @@ static int image_read_symtab(struct elf_image *img, Elf *elf, Elf_Scn *scn, size
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
 		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || !*name)
+		if (!name || !*name || *name == '@')
 			continue;
-		image_add_symbol(img, cap, name, s.st_value, s.st_size, type == STT_GNU_IFUNC);
+		/* "dlopen@GLIBC_2.2.5", "dlsym@@GLIBC_2.34" (.symver): the function
+		 * is "dlopen"; perpi's names use '@' for the object. glibc's
+		 * hidden alias "__GI_puts" is puts. */
+		if (!strncmp(name, "__GI_", 5) && name[5])
+			name += 5;
+		char *plain = xasprintf("%.*s", (int)strcspn(name, "@"), name);
+		image_add_symbol(img, cap, plain, s.st_value, s.st_size, type == STT_GNU_IFUNC,
+				 GELF_ST_BIND(s.st_info) == STB_LOCAL);
+		free(plain);
 		added++;
 	}
 	return added > 0;
@@ -191,15 +217,42 @@ static size_t plt_slots(Elf *elf, struct plt_slot **out)
 	return n;
 }
 
-/* "NAME@plt" for the stubs of .plt, .plt.sec and .plt.got: each is an
- * indirect jmp through a GOT slot (ff 25 disp32, maybe after endbr64 and
- * a bnd prefix) that a relocation binds to NAME. */
+/* "NAME@plt" for the stubs of one PLT section: each is an indirect jmp
+ * through a GOT slot (ff 25 disp32, maybe after endbr64 and a bnd prefix)
+ * that a relocation binds to NAME. */
+static void plt_stubs(struct elf_image *img, const GElf_Shdr *sh, const uint8_t *b, size_t size,
+		      const struct plt_slot *slots, size_t n_slots, size_t *cap)
+{
+	for (size_t p = 0; p + 6 <= size; p++) {
+		if (b[p] != 0xff || b[p + 1] != 0x25)
+			continue;
+		int32_t disp;
+		memcpy(&disp, b + p + 2, 4);
+		uint64_t slot = sh->sh_addr + p + 6 + (int64_t)disp;
+		size_t k = 0;
+		while (k < n_slots && slots[k].slot != slot)
+			k++;
+		if (k == n_slots)
+			continue;
+		size_t start = p;
+		if (start >= 1 && b[start - 1] == 0xf2)
+			start--;
+		if (start >= 4 && !memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4))
+			start -= 4;
+		char *name = xasprintf("%s@plt", slots[k].name);
+		image_add_symbol(img, cap, name, sh->sh_addr + start, p + 6 - start, 0, 0);
+		free(name);
+	}
+}
+
+/* The PLT sections (.plt, .plt.sec, .plt.got): their ranges, and a symbol
+ * per stub. */
 static void image_read_plt(struct elf_image *img, Elf *elf, size_t *cap)
 {
 	struct plt_slot *slots;
 	size_t n_slots = plt_slots(elf, &slots), shstrndx;
 	Elf_Scn *scn = NULL;
-	if (!n_slots || elf_getshdrstrndx(elf, &shstrndx) < 0) {
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0) {
 		free(slots);
 		return;
 	}
@@ -211,41 +264,61 @@ static void image_read_plt(struct elf_image *img, Elf *elf, size_t *cap)
 		    !data->d_buf || !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    strncmp(sname, ".plt", 4))
 			continue;
-		const uint8_t *b = data->d_buf;
-		for (size_t p = 0; p + 6 <= data->d_size; p++) {
-			if (b[p] != 0xff || b[p + 1] != 0x25)
-				continue;
-			int32_t disp;
-			memcpy(&disp, b + p + 2, 4);
-			uint64_t slot = sh.sh_addr + p + 6 + (int64_t)disp;
-			for (size_t k = 0; k < n_slots; k++) {
-				if (slots[k].slot != slot)
-					continue;
-				size_t start = p;
-				if (start >= 1 && b[start - 1] == 0xf2)
-					start--;
-				if (start >= 4 && !memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4))
-					start -= 4;
-				char *name = xasprintf("%s@plt", slots[k].name);
-				image_add_symbol(img, cap, name, sh.sh_addr + start, p + 6 - start,
-						 0);
-				free(name);
-				break;
-			}
-		}
+		if (img->n_plt < ARRAY_SIZE(img->plt))
+			img->plt[img->n_plt++] =
+			    (struct elf_range){sh.sh_addr, sh.sh_addr + sh.sh_size};
+		plt_stubs(img, &sh, data->d_buf, data->d_size, slots, n_slots, cap);
 	}
 	free(slots);
 }
 
+/* At one address, the name that says most to a reader, the same in every
+ * run: sized before unsized, global before local, fewer leading
+ * underscores, then by name. */
 static int symbol_cmp(const void *a, const void *b)
 {
 	const struct elf_symbol *x = a, *y = b;
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
-	/* at one address prefer the sized, then the global-looking name */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return (x->name[0] == '_') - (y->name[0] == '_');
+	if (x->local != y->local)
+		return x->local - y->local;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The .symtab of the separate debug file of a stripped object, found by
+ * its build-id (DEBUG_BUILD_ID_DIR/ab/cdef....debug); 1 if it had any. */
+static int image_read_debug_symtab(struct elf_image *img, Elf *elf, size_t *cap)
+{
+#ifdef HAVE_LIBDW
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	if (n < 2 || n > 64)
+		return 0;
+	char path[sizeof(DEBUG_BUILD_ID_DIR) + 140] = DEBUG_BUILD_ID_DIR, *p = path + strlen(path);
+	p += snprintf(p, 8, "/%02x/", id[0]);
+	for (ssize_t i = 1; i < n; i++)
+		p += snprintf(p, 3, "%02x", id[i]);
+	strcpy(p, ".debug");
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	Elf *dbg = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (dbg && (scn = elf_nextscn(dbg, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			found |= image_read_symtab(img, dbg, scn, cap);
+	if (dbg)
+		elf_end(dbg);
+	if (fd >= 0)
+		close(fd);
+	return found;
+#else
+	return 0; /* build-ids are read with libdw */
+#endif
 }
 
 static void image_read_symbols(struct elf_image *img, Elf *elf)
@@ -262,7 +335,10 @@ static void image_read_symbols(struct elf_image *img, Elf *elf)
 		else if (sh.sh_type == SHT_DYNSYM)
 			dynsym = scn;
 	}
-	/* .dynsym repeats the global part of .symtab; read it when .symtab is gone */
+	/* A stripped object: its separate debug file's .symtab, else .dynsym,
+	 * which repeats the global part of .symtab. */
+	if (!have_symtab)
+		have_symtab = image_read_debug_symtab(img, elf, &cap);
 	if (!have_symtab && dynsym)
 		image_read_symtab(img, elf, dynsym, &cap);
 	image_read_plt(img, elf, &cap);
@@ -364,10 +440,22 @@ uint64_t elf_image_entry(const struct elf_image *img)
 
 const struct elf_symbol *elf_image_lookup(const struct elf_image *img, const char *name)
 {
+	const struct elf_symbol *local = NULL;
 	for (size_t i = 0; i < img->n_syms; i++)
-		if (!strcmp(img->syms[i].name, name))
-			return &img->syms[i];
-	return NULL;
+		if (!strcmp(img->syms[i].name, name)) {
+			if (!img->syms[i].local)
+				return &img->syms[i];
+			local = local ? local : &img->syms[i];
+		}
+	return local;
+}
+
+int elf_image_in_plt(const struct elf_image *img, uint64_t addr)
+{
+	for (size_t i = 0; i < img->n_plt; i++)
+		if (addr >= img->plt[i].start && addr < img->plt[i].end)
+			return 1;
+	return 0;
 }
 
 const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t addr)
@@ -390,4 +478,37 @@ const struct elf_symbol *elf_image_find(const struct elf_image *img, uint64_t ad
 	if (s->value == addr || addr - s->value < s->size)
 		return s;
 	return NULL;
+}
+
+int elf_read_section(const char *path, const char *name, uint8_t **bytes, size_t *len,
+		     uint64_t *addr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perpi_set_error("%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	int rc = perpi_set_error("%s: no %s section", path, name);
+	while (e && elf_getshdrstrndx(e, &shstrndx) == 0 && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(sname, name))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		*len = d && d->d_buf ? d->d_size : 0;
+		*bytes = xcalloc(1, *len + 16);
+		if (*len)
+			memcpy(*bytes, d->d_buf, *len);
+		if (addr)
+			*addr = sh.sh_addr;
+		rc = 0;
+		break;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
 }

@@ -87,6 +87,10 @@ enum {
 	EVENT_CALL_ENTRY = 1 << 3,    /* first instruction of a function whose call was not
 				       * traced (stepping starts at main or at a --function
 				       * entry): opens a frame like the event after a call */
+	EVENT_CALL_TARGET = 1 << 4,   /* first instruction of the function a call through a
+				       * trampoline (a PLT stub, lazy binding included)
+				       * reached, at the call's stack pointer: the open
+				       * call instance is this function's */
 };
 
 #define EVENT_MAX_MEM 80

@@ -1,5 +1,6 @@
 /* Options that choose what perpi traces, shared by the commands that run
- * a program (perpi / perpi run, perpi record). */
+ * a program (perpi / perpi run, perpi record, perpi tui -- PROGRAM); the
+ * command line fills them through cmd/options.c's table. */
 #ifndef PERPI_TRACER_OPTIONS_H
 #define PERPI_TRACER_OPTIONS_H
 
@@ -20,15 +21,7 @@ struct trace_options {
 void trace_options_init(struct trace_options *opt);
 void trace_options_done(struct trace_options *opt);
 
-/* Try argv[*i] as a tracer option (consuming its value, "--opt VALUE" or
- * "--opt=VALUE"). Returns 1 if taken (*i advanced past it), 0 if it is not
- * a tracer option, -1 with perpi_error() set if its value is bad. */
-int trace_options_parse(struct trace_options *opt, int argc, char **argv, int *i);
-
 /* Check the combination once all are parsed. 0 or -1 with perpi_error(). */
 int trace_options_check(const struct trace_options *opt, int have_program);
-
-/* The options' lines of a --help text. */
-void trace_options_usage(FILE *out);
 
 #endif

@@ -33,8 +33,9 @@ struct symbolizer {
 	size_t n_objects;
 	struct sym_mapping *maps; /* newest last: later mappings win */
 	size_t n_maps, cap_maps;
-	struct sym_name *names; /* every name handed out, kept for its owner */
-	size_t n_names, cap_names;
+	struct sym_name *names;	   /* every name handed out, kept for its owner: */
+	size_t n_names, cap_names; /* an open-addressing table by address */
+	char function[512];	   /* symbolizer_function's last answer */
 	size_t last_hit;
 };
 
@@ -128,10 +129,8 @@ void symbolizer_delete(struct symbolizer *sym)
 		free(sym->objects[i]->path);
 		free(sym->objects[i]);
 	}
-	for (size_t i = 0; i < sym->n_names; i++)
+	for (size_t i = 0; i < sym->cap_names; i++)
 		free(sym->names[i].name);
-	free(sym->objects);
-	free(sym->maps);
 	free(sym->names);
 	free(sym->program);
 	free(sym);
@@ -172,21 +171,26 @@ static void object_load(struct sym_object *o)
 	}
 }
 
+/* As the dynamic linker binds: the first object exporting name (a global
+ * symbol); failing that, a local one (a static function named by a debug
+ * file, ld.so's own strlen...). */
 int symbolizer_lookup(struct symbolizer *sym, const char *name, uint64_t *addr)
 {
-	for (size_t i = 0; i < sym->n_maps; i++) {
-		const struct sym_mapping *m = &sym->maps[i];
-		if (m->object->is_program)
-			continue;
-		object_load(m->object);
-		const struct elf_symbol *s;
-		uint64_t bias;
-		if (m->object->image && (s = elf_image_lookup(m->object->image, name)) &&
-		    elf_image_bias(m->object->image, m->start, m->offset, &bias) == 0) {
-			*addr = s->value + bias;
-			return s->ifunc ? -2 : 0;
+	for (int local = 0; local < 2; local++)
+		for (size_t i = 0; i < sym->n_maps; i++) {
+			const struct sym_mapping *m = &sym->maps[i];
+			if (m->object->is_program)
+				continue;
+			object_load(m->object);
+			const struct elf_symbol *s;
+			uint64_t bias;
+			if (m->object->image && (s = elf_image_lookup(m->object->image, name)) &&
+			    s->local == local &&
+			    elf_image_bias(m->object->image, m->start, m->offset, &bias) == 0) {
+				*addr = s->value + bias;
+				return s->ifunc ? -2 : 0;
+			}
 		}
-	}
 	return -1;
 }
 
@@ -201,7 +205,8 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static char *name_of(struct symbolizer *sym, uint64_t addr)
+/* The mapping holding addr, its object loaded, and the object's load bias. */
+static struct sym_object *object_of(struct symbolizer *sym, uint64_t addr, uint64_t *bias)
 {
 	const struct sym_mapping *m = mapping_find(sym, addr);
 	if (!m && sym->pid) {
@@ -210,14 +215,22 @@ static char *name_of(struct symbolizer *sym, uint64_t addr)
 	}
 	if (!m)
 		return NULL;
-	struct sym_object *o = m->object;
-	object_load(o);
+	object_load(m->object);
+	if (!m->object->image || elf_image_bias(m->object->image, m->start, m->offset, bias) < 0)
+		return NULL;
+	return m->object;
+}
+
+static char *name_of(struct symbolizer *sym, uint64_t addr)
+{
 	uint64_t bias;
-	if (!o->image || elf_image_bias(o->image, m->start, m->offset, &bias) < 0)
+	struct sym_object *o = object_of(sym, addr, &bias);
+	if (!o)
 		return NULL;
 	const struct elf_symbol *s = elf_image_find(o->image, addr - bias);
-	if (!s)
-		return NULL;
+	if (!s) /* the same in every run, whatever the load address */
+		return xasprintf("%s+%#llx", basename_of(o->path),
+				 (unsigned long long)(addr - bias));
 	uint64_t off = addr - bias - s->value;
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -229,23 +242,84 @@ static char *name_of(struct symbolizer *sym, uint64_t addr)
 	return sb.buf;
 }
 
+static size_t name_slot(const struct symbolizer *sym, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & (sym->cap_names - 1);
+	while (sym->names[i].name && sym->names[i].addr != addr)
+		i = (i + 1) & (sym->cap_names - 1);
+	return i;
+}
+
+static void names_grow(struct symbolizer *sym)
+{
+	struct sym_name *old = sym->names;
+	size_t cap = sym->cap_names;
+	sym->cap_names = cap ? 2 * cap : 1024;
+	sym->names = xcalloc(sym->cap_names, sizeof(*sym->names));
+	for (size_t i = 0; i < cap; i++)
+		if (old[i].name)
+			sym->names[name_slot(sym, old[i].addr)] = old[i];
+	free(old);
+}
+
 const char *symbolizer_name(struct symbolizer *sym, uint64_t addr)
 {
-	for (size_t i = 0; i < sym->n_names; i++)
-		if (sym->names[i].addr == addr)
-			return sym->names[i].name;
+	if (2 * (sym->n_names + 1) > sym->cap_names)
+		names_grow(sym);
+	size_t i = name_slot(sym, addr);
+	if (sym->names[i].name)
+		return sym->names[i].name;
 	char *name = name_of(sym, addr);
-	if (!name)
-		name = xasprintf("%#llx", (unsigned long long)addr);
-	if (sym->n_names == sym->cap_names) {
-		sym->cap_names = sym->cap_names ? sym->cap_names * 2 : 64;
-		sym->names = xrealloc(sym->names, sym->cap_names * sizeof(*sym->names));
-	}
-	sym->names[sym->n_names++] = (struct sym_name){addr, name};
-	return name;
+	sym->names[i] =
+	    (struct sym_name){addr, name ? name : xasprintf("%#llx", (unsigned long long)addr)};
+	sym->n_names++;
+	return sym->names[i].name;
 }
 
 const char *symbolizer_name_fn(void *ctx, uint64_t addr)
 {
 	return symbolizer_name(ctx, addr);
+}
+
+const char *symbolizer_function(struct symbolizer *sym, uint64_t addr, uint64_t *offset)
+{
+	symbolizer_note(sym, addr);
+	const char *s = symbolizer_name(sym, addr);
+	*offset = 0;
+	if (!s || !strncmp(s, "0x", 2))
+		return NULL;
+	snprintf(sym->function, sizeof(sym->function), "%s", s);
+	char *plus = strstr(sym->function, "+0x");
+	if (plus) {
+		char *end;
+		*offset = strtoull(plus + 3, &end, 16);
+		memmove(plus, end, strlen(end) + 1);
+	}
+	return sym->function;
+}
+
+static int in_plt(struct symbolizer *sym, uint64_t addr)
+{
+	uint64_t bias;
+	struct sym_object *o = object_of(sym, addr, &bias);
+	return o && elf_image_in_plt(o->image, addr - bias);
+}
+
+unsigned symbolizer_follow_plt(struct symbolizer *sym, struct symbolizer_plt *plt,
+			       const struct perpi_event *ev)
+{
+	unsigned last = plt->last_control;
+	plt->last_control = ev->insn->control;
+	while (plt->n && ev->sp > plt->sp[plt->n - 1]) /* returned, or unwound */
+		plt->n--;
+	if (last == CTRL_CALL) {
+		if (in_plt(sym, ev->insn->addr) && plt->n < ARRAY_SIZE(plt->sp))
+			plt->sp[plt->n++] = ev->sp;
+		return 0;
+	}
+	if (!plt->n || last != CTRL_JUMP || ev->sp != plt->sp[plt->n - 1] ||
+	    in_plt(sym, ev->insn->addr))
+		return 0;
+	plt->n--;
+	return EVENT_CALL_TARGET;
 }

@@ -304,6 +304,33 @@ static void step_fixups(struct tracer *t, const struct insn_entry *e)
 	}
 }
 
+/* What main_stop found besides STEP_* results to return at once. */
+enum { STOP_SIGNAL = -1, STOP_AGAIN = -2 };
+
+/* The main thread's stop after perpi resumed it (stepping: a single step):
+ * STOP_SIGNAL with its signal in *sig; STOP_AGAIN after a ptrace event or
+ * a group stop, handled (resume it again); or a STEP_ result to return
+ * (exited, execve, perpi interrupted). */
+static int main_stop(struct tracer *t, int stepping, int *sig)
+{
+	int status, r = tracee_wait_main(t, &status);
+	if (r == WAIT_INTERRUPTED && stepping)
+		t->step_in_flight = 1;
+	if (r != WAIT_STOPPED)
+		return r == WAIT_EXITED ? STEP_EXITED : STEP_INTERRUPTED;
+	int s = WSTOPSIG(status), event = status >> 16;
+	if (event)
+		return tracee_main_event(t, event) == STEP_EXECED ? STEP_EXECED : STOP_AGAIN;
+	if (tracee_is_group_stop(t, s))
+		return STOP_AGAIN;
+	if (trace_stop_signal && (s == SIGINT || s == SIGTERM)) {
+		t->pending_signal = s;
+		return STEP_INTERRUPTED;
+	}
+	*sig = s;
+	return STOP_SIGNAL;
+}
+
 /* One step of the main thread. Signal, clone and fork stops on the way
  * are handled here; the instruction is then stepped again. */
 int trace_step(struct tracer *t)
@@ -312,28 +339,15 @@ int trace_step(struct tracer *t)
 	for (;;) {
 		ptrace(PTRACE_SINGLESTEP, t->pid, 0, sig);
 		sig = 0;
-		int status;
-		int r = tracee_wait_main(t, &status);
-		if (r == WAIT_INTERRUPTED)
-			t->step_in_flight = 1;
-		if (r != WAIT_STOPPED)
-			return r == WAIT_EXITED ? STEP_EXITED : STEP_INTERRUPTED;
-		int s = WSTOPSIG(status), event = status >> 16;
-		if (event) {
-			if (tracee_main_event(t, event) == STEP_EXECED)
-				return STEP_EXECED;
+		int s, r = main_stop(t, 1, &s);
+		if (r == STOP_AGAIN)
 			continue;
-		}
+		if (r != STOP_SIGNAL)
+			return r;
 		if (s == SIGTRAP) {
 			if (trace_get_regs(t) < 0)
 				return STEP_ERROR;
 			return handler ? STEP_HANDLER : STEP_DONE;
-		}
-		if (tracee_is_group_stop(t, s))
-			continue;
-		if (trace_stop_signal && (s == SIGINT || s == SIGTERM)) {
-			t->pending_signal = s;
-			return STEP_INTERRUPTED;
 		}
 		sig = s; /* deliver it; with a handler the next stop is its entry */
 		handler = process_signal_caught(t->pid, s);
@@ -370,6 +384,7 @@ static int region_trace(struct tracer *t, uint64_t end_rsp, int call_entry)
 {
 	struct perpi_event *cur = &t->ev[0], *prev = &t->ev[1];
 	int have_prev = 0, signal_entry = 0;
+	struct symbolizer_plt plt = {{0}, 0, CTRL_NONE}; /* calls through PLT stubs */
 	t->res.regions++;
 	for (;;) {
 		int at_stop = t->have_stop && t->regs.rip == t->stop_addr;
@@ -392,6 +407,7 @@ static int region_trace(struct tracer *t, uint64_t end_rsp, int call_entry)
 		case STEP_DONE:
 			t->res.steps++;
 			step_fixups(t, e);
+			cur->flags |= symbolizer_follow_plt(t->syms, &plt, cur);
 			struct perpi_event *tmp = prev;
 			prev = cur;
 			cur = tmp;
@@ -458,15 +474,11 @@ static int native_run(struct tracer *t)
 		}
 		ptrace(PTRACE_CONT, t->pid, 0, sig);
 		sig = 0;
-		int status, r = tracee_wait_main(t, &status);
-		if (r != WAIT_STOPPED)
-			return r == WAIT_EXITED ? STEP_EXITED : STEP_INTERRUPTED;
-		int s = WSTOPSIG(status), event = status >> 16;
-		if (event) {
-			if (tracee_main_event(t, event) == STEP_EXECED)
-				return STEP_EXECED;
+		int s, r = main_stop(t, 0, &s);
+		if (r == STOP_AGAIN)
 			continue;
-		}
+		if (r != STOP_SIGNAL)
+			return r;
 		if (s == SIGTRAP && t->step_in_flight) {
 			t->step_in_flight = 0; /* the end of a step perpi was interrupted in */
 			continue;
@@ -502,12 +514,6 @@ static int native_run(struct tracer *t)
 					return STEP_ERROR;
 				continue;
 			}
-		}
-		if (tracee_is_group_stop(t, s))
-			continue;
-		if (trace_stop_signal && (s == SIGINT || s == SIGTERM)) {
-			t->pending_signal = s;
-			return STEP_INTERRUPTED;
 		}
 		sig = s;
 	}

@@ -95,6 +95,9 @@ static void track_calls(struct tui_model *m, uint32_t index, const struct perpi_
 		m->frames[m->n_frames++] = (struct frame){ev->sp, ev->insn->addr, index};
 	}
 	m->call_pending = ev->insn->control == CTRL_CALL;
+	if ((ev->flags & EVENT_CALL_TARGET) && m->n_frames &&
+	    m->frames[m->n_frames - 1].ret_sp == ev->sp) /* through a PLT stub */
+		m->frames[m->n_frames - 1].entry = ev->insn->addr;
 	if (ev->insn->control == CTRL_RET && m->n_frames &&
 	    m->frames[m->n_frames - 1].ret_sp == ev->sp)
 		close_call(m, index);

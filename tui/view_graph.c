@@ -222,6 +222,42 @@ static void jump(struct tui *t, struct graph_view *g, uint32_t to)
 	select_insn(t, g, to);
 }
 
+/* 'p': to the selected instruction's producers (the critical one first);
+ * 'c': to its consumers. Tab cycles through them. */
+static void jump_producers(struct tui *t, struct graph_view *g, uint32_t sel)
+{
+	const struct tui_insn *mi = tui_model_insn(t->model, sel);
+	const uint32_t *p;
+	size_t np = tui_model_producers(t->model, sel, &p);
+	if (!np) {
+		tui_message(t, "no producer: its inputs were ready at step 0");
+		return;
+	}
+	g->n_jump = (int)(np < 64 ? np : 64);
+	memcpy(g->jump, p, g->n_jump * sizeof(*p));
+	g->at_jump = 0;
+	for (int i = 0; i < g->n_jump; i++)
+		if (g->jump[i] == mi->critical)
+			g->at_jump = i;
+	jump(t, g, g->jump[g->at_jump]);
+}
+
+static void jump_consumers(struct tui *t, struct graph_view *g, uint32_t sel)
+{
+	uint32_t *c;
+	size_t nc = tui_model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
+	if (!nc) {
+		tui_message(t, "no consumer up to step %" PRIu64, g->last + CONSUMER_REACH);
+		free(c);
+		return;
+	}
+	g->n_jump = (int)(nc < 64 ? nc : 64);
+	memcpy(g->jump, c, g->n_jump * sizeof(*c));
+	g->at_jump = 0;
+	free(c);
+	jump(t, g, g->jump[0]);
+}
+
 static int key(struct tui *t, struct tui_view *v, int k)
 {
 	struct graph_view *g = v->state;
@@ -234,38 +270,8 @@ static int key(struct tui *t, struct tui_view *v, int k)
 		if (g->col + 1 < (int64_t)row_nodes(t, g, g->row, &nodes))
 			g->col++;
 		break;
-	case 'p': {
-		const struct tui_insn *mi = tui_model_insn(t->model, sel);
-		const uint32_t *p;
-		size_t np = tui_model_producers(t->model, sel, &p);
-		if (!np) {
-			tui_message(t, "no producer: its inputs were ready at step 0");
-			break;
-		}
-		g->n_jump = (int)(np < 64 ? np : 64);
-		memcpy(g->jump, p, g->n_jump * sizeof(*p));
-		g->at_jump = 0;
-		for (int i = 0; i < g->n_jump; i++)
-			if (g->jump[i] == mi->critical)
-				g->at_jump = i;
-		jump(t, g, g->jump[g->at_jump]);
-		break;
-	}
-	case 'c': {
-		uint32_t *c;
-		size_t nc = tui_model_consumers(t->model, sel, g->last + CONSUMER_REACH, &c);
-		if (!nc) {
-			tui_message(t, "no consumer up to step %" PRIu64, g->last + CONSUMER_REACH);
-			free(c);
-			break;
-		}
-		g->n_jump = (int)(nc < 64 ? nc : 64);
-		memcpy(g->jump, c, g->n_jump * sizeof(*c));
-		g->at_jump = 0;
-		free(c);
-		jump(t, g, g->jump[0]);
-		break;
-	}
+	case 'p': jump_producers(t, g, sel); break;
+	case 'c': jump_consumers(t, g, sel); break;
 	case '\t':
 		if (g->n_jump > 1) {
 			g->at_jump = (g->at_jump + 1) % g->n_jump;

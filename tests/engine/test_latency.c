@@ -1,4 +1,4 @@
-/* Latencies per instruction form from a file (ilp/latency.c): forms named
+/* Latencies per instruction form from a file (palmed/latency.c): forms named
  * as DESIGN.md names them (ADDSD_XMM_XMM, ADD_GPR64_IMM8, MOV_GPR64_M64),
  * the engine's figures with them derived by hand, and bad files refused
  * with their line. */
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "ilp/latency.h"
+#include "palmed/latency.h"
 #include "tests/engine/evbuild.h"
 
 static char dir[] = "/tmp/perpi-latency-XXXXXX";

@@ -18,7 +18,7 @@
  *   ADDSD_XMM_XMM     R1 0.5
  *   IMUL_GPR64_GPR64  R0 0.25, R2 1
  *   (and, for tests/lift/loop.S, MOV_GPR32_IMM32, DEC_GPR32 and
- *   XOR_GPR32_GPR32: R0 0.25 each; none of them occurs here)
+ *   XOR_GPR32_SAME, xor eax, eax: R0 0.25 each; none of them occurs here)
  *
  * cycles(block) = max over resources of the sum of rho:
  *   A = ADD + 2 ADDSD (+ jne, uncovered): R0 0.25, R1 1.0, R2 0   -> 1.0, bound by R1
@@ -141,7 +141,7 @@ static int write_model(const char *path, const char *cpu)
 		"\"usage\": {\"R0\": 0.25, \"R2\": 1}},\n"
 		"  {\"form\": \"MOV_GPR32_IMM32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
 		"  {\"form\": \"DEC_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}},\n"
-		"  {\"form\": \"XOR_GPR32_GPR32\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}}],\n"
+		"  {\"form\": \"XOR_GPR32_SAME\", \"cycles\": 0.25, \"usage\": {\"R0\": 0.25}}],\n"
 		" \"unmapped\": [], \"measurements\": []}\n",
 		cpu);
 	return fclose(f);

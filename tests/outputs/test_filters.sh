@@ -163,7 +163,7 @@ python3 -c "
 d = bytearray(open('calls.data', 'rb').read()); d[len(d) // 2] ^= 0x20
 open('bad.data', 'wb').write(d)"
 refused corrupt 1 'corrupt' "$PERPI" critical -i bad.data
-refused bad-option 2 "unknown option or argument '--frobnicate'" "$PERPI" report --frobnicate
+refused bad-option 2 "--frobnicate: unknown option" "$PERPI" report --frobnicate
 
 # An empty run: zero figures, and a histogram that says why it is empty.
 "$top_builddir/tests/outputs/make_trace" empty empty.data || exit 1

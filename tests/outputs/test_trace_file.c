@@ -285,9 +285,9 @@ static void test_bad_files(void)
 	spit(bad, len);
 	expect_refused("flipped header bit", "header checksum");
 	memcpy(bad, good, len);
-	bad[8] = 2; /* version 2 */
+	bad[8] = 3; /* version 3 */
 	spit(bad, len);
-	expect_refused("future version", "version 2");
+	expect_refused("future version", "version 3");
 	memcpy(bad, good, len);
 	bad[len] = 0;
 	spit(bad, len + 1);

@@ -2,8 +2,9 @@
  * tests/palmed/eval_blocks.sh, on the simulated 'intel' machine. Only the
  * forms ADD/IMUL_GPR64_GPR64, ADDSD/MULSD/PADDD_XMM_XMM and
  * PSHUFD_XMM_XMM_IMM8 are known to that machine; mov $N (MOV_GPR32_IMM32),
- * dec (DEC_GPR32) and xor (XOR_GPR32_GPR32) are not. Blocks by hand (a
- * label is a jump target, so the mov before it is a block of its own):
+ * dec (DEC_GPR32) and xor of a register with itself (XOR_GPR32_SAME, the
+ * zero idiom) are not. Blocks by hand (a label is a jump target, so the
+ * mov before it is a block of its own):
  *   mov $40           1 insn,  1 occurrence
  *   A  imul imul add dec jnz          5 insns, 40 occurrences
  *   mov $20           1 x 1

@@ -5,6 +5,9 @@
 #   measurement finished before the kill is reused unchanged, the rest is
 #   measured, and each kernel is stored exactly once;
 # - a corrupt file and a foreign SQLite database are refused with a message;
+# - a database of another machine's measurements (its machine row changed
+#   to the Zen 4's family 25 model 17) is said so when opened, none of its
+#   measurements is used, and they stay apart;
 # - export then import (SQL and CSV) into an empty database gives the same
 #   rows, and importing twice duplicates nothing.
 set -u
@@ -64,6 +67,20 @@ echo "resumed: $cached cached, $rows rows, $distinct distinct kernels, $disturbe
 [ "$cached" = "$before" ] || { echo "FAIL: $cached kernels reused, $before were stored"; fail=1; }
 [ "$rows" = $((n - disturbed)) ] && [ "$distinct" = "$rows" ] || { echo "FAIL: $rows rows for $n kernels"; fail=1; }
 grep -Fxf "$t/before" "$t/after" | cmp -s - "$t/before" || { echo "FAIL: stored measurements changed on resume"; fail=1; }
+
+# another machine's database: kept apart, with a note
+odb=$t/other.db
+cp "$db" "$odb"
+sqlite3 "$odb" 'pragma wal_checkpoint(TRUNCATE)' >/dev/null
+sqlite3 "$odb" "update machine set family = 25, model = 17"
+"$PERPI" bench --db "$odb" --json ADD_GPR64_GPR64 >"$t/o.json" 2>"$t/err"
+grep -q '^perpi: note: database .* holds 2 measurements of another machine, .* family 25 model 17.*kept apart' "$t/err" ||
+	{ echo "FAIL: no note on another machine's database: $(cat "$t/err")"; fail=1; }
+grep -q '"cached":false' "$t/o.json" || { echo "FAIL: another machine's measurement used"; fail=1; }
+[ "$(sqlite3 "$odb" 'select count(*) from measurement m join machine ma on ma.id = m.machine_id where ma.family = 25')" = 2 ] ||
+	{ echo "FAIL: the other machine's measurements were touched"; fail=1; }
+"$PERPI" bench --db "$odb" ADD_GPR64_GPR64 >/dev/null 2>"$t/err"
+grep -q 'note' "$t/err" && { echo "FAIL: note repeated once this machine has measurements"; fail=1; }
 
 # corrupt and foreign files
 head -c 8192 /dev/urandom >"$t/corrupt.db"

@@ -45,7 +45,7 @@ expect_error "$tmp/b32: 32-bit programs are not supported" "$tmp/b32"
 expect_error "--start no_such_fn: no function of that name" --start no_such_fn "$B/loop_pie"
 expect_error ".*--function strlen: an IFUNC" --function strlen "$B/loop_pie"
 expect_error "--start 0xzz: not an address" --start 0xzz "$B/loop_pie"
-expect_error "--cpu x: not a CPU number" --cpu x "$B/loop_pie"
+expect_error "--cpu: .x. is not a number from 0 to 4095" --cpu x "$B/loop_pie"
 expect_error "--bogus: unknown option" --bogus "$B/loop_pie"
 expect_error "no program given" -q
 expect_error "-p 999999999: " -p 999999999

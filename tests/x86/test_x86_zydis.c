@@ -5,9 +5,6 @@
  * source units, destination units and memory bytes. Every disagreement
  * class is a fix-table entry (so it no longer shows) or an exception below,
  * with the reason; any other disagreement fails the test. */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +12,7 @@
 
 #include "common/util.h"
 #include "tests/x86/x86_test_util.h"
+#include "tracer/elf.h"
 #include "tracer/x86.h"
 #include "tracer/x86_sem.h"
 
@@ -266,42 +264,27 @@ static void compare_one(struct x86_decoder *dec, uint64_t addr, const uint8_t *b
 
 static int sweep(const char *path, struct totals *t)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
+	uint8_t *p;
+	size_t size, off = 0, advance;
+	uint64_t addr;
+	if (elf_read_section(path, ".text", &p, &size, &addr) < 0)
 		return -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	struct user_regs_struct regs;
 	struct ctx ctx;
 	sweep_state(&regs, &ctx.xs);
 	struct x86_state st = {&regs, fetch, &ctx};
-	if (!e || elf_getshdrstrndx(e, &shstrndx) < 0)
-		return -1;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		gelf_getshdr(scn, &sh);
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".text"))
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		const uint8_t *p = data->d_buf;
-		size_t size = data->d_size, off = 0, advance;
-		struct x86_decoder *dec = x86_decoder_new();
-		for (long n = 0; off < size; n++) {
-			if (n % 20000 == 19999) { /* bound the decoder's semantics arena */
-				x86_decoder_delete(dec);
-				dec = x86_decoder_new();
-			}
-			size_t avail = size - off < 15 ? size - off : 15;
-			compare_one(dec, sh.sh_addr + off, p + off, avail, &st, t, &advance);
-			off += advance ? advance : 1;
+	struct x86_decoder *dec = x86_decoder_new();
+	for (long n = 0; off < size; n++) {
+		if (n % 20000 == 19999) { /* bound the decoder's semantics arena */
+			x86_decoder_delete(dec);
+			dec = x86_decoder_new();
 		}
-		x86_decoder_delete(dec);
+		size_t avail = size - off < 15 ? size - off : 15;
+		compare_one(dec, addr + off, p + off, avail, &st, t, &advance);
+		off += advance ? advance : 1;
 	}
-	elf_end(e);
-	close(fd);
+	x86_decoder_delete(dec);
+	free(p);
 	return 0;
 }
 

@@ -1,12 +1,11 @@
 /* Latencies per instruction form: see latency.h. */
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
-#include "ilp/latency.h"
+#include "palmed/latency.h"
 #include "palmed/form.h"
 
 #define LATENCY_MAX 1000
@@ -19,11 +18,9 @@ struct latency_entry {
 struct latency_table {
 	struct latency_entry *entries; /* sorted by form */
 	size_t n, cap;
-	uint16_t *by_id;               /* per insn->id: steps, 0 = not worked out yet */
+	uint16_t *by_id; /* per insn->id: steps, 0 = not worked out yet */
 	size_t ids;
 	size_t unlisted;
-	csh cs;
-	int cs_open;                   /* 1 open, -1 failed, 0 not tried */
 };
 
 static int by_form(const void *a, const void *b)
@@ -88,8 +85,6 @@ void latency_table_delete(struct latency_table *t)
 {
 	if (!t)
 		return;
-	if (t->cs_open > 0)
-		cs_close(&t->cs);
 	free(t->entries);
 	free(t->by_id);
 	free(t);
@@ -105,22 +100,12 @@ static unsigned lookup(struct latency_table *t, const struct perpi_insn *insn)
 {
 	struct latency_entry key;
 	struct form form;
-	cs_insn *ci = NULL;
-	unsigned steps = 0;
-	if (!t->cs_open) {
-		t->cs_open = cs_open(CS_ARCH_X86, CS_MODE_64, &t->cs) == CS_ERR_OK ? 1 : -1;
-		if (t->cs_open > 0)
-			cs_option(t->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	}
-	if (t->cs_open < 0 || cs_disasm(t->cs, insn->bytes, insn->len, insn->addr, 1, &ci) != 1)
+	if (form_of_insn(insn, &form) < 0)
 		return 0;
-	if (form_from_insn(ci, &form) == 0) {
-		form_print(&form, key.form, sizeof(key.form));
-		const struct latency_entry *e =
-			bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
-		steps = e ? e->steps : 0;
-	}
-	cs_free(ci, 1);
+	form_print(&form, key.form, sizeof(key.form));
+	const struct latency_entry *e =
+		bsearch(&key, t->entries, t->n, sizeof(*t->entries), by_form);
+	unsigned steps = e ? e->steps : 0;
 	return steps;
 }
 

@@ -4,7 +4,9 @@
  * with forms named as Palmed names them (palmed/form.h), steps from 1 to
  * 1000, '#' starting a comment. Forms not listed take 1 step, as on the
  * ideal machine. A table plugs into the engine as its latency callback:
- *     opt.latency = latency_table_of; opt.latency_ctx = table; */
+ *     opt.latency = latency_table_of; opt.latency_ctx = table;
+ * It lives in palmed/ because it knows forms: the engine (ilp/) only
+ * calls a per-instruction latency callback. */
 #ifndef PERPI_LATENCY_H
 #define PERPI_LATENCY_H
 

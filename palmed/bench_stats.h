@@ -1,0 +1,27 @@
+/* The figure a kernel's repetitions give (palmed/bench.h): the median of
+ * the clean ones, or, when they fall into two modes, the faster mode's. */
+#ifndef PERPI_BENCH_STATS_H
+#define PERPI_BENCH_STATS_H
+
+struct bench_summary {
+	double cycles;	     /* the median of the samples kept */
+	double spread;	     /* (q75 - q25) / median of the samples kept */
+	int bimodal;	     /* two modes: the faster one was kept */
+	double other_cycles; /* bimodal: the slower mode's median */
+	unsigned kept;	     /* samples the figure comes from */
+};
+
+/* Two modes: the clean samples, sorted, have a gap of more than
+ * BENCH_MODE_GAP (relative) between two neighbours, with at least 3 on
+ * each side and a fifth of them below it (a single slow repetition is no
+ * mode). Seen on this Zen 5 (vector ALU chains) and on
+ * the Zen 4 the docs measured (shuffles): a run of such a kernel settles in
+ * either mode, so its median moved between modes from run to run. The
+ * faster mode is what the core sustains when its scheduling goes well; it
+ * is kept so that every measurement of the kernel gives the same figure.
+ * No clean sample: all of them are used. */
+#define BENCH_MODE_GAP 0.05
+void bench_summarise(const double *samples, const unsigned char *clean, unsigned n,
+		     struct bench_summary *out);
+
+#endif

@@ -1,0 +1,386 @@
+/* Timing one kernel: see harness_measure.h. */
+#include "palmed/harness_measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/util.h"
+
+/* A probe this much slower (in core cycles) than its best: disturbed. */
+#define WIDE_SLACK 1.05
+/* A probe this much faster than its best: the calibration itself was slowed
+ * (the host took the core during it, or a sibling held the ALUs), so every
+ * cycle count of the repetition is too small: disturbed too. */
+#define LOW_SLACK 0.95
+/* A probe's best moves down by at most this factor at a time: a slowed
+ * calibration that its neighbours happen to match cannot sink it (the best
+ * is kept across runs: sunk, every later repetition would look disturbed). */
+#define BEST_STEP 0.90
+/* The two calibrations around a repetition differ by more than this: the
+ * host or a clock change got in between; the repetition is not used. */
+#define CHAIN_SLACK 0.015
+/* A probe's best moves only on BEST_CONFIRM consecutive agreeing points. */
+#define BEST_CONFIRM 4
+#define ALU_GUARD 1.02 /* the ALU probe this close to its best vouches for the chain */
+/* Samples kept per kernel: every clean one, disturbed ones while room is left. */
+#define SAMPLES_KEPT 256
+
+struct harness_session {
+	const struct harness_config *cfg;
+	const struct harness_clock *clock;
+	int papi;
+	uint64_t overhead;
+	double best[PROBE_COUNT]; /* fewest core cycles per instruction of each probe */
+	/* the latest probe points' speeds (infinity: calibrations disagreed) */
+	double recent[BEST_CONFIRM][PROBE_COUNT];
+	unsigned n_recent;
+};
+
+/* One probe point: a calibration, then each throughput probe. */
+struct probe_point {
+	uint64_t chain;
+	uint64_t ticks[PROBE_COUNT];
+};
+
+/* ---- the real clock ---- */
+
+static uint64_t real_tsc(void *ctx)
+{
+	return timing_tsc();
+}
+
+static uint64_t real_chain(void *ctx)
+{
+	return timing_chain_ticks();
+}
+
+static uint64_t real_probe(void *ctx, enum timing_probe p)
+{
+	/* a kernel's AVX code may leave the upper vector state dirty: legacy SSE
+	 * (the fp probe) would then pay transitions on some cores */
+	if (*(const int *)ctx)
+		__asm__ volatile("vzeroupper" ::: "memory");
+	return timing_probe_ticks(p);
+}
+
+static uint64_t real_overhead(void *ctx)
+{
+	return timing_overhead();
+}
+
+static void real_run(void *ctx, harness_kernel_fn fn, const struct harness_job *job, void *read,
+		     void *write)
+{
+	fn(job->turns, read, write);
+}
+
+const struct harness_clock *harness_clock_real(void)
+{
+	static int avx;
+	static struct harness_clock c = {real_tsc,	real_chain, real_probe,
+					 real_overhead, real_run,   &avx};
+	__builtin_cpu_init();
+	avx = __builtin_cpu_supports("avx");
+	return &c;
+}
+
+/* ---- probes ---- */
+
+static void probe(struct harness_session *s, struct probe_point *p)
+{
+	const struct harness_clock *c = s->clock;
+	p->chain = c->chain(c->ctx);
+	for (int k = 0; k < PROBE_COUNT; k++)
+		p->ticks[k] = c->probe(c->ctx, (enum timing_probe)k);
+}
+
+/* The calibrations of two points agree: no clock change, no steal between. */
+static int chains_agree(const struct probe_point *a, const struct probe_point *b)
+{
+	double lo = (double)(a->chain < b->chain ? a->chain : b->chain);
+	double hi = (double)(a->chain < b->chain ? b->chain : a->chain);
+	return lo > 0 && hi <= lo * (1 + CHAIN_SLACK);
+}
+
+/* Ticks per core cycle between two points: their calibrations' mean. */
+static double ticks_per_cycle(const struct probe_point *a, const struct probe_point *b)
+{
+	return ((double)a->chain + (double)b->chain) / 2 / TIMING_CHAIN_CYCLES;
+}
+
+/* Cycles per instruction of each probe over two points (the slower of the
+ * two, each converted with its own calibration). */
+static void probe_speed(const struct probe_point *a, const struct probe_point *b,
+			double v[PROBE_COUNT])
+{
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		double va = (double)a->ticks[k] * TIMING_CHAIN_CYCLES / (double)a->chain;
+		double vb = (double)b->ticks[k] * TIMING_CHAIN_CYCLES / (double)b->chain;
+		v[k] = (va > vb ? va : vb) / timing_probe_insns[k];
+	}
+}
+
+/* The best can only be lowered by the slowest of BEST_CONFIRM consecutive
+ * probe pairs, all with agreeing calibrations: a lucky reading, or a clock
+ * change caught between a calibration and a probe, does not count (the best
+ * is kept across runs, so one glitch would spoil every later measurement). */
+static void update_best(struct harness_session *s, const struct probe_point *a,
+			const struct probe_point *b)
+{
+	double v[PROBE_COUNT];
+	probe_speed(a, b, v);
+	int agree = chains_agree(a, b);
+	for (int k = 0; k < PROBE_COUNT; k++)
+		s->recent[s->n_recent % BEST_CONFIRM][k] = agree ? v[k] : INFINITY;
+	if (++s->n_recent < BEST_CONFIRM)
+		return;
+	/* The calibration chain runs on the integer ALUs, like the ALU probe: a
+	 * sibling slowing the chain makes the other probes look fast, so their
+	 * best moves only while the ALU probe runs at its own best. */
+	double alu = s->recent[(s->n_recent - 1) % BEST_CONFIRM][PROBE_ALU];
+	int alu_at_best =
+	    alu <= s->best[PROBE_ALU] * ALU_GUARD && alu >= s->best[PROBE_ALU] * LOW_SLACK;
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		double slowest = 0;
+		for (unsigned i = 0; i < BEST_CONFIRM; i++)
+			if (s->recent[i][k] > slowest)
+				slowest = s->recent[i][k];
+		if (k != PROBE_ALU && !alu_at_best)
+			continue;
+		if (isfinite(s->best[k]) && slowest < s->best[k] * BEST_STEP)
+			continue;
+		/* no core runs 8 adds, loads or FP adds per cycle, nor 16 zero idioms */
+		if (slowest < s->best[k] && slowest >= (k == PROBE_FRONT ? 1.0 / 16 : 1.0 / 8))
+			s->best[k] = slowest;
+	}
+}
+
+static int probes_clean(const struct harness_session *s, const double v[PROBE_COUNT])
+{
+	for (int k = 0; k < PROBE_COUNT; k++)
+		if (!(v[k] <= s->best[k] * WIDE_SLACK && v[k] >= s->best[k] * LOW_SLACK))
+			return 0;
+	return 1;
+}
+
+/* ---- samples ---- */
+
+struct pending {
+	double (*speed)[PROBE_COUNT]; /* the probes around each repetition */
+	unsigned char *agree;	      /* its calibrations agreed */
+	unsigned cap;
+};
+
+static void add_sample(struct harness_samples *s, struct pending *p, double cycles,
+		       const double speed[PROBE_COUNT], int agree, double tpc)
+{
+	if (s->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		s->cycles = xrealloc(s->cycles, p->cap * sizeof(*s->cycles));
+		s->clean = xrealloc(s->clean, p->cap);
+		p->speed = xrealloc(p->speed, p->cap * sizeof(*p->speed));
+		p->agree = xrealloc(p->agree, p->cap);
+	}
+	s->cycles[s->n] = cycles;
+	memcpy(p->speed[s->n], speed, sizeof(p->speed[0]));
+	p->agree[s->n] = (unsigned char)agree;
+	s->clean[s->n++] = 0;
+	s->tpc_sum += tpc;
+}
+
+/* Clean: calibrations agree and the probes ran at full speed, judged
+ * against the best probe seen so far (it may improve as we go). */
+static void classify(struct harness_samples *s, const struct pending *p,
+		     const struct harness_session *se)
+{
+	s->n_clean = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		s->clean[i] = p->agree[i] && probes_clean(se, p->speed[i]);
+		s->n_clean += s->clean[i];
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* (q75 - q25) / median of the clean samples. */
+static double clean_spread(const struct harness_samples *s)
+{
+	double *v = xmalloc((s->n + 1) * sizeof(*v));
+	unsigned m = 0;
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->clean[i])
+			v[m++] = s->cycles[i];
+	double spread = INFINITY;
+	if (m) {
+		qsort(v, m, sizeof(*v), cmp_double);
+		spread = (v[(3 * (m - 1) + 2) / 4] - v[(m - 1) / 4]) / v[(m - 1) / 2];
+	}
+	free(v);
+	return spread;
+}
+
+/* Keep every clean sample and the first disturbed ones, SAMPLES_KEPT in all
+ * at most (clean ones first in priority, order preserved). */
+static void trim(struct harness_samples *s)
+{
+	if (s->n <= SAMPLES_KEPT)
+		return;
+	unsigned dirty_room = s->n_clean >= SAMPLES_KEPT ? 0 : SAMPLES_KEPT - s->n_clean, j = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!s->clean[i]) {
+			if (!dirty_room)
+				continue;
+			dirty_room--;
+		}
+		s->cycles[j] = s->cycles[i];
+		s->clean[j++] = s->clean[i];
+	}
+	s->n = j;
+}
+
+void harness_samples_done(struct harness_samples *s)
+{
+	free(s->cycles);
+	free(s->clean);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the session ---- */
+
+struct harness_session *harness_session_new(const struct harness_config *cfg,
+					    const struct harness_clock *clock)
+{
+	struct harness_session *s = xcalloc(1, sizeof(*s));
+	s->cfg = cfg;
+	s->clock = clock ? clock : harness_clock_real();
+	s->papi = !clock && !cfg->force_tsc && !cfg->check_only && timing_papi_works();
+	for (int k = 0; k < PROBE_COUNT; k++)
+		s->best[k] = cfg->best_hint[k] >= 1.0 / 16 ? cfg->best_hint[k] : INFINITY;
+	return s;
+}
+
+void harness_session_delete(struct harness_session *s)
+{
+	free(s);
+}
+
+int harness_session_papi(const struct harness_session *s)
+{
+	return s->papi;
+}
+
+const double *harness_session_best(const struct harness_session *s)
+{
+	return s->best;
+}
+
+void harness_session_warm_up(struct harness_session *s)
+{
+	const struct harness_clock *c = s->clock;
+	s->overhead = c->overhead(c->ctx);
+	double start = perpi_now();
+	/* let the core reach its clock before the first probe counts */
+	while (perpi_now() - start < 0.002)
+		c->chain(c->ctx);
+	/* without a reference from earlier runs, look for the best probes longer */
+	int known = 1;
+	for (int k = 0; k < PROBE_COUNT; k++)
+		known &= isfinite(s->best[k]);
+	double look = known ? 0 : 0.02;
+	struct probe_point a, b;
+	probe(s, &a);
+	for (int i = 0; i < 48 || (i < 4000 && perpi_now() - start < look); i++) {
+		probe(s, &b);
+		update_best(s, &a, &b);
+		a = b;
+	}
+}
+
+/* One repetition between the points before and *after: its cycles per
+ * kernel iteration, and whether it was clean. */
+static int repetition(struct harness_session *s, harness_kernel_fn fn,
+		      const struct harness_job *job, void *read, void *write,
+		      const struct probe_point *before, struct probe_point *after,
+		      struct harness_samples *out, struct pending *p)
+{
+	const struct harness_clock *c = s->clock;
+	uint64_t cyc = 0, ins = 0;
+	if (s->papi)
+		timing_papi_start();
+	uint64_t t0 = c->tsc(c->ctx);
+	c->run(c->ctx, fn, job, read, write);
+	uint64_t t1 = c->tsc(c->ctx);
+	if (s->papi)
+		timing_papi_stop(&cyc, &ins);
+	probe(s, after);
+	double tpc = ticks_per_cycle(before, after);
+	double ticks = (double)(t1 - t0) - (double)s->overhead;
+	double cycles = s->papi ? (double)cyc : ticks / tpc;
+	double speed[PROBE_COUNT];
+	int agree = chains_agree(before, after);
+	update_best(s, before, after);
+	probe_speed(before, after, speed);
+	add_sample(out, p, cycles / job->divisor, speed, agree, tpc);
+	int clean = agree && probes_clean(s, speed);
+	if (getenv("PERPI_DEBUG_WORKER") && out->n < 40)
+		fprintf(stderr,
+			"chain %lu %lu alu %.3f/%.3f load %.3f/%.3f fp %.3f/%.3f cycles %.0f "
+			"clean %d\n",
+			(unsigned long)before->chain, (unsigned long)after->chain, speed[0],
+			s->best[0], speed[1], s->best[1], speed[2], s->best[2], cycles, clean);
+	return clean;
+}
+
+/* Repetitions, each between two probe points, until NUM_MEASURES clean
+ * ones agree (or enough more were taken, or the time budget ran out). A
+ * streak of disturbed repetitions means the host is busy: wait a little. */
+void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
+			     const struct harness_job *job, void *read, void *write,
+			     struct harness_samples *out)
+{
+	const struct harness_config *cfg = s->cfg;
+	const struct harness_clock *c = s->clock;
+	unsigned m = cfg->measures, dirty_streak = 0;
+	struct pending p = {0};
+	double start = perpi_now();
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < cfg->warmup; i++)
+		c->run(c->ctx, fn, job, read, write);
+	struct probe_point before, after;
+	probe(s, &before);
+	for (;;) {
+		int clean = repetition(s, fn, job, read, write, &before, &after, out, &p);
+		dirty_streak = clean ? 0 : dirty_streak + 1;
+		before = after;
+		if (clean && ++out->n_clean >= m) {
+			classify(out, &p, s);
+			if (out->n_clean >= m && (clean_spread(out) <= cfg->max_spread ||
+						  out->n_clean >= m * cfg->max_attempts))
+				break;
+		}
+		if (perpi_now() - start > cfg->max_seconds)
+			break;
+		if (dirty_streak >= 8) {
+			struct timespec ts = {0, 2000000};
+			nanosleep(&ts, NULL);
+			for (unsigned i = 0; i < cfg->warmup; i++)
+				c->run(c->ctx, fn, job, read, write);
+			probe(s, &before);
+			dirty_streak = 0;
+		}
+	}
+	classify(out, &p, s);
+	if (getenv("PERPI_BENCH_TIMES"))
+		fprintf(stderr, "perpi: worker: %u repetitions, %u clean, %.1f ms\n", out->n,
+			out->n_clean, 1e3 * (perpi_now() - start));
+	trim(out);
+	free(p.speed);
+	free(p.agree);
+}

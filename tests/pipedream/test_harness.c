@@ -1,0 +1,223 @@
+/* The measuring harness on a fake clock and on misbehaving kernels.
+ *
+ * 1. A fake core (palmed/harness_measure.h's clock) runs a campaign of 11
+ *    kernels: a 3 GHz TSC and a core clock of 3 GHz that drops by 20% to
+ *    2.4 GHz in the middle of one repetition of the 5th kernel; the host
+ *    steals 1 ms during one calibration of the 8th; two consecutive
+ *    calibrations of the 10th run 3 times too slow (the host, or a sibling
+ *    thread holding the ALUs). Each kernel takes a known number of core
+ *    cycles per iteration and the probes their known cycles per
+ *    instruction, whatever the clock. Expected, by construction:
+ *    - every repetition judged clean measures the kernel's cycles (its
+ *      ticks divided by the ticks per cycle of the calibrations around it),
+ *      exactly but for the TSC's whole ticks (0.1% here);
+ *    - not clean: the repetition the clock changed in (its calibrations
+ *      disagree by 25%), the two sharing the calibration with the stolen
+ *      millisecond, the three around the slowed calibrations (two
+ *      disagree; between them, the calibrations agree but the probes seem
+ *      to run 3 times faster than they can);
+ *    - the campaign goes on at normal speed: no kernel needs more than
+ *      NUM_MEASURES + 3 repetitions (judged against the fastest of the last
+ *      16 calibrations, as the harness did before, the 16 repetitions after
+ *      the clock change would all have looked disturbed).
+ * 2. Real workers: a kernel that never returns is stopped after the
+ *    timeout and reported, one that executes ud2 is reported as faulting,
+ *    and the kernels after each still run; a stop flag set during a
+ *    campaign fails the kernels not yet run with "interrupted". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/harness.h"
+#include "palmed/harness_measure.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL: " __VA_ARGS__);                                              \
+			printf("\n");                                                              \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+/* ---- the fake core ---- */
+
+static const double probe_cpi[PROBE_COUNT] = {0.25, 1.0 / 3, 0.5, 0.2}; /* alu load fp front */
+
+struct fake {
+	double now;		/* ticks */
+	double ticks_per_cycle; /* 3 GHz TSC / core clock */
+	unsigned runs;		/* kernel calls so far */
+	unsigned change_at;	/* the call in whose middle the clock drops */
+	unsigned chains;	/* calibrations so far */
+	unsigned steal_at;	/* the calibration the host interrupts */
+	unsigned slow_at;	/* the first of two calibrations slowed 3 times */
+	double cycles;		/* the kernel being run: cycles per call */
+};
+
+static uint64_t fake_tsc(void *ctx)
+{
+	return (uint64_t)llround(((struct fake *)ctx)->now);
+}
+
+static uint64_t fake_chain(void *ctx)
+{
+	struct fake *f = ctx;
+	double t = TIMING_CHAIN_CYCLES * f->ticks_per_cycle;
+	if (++f->chains == f->steal_at)
+		t += 3e6; /* 1 ms at 3 GHz */
+	if (f->slow_at && (f->chains == f->slow_at || f->chains == f->slow_at + 1))
+		t *= 3;
+	f->now += t;
+	return (uint64_t)llround(t);
+}
+
+static uint64_t fake_probe(void *ctx, enum timing_probe p)
+{
+	struct fake *f = ctx;
+	double t = timing_probe_insns[p] * probe_cpi[p] * f->ticks_per_cycle;
+	f->now += t;
+	return (uint64_t)llround(t);
+}
+
+static uint64_t fake_overhead(void *ctx)
+{
+	return 0;
+}
+
+static void fake_run(void *ctx, harness_kernel_fn fn, const struct harness_job *job, void *read,
+		     void *write)
+{
+	struct fake *f = ctx;
+	if (++f->runs == f->change_at) {
+		f->now += f->cycles / 2 * f->ticks_per_cycle;
+		f->ticks_per_cycle = 3.0 / 2.4;
+		f->now += f->cycles / 2 * f->ticks_per_cycle;
+	} else {
+		f->now += f->cycles * f->ticks_per_cycle;
+	}
+}
+
+static void fake_clock_campaign(void)
+{
+	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
+	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
+				      fake_overhead, fake_run,	 &f};
+	struct harness_config cfg = {
+	    .measures = 15, .warmup = 3, .max_attempts = 3, .max_spread = 0.02, .max_seconds = 2};
+	struct harness_session *s = harness_session_new(&cfg, &clock);
+	harness_session_warm_up(s);
+	for (int k = 0; k < 11; k++) {
+		/* 400 loop turns of a body holding the kernel 2 times */
+		struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
+		double per_iteration = 1.5 + 0.25 * k;
+		struct harness_samples out;
+		f.cycles = per_iteration * job.divisor;
+		if (k == 4)
+			f.change_at = f.runs + cfg.warmup + 7;
+		if (k == 7)
+			f.steal_at = f.chains + 5;
+		if (k == 9)
+			f.slow_at = f.chains + 5;
+		unsigned chains_before = f.chains;
+		harness_session_measure(s, NULL, &job, NULL, NULL, &out);
+		unsigned dirty = 0;
+		for (unsigned i = 0; i < out.n; i++) {
+			dirty += !out.clean[i];
+			CHECK(!out.clean[i] ||
+				  fabs(out.cycles[i] - per_iteration) < 1e-3 * per_iteration,
+			      "kernel %d: a clean repetition measured %.6f cycles, not %.6f", k,
+			      out.cycles[i], per_iteration);
+		}
+		printf("kernel %d: %.2f cycles per iteration, %u repetitions, %u not clean\n", k,
+		       per_iteration, out.n, dirty);
+		CHECK(out.n_clean >= cfg.measures, "kernel %d: only %u clean repetitions", k,
+		      out.n_clean);
+		unsigned expected = k == 4 ? 1 : k == 7 ? 2 : k == 9 ? 3 : 0;
+		CHECK(out.n <= cfg.measures + 3, "kernel %d: %u repetitions for %u clean ones", k,
+		      out.n, cfg.measures);
+		CHECK(dirty == expected, "kernel %d: %u repetitions judged disturbed, not %u", k,
+		      dirty, expected);
+		CHECK(f.chains - chains_before >= out.n, "kernel %d: fewer calibrations than runs",
+		      k);
+		harness_samples_done(&out);
+	}
+	harness_session_delete(s);
+}
+
+/* ---- real workers ---- */
+
+static const char kernels_asm[] = "\t.text\n"
+				  "\t.globl ok, hang, crash\n"
+				  "ok:\n1:\tadd rsi, 1\n\tdec rdi\n\tjnz 1b\n\tret\n"
+				  "hang:\n2:\tjmp 2b\n"
+				  "crash:\n\tud2\n";
+
+static void stop_after_first(void *arg, size_t index, size_t done, size_t total)
+{
+	*(volatile sig_atomic_t *)arg = 1;
+}
+
+static void misbehaving_workers(void)
+{
+	char *dir = harness_make_dir();
+	char *text = xasprintf(".intel_syntax noprefix\n%s", kernels_asm);
+	if (!dir || harness_assemble(dir, "k", text, NULL) < 0 || harness_link(dir, "k") < 0) {
+		printf("SKIP part 2: cannot build kernels: %s\n", perpi_error());
+		free(text);
+		return;
+	}
+	char *so = xasprintf("%s/k.so", dir);
+	struct harness_job jobs[] = {{"ok", 1000, 1000},
+				     {"hang", 1000, 1000},
+				     {"ok", 1000, 1000},
+				     {"crash", 1000, 1000},
+				     {"ok", 1000, 1000}};
+	struct harness_output out[5];
+	struct harness_config cfg = {.measures = 3,
+				     .warmup = 1,
+				     .max_attempts = 1,
+				     .max_spread = 1,
+				     .cpu = -1,
+				     .max_seconds = 0.2,
+				     .kernel_timeout = 1};
+	double start = perpi_now();
+	harness_run(so, jobs, 5, &cfg, out, NULL, NULL);
+	double took = perpi_now() - start;
+	printf("ok, hang, ok, crash, ok: %d %d %d %d %d in %.1f s (%s; %s)\n", out[0].status,
+	       out[1].status, out[2].status, out[3].status, out[4].status, took, out[1].error,
+	       out[3].error);
+	CHECK(out[0].status == 0 && out[2].status == 0 && out[4].status == 0,
+	      "a kernel after a hung or crashed one did not run");
+	CHECK(out[1].status < 0 && strstr(out[1].error, "timed out"), "hang: '%s'", out[1].error);
+	CHECK(out[3].status < 0 && strstr(out[3].error, "faulted"), "crash: '%s'", out[3].error);
+	CHECK(took < 10, "the hung kernel held the campaign %.1f s", took);
+	for (int i = 0; i < 5; i++)
+		harness_output_done(&out[i]);
+
+	volatile sig_atomic_t stop = 0;
+	cfg.stop = &stop;
+	harness_run(so, jobs + 2, 3, &cfg, out, stop_after_first, (void *)&stop);
+	CHECK(out[0].status == 0, "the first job before the stop failed: %s", out[0].error);
+	CHECK(out[1].status < 0 && !strcmp(out[1].error, "interrupted"), "after the stop: '%s'",
+	      out[1].error);
+	for (int i = 0; i < 3; i++)
+		harness_output_done(&out[i]);
+	harness_remove_dir(dir);
+	free(dir);
+	free(so);
+	free(text);
+}
+
+int main(void)
+{
+	fake_clock_campaign();
+	misbehaving_workers();
+	if (failures)
+		printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}
