@@ -73,16 +73,41 @@ int cycles_report_figures(const struct cycles_report *cr, uint64_t entry, int wh
 	return cycles_function(cr->cycles, entry, out);
 }
 
+void cycles_report_set_measured(struct cycles_report *cr, const struct measured *m,
+				const char *(*name)(void *ctx, uint64_t entry), void *ctx)
+{
+	cr->measured = m;
+	cr->name = name;
+	cr->name_ctx = ctx;
+}
+
+/* The native figure of the function entered at entry: NULL when it was
+ * not timed or never called. */
+static const struct measured_figure *figure_of(const struct cycles_report *cr, uint64_t entry)
+{
+	const char *name = cr->name ? cr->name(cr->name_ctx, entry) : NULL;
+	const struct measured_figure *f = name ? measured_find(cr->measured, name) : NULL;
+	return f && f->calls ? f : NULL;
+}
+
 int cycles_report_measured(const struct cycles_report *cr, uint64_t entry, int whole_run,
 			   double *out)
 {
-	/* `perpi record --measure` keeps native cycles in the recording; until
-	 * its reader is there, no run has any. */
-	(void)cr;
-	(void)entry;
-	(void)whole_run;
-	(void)out;
-	return -1;
+	const struct measured *m = cr ? cr->measured : NULL;
+	if (!m)
+		return -1;
+	if (whole_run) {
+		const struct measured_figure *region = measured_region(m);
+		if (region && !region->calls) /* the region never ran */
+			return -1;
+		*out = m->whole;
+		return 0;
+	}
+	const struct measured_figure *f = figure_of(cr, entry);
+	if (!f)
+		return -1;
+	*out = f->total;
+	return 0;
 }
 
 void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run, char *buf,
@@ -92,12 +117,12 @@ void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int w
 	double measured;
 	size_t used = 0;
 	buf[0] = '\0';
-	if (cycles_report_figures(cr, entry, whole_run, &f) < 0)
-		return;
-	used += snprintf(buf + used, size - used, "cycles [%.1f] :: ", f.cycles);
+	int predicted = cycles_report_figures(cr, entry, whole_run, &f) == 0;
+	if (predicted)
+		used += snprintf(buf + used, size - used, "cycles [%.1f] :: ", f.cycles);
 	if (used < size && cycles_report_measured(cr, entry, whole_run, &measured) == 0)
 		used += snprintf(buf + used, size - used, "measured [%.1f] :: ", measured);
-	if (used < size && cycles_flagged(&f))
+	if (used < size && predicted && cycles_flagged(&f))
 		snprintf(buf + used, size - used, "L1 misses [%.1f%%: cycles not reliable] :: ",
 			 100 * cycles_l1_miss_rate(&f));
 }
@@ -138,6 +163,11 @@ void cycles_report_json(const struct cycles_report *cr, json_object *j, uint64_t
 	json_object_object_add(c, "resource_bound",
 			       number_or_null(resource_bound >= 0, resource_bound));
 	json_object_object_add(c, "measured", number_or_null(has_measured, measured));
+	const struct measured_figure *mf =
+	    !whole_run && cr && cr->measured ? figure_of(cr, entry) : NULL;
+	if (!whole_run)
+		json_object_object_add(c, "measured_min_call",
+				       number_or_null(mf != NULL, mf ? mf->min : 0));
 	if (predicted) {
 		json_object_object_add(c, "flagged", json_object_new_boolean(cycles_flagged(&f)));
 		json_object_object_add(c, "min_call", number_or_null(!whole_run, f.min_call));

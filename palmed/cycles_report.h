@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ilp/measured.h"
 #include "palmed/core.h"
 #include "palmed/cycles.h"
 #include "palmed/lift.h"
@@ -24,6 +25,9 @@ struct cycles_report {
 	struct core *core;     /* NULL: no core file (the hint says how to measure one) */
 	struct cycles *cycles; /* with a model and a core */
 	int finished;
+	const struct measured *measured; /* perpi record --measure's figures, or NULL */
+	const char *(*name)(void *ctx, uint64_t entry); /* a function's symbol */
+	void *name_ctx;
 };
 
 /* core_path NULL: the default (core_default_path()), whose absence is no
@@ -40,13 +44,21 @@ void cycles_report_finish(struct cycles_report *cr);
  * not run). */
 int cycles_report_figures(const struct cycles_report *cr, uint64_t entry, int whole_run,
 			  struct cycles_figures *out);
-/* Native cycles recorded with the run (`perpi record --measure`): 0, or
- * -1 when the run has none. */
+/* The native figures of the run (trace_reader_measured(), NULL: none),
+ * and how to name a function's entry as they name it (its symbol); m must
+ * outlive cr's use. */
+void cycles_report_set_measured(struct cycles_report *cr, const struct measured *m,
+				const char *(*name)(void *ctx, uint64_t entry), void *ctx);
+/* Native cycles recorded with the run (`perpi record --measure`), the
+ * same quantity as the predicted cycles: a function's total over its
+ * calls (measured_figure.total), the whole run's m->whole. 0, or -1 when
+ * the run has none (recorded without --measure, the function not timed
+ * or never reached). */
 int cycles_report_measured(const struct cycles_report *cr, uint64_t entry, int whole_run,
 			   double *out);
 
-/* "cycles [P] :: measured [M] :: " (measured only when there is one; an
- * L1 miss rate above 15% is said), or "" without a prediction. */
+/* "cycles [P] :: measured [M] :: " (each only when there is one; an L1
+ * miss rate above 15% is said), or "" with neither. */
 void cycles_report_columns(const struct cycles_report *cr, uint64_t entry, int whole_run, char *buf,
 			   size_t size);
 /* "; cycles: predicted by the core model with CORE (the core of CPU)". */

@@ -49,6 +49,17 @@ int lift_report_set_core(struct lift_report *lr, const char *path)
 	return 0;
 }
 
+void lift_report_set_measured(struct lift_report *lr, const struct measured *m,
+			      const char *(*name)(void *ctx, uint64_t entry), void *ctx)
+{
+	cycles_report_set_measured(lr->cycles, m, name, ctx);
+}
+
+int lift_report_has_columns(const struct lift_report *lr)
+{
+	return lr->lift || lr->cycles->measured;
+}
+
 void lift_report_delete(struct lift_report *lr)
 {
 	if (!lr)
@@ -136,8 +147,13 @@ void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, si
 	struct lift_figures f;
 	char ipc[32] = "-";
 	size_t used;
-	if (!lr->lift) {
-		snprintf(buf, size, "-");
+	if (!lr->lift) { /* no model: the native cycles alone, if any */
+		cycles_report_columns(lr->cycles, entry, whole_run, buf, size);
+		used = strlen(buf);
+		if (used >= 4 && !strcmp(buf + used - 4, " :: "))
+			buf[used - 4] = '\0';
+		if (!buf[0])
+			snprintf(buf, size, "-");
 		return;
 	}
 	figures_of(lr, entry, whole_run, &f);

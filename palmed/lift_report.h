@@ -36,6 +36,15 @@ void lift_report_delete(struct lift_report *lr);
  * before the first event. 0, or -1 with perpi_error(). */
 int lift_report_set_core(struct lift_report *lr, const char *path);
 
+/* The run's native figures (perpi record --measure: trace_reader_measured,
+ * NULL: none) and how to name a function's entry, for the "measured"
+ * columns and members; m must outlive lr's use. */
+void lift_report_set_measured(struct lift_report *lr, const struct measured *m,
+			      const char *(*name)(void *ctx, uint64_t entry), void *ctx);
+/* Whether lift_report_columns has figures to show: a model's, or native
+ * cycles alone ("measured [M]"). */
+int lift_report_has_columns(const struct lift_report *lr);
+
 /* Feed the run: as a sink (perpi_event_fn) or as an engine observer. */
 int lift_report_event(void *lr, const struct perpi_event *ev);
 void lift_report_observe(void *lr, const struct engine_step_info *info);
@@ -51,9 +60,11 @@ int lift_report_block_ilp(struct lift_report *lr, const char *path);
 void lift_report_hint(FILE *out, const struct lift_report *lr);
 /* "# Palmed model: PATH (N resources, M forms)": the header line. */
 void lift_report_header(FILE *out, const struct lift_report *lr);
-/* "cycles [x] :: bound [x] :: IPC [x] :: bottleneck [R] :: covered [x%]"
- * (predicted cycles, then the resource bound and what it is made of) for
- * a struct report_extra (ilp/report.h); ctx is the lift_report. */
+/* "cycles [x] :: measured [x] :: bound [x] :: IPC [x] :: bottleneck [R] ::
+ * covered [x%]" (predicted and native cycles when known, then the
+ * resource bound and what it is made of); without a model "measured [x]"
+ * or "-"; for a struct report_extra (ilp/report.h); ctx is the
+ * lift_report. */
 void lift_report_columns(void *lr, uint64_t entry, int whole_run, char *buf, size_t size);
 
 /* The top blocks by resource-bound cycles (by dynamic instructions

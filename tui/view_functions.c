@@ -1,7 +1,8 @@
 /* Functions: PerPI's table (I, C, ILP, calls per function; with a Palmed
  * model also the predicted cycles (with a core file, palmed/cycles.h), the
- * resource bound and its IPC, computed once at load), sortable by any
- * column and filtered by name; Enter opens the function's histogram. */
+ * native cycles of a run recorded with --measure, the resource bound and
+ * its IPC, computed once at load), sortable by any column and filtered by
+ * name; Enter opens the function's histogram. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,17 +21,21 @@ enum column {
 	COL_PREDICTED,
 	COL_BOUND,
 	COL_IPC,
+	COL_MEASURED, /* last: only when the run has native cycles; drawn beside cycles */
 	COL_COUNT
 };
-static const char *const column_names[COL_COUNT] = {"function", "I",	  "C",	   "ILP",
-						    "calls",	"cycles", "bound", "IPC"};
+static const char *const column_names[COL_COUNT] = {"function", "I",	 "C",	"ILP",	   "calls",
+						    "cycles",	"bound", "IPC", "measured"};
 
 struct functions_view {
 	const struct tui_function *all;
 	const struct lift_figures *lift; /* per function, NULL without a model */
 	double *predicted;		 /* per function, -1 when not predicted */
+	double *measured;		 /* per function, -1 when not measured */
+	int has_measured;		 /* the run was recorded with --measure */
 	const char *note;		 /* about the model, for the bottom line */
-	int n_cols;			 /* COL_COUNT with a model, else up to calls */
+	int n_cols;			 /* with a model COL_COUNT (COL_MEASURED without native
+					  * cycles), else up to calls */
 	size_t n_all;
 	uint32_t *rows; /* indices into all, filtered and sorted */
 	size_t n_rows;
@@ -47,6 +52,7 @@ static const struct tui_key_help keys[] = {
     {"< >", "sort by the column left/right of the current one"},
     {"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
     {"p y r", "with a Palmed model: sort by predicted cycles, resource bound, its IPC"},
+    {"m", "with native cycles (perpi record --measure): sort by them"},
     {"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
     {"Enter", "open the function's histogram (all its calls)"},
     {NULL, NULL},
@@ -82,9 +88,11 @@ static int compare_rows(const void *a, const void *b)
 	case COL_CALLS:
 		c = (x->calls > y->calls) - (x->calls < y->calls);
 		break;
-	case COL_PREDICTED: {
-		double a = sorting->predicted[x - sorting->all],
-		       b = sorting->predicted[y - sorting->all];
+	case COL_PREDICTED:
+	case COL_MEASURED: {
+		const double *v =
+		    sorting->sort == COL_PREDICTED ? sorting->predicted : sorting->measured;
+		double a = v[x - sorting->all], b = v[y - sorting->all];
 		c = (a > b) - (a < b);
 		break;
 	}
@@ -143,14 +151,17 @@ static void draw_row(const struct functions_view *f, uint32_t i, int y, int name
 		return;
 	}
 	const struct lift_figures *lf = &f->lift[i];
-	char ipc[16] = "-", cyc[24] = "-";
+	char ipc[16] = "-", cyc[24] = "-", meas[24] = "-";
 	if (lift_ipc(lf) >= 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
 	if (f->predicted[i] >= 0)
 		snprintf(cyc, sizeof(cyc), "%.1f", f->predicted[i]);
+	if (f->measured[i] >= 0)
+		snprintf(meas, sizeof(meas), "%.1f", f->measured[i]);
 	tui_print(y, 0, cols,
-		  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64 " %10s %10.1f %5s%*s",
+		  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64 " %10s%s%*s %10.1f %5s%*s",
 		  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls, cyc,
+		  f->has_measured ? " " : "", f->has_measured ? 10 : 0, f->has_measured ? meas : "",
 		  lf->cycles, ipc, cols, "");
 }
 
@@ -166,16 +177,20 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 		  t->title, tot.insns, tot.steps,
 		  tot.steps ? (double)tot.insns / (double)tot.steps : 0.0);
 	tui_style(t, STYLE_TITLE, 0);
-	/* With a model, narrower columns: cycles, bound and IPC fit in 80 columns. */
-	int name_w = f->lift ? cols - 65 : cols - 4 * 13 - 2;
+	/* With a model, narrower columns: cycles, bound and IPC fit in 80
+	 * columns (the measured cycles take 11 more). */
+	int name_w = f->lift ? cols - 65 - (f->has_measured ? 11 : 0) : cols - 4 * 13 - 2;
+	name_w = name_w < 4 ? 4 : name_w;
 	char head[COL_COUNT][24];
 	for (int c = 0; c < COL_COUNT; c++)
 		snprintf(head[c], sizeof(head[c]), "%s%s", column_names[c],
 			 c == (int)f->sort ? (f->ascending ? "^" : "v") : "");
 	attron(A_BOLD);
 	if (f->lift)
-		tui_print(1, 0, cols, " %-*s %10s %9s %6s %6s %10s %10s %5s", name_w, head[0],
-			  head[1], head[2], head[3], head[4], head[5], head[6], head[7]);
+		tui_print(1, 0, cols, " %-*.*s %10s %9s %6s %6s %10s%s%*s %10s %5s", name_w, name_w,
+			  head[0], head[1], head[2], head[3], head[4], head[5],
+			  f->has_measured ? " " : "", f->has_measured ? 10 : 0,
+			  f->has_measured ? head[COL_MEASURED] : "", head[6], head[7]);
 	else
 		tui_print(1, 0, cols, " %-*s %12s %12s %12s %12s", name_w, head[0], head[1],
 			  head[2], head[3], head[4]);
@@ -218,7 +233,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	struct functions_view *f = v->state;
 	if (tui_navigate(k, &f->selected, (int64_t)f->n_rows, LINES - 5))
 		return TUI_HANDLED | TUI_REDRAW;
-	const char *sort_keys = f->lift ? "niclapyr" : "nicla";
+	const char *sort_keys = f->lift ? (f->has_measured ? "niclapyrm" : "niclapyr") : "nicla";
 	const char *s = k > 0 && k < 256 ? strchr(sort_keys, k) : NULL;
 	if (s && *s) {
 		sort_by(f, (enum column)(s - sort_keys));
@@ -249,6 +264,7 @@ static void done(struct tui_view *v)
 	struct functions_view *f = v->state;
 	free(f->rows);
 	free(f->predicted);
+	free(f->measured);
 	free(f);
 }
 
@@ -260,15 +276,18 @@ void tui_open_functions(struct tui *t)
 	f->n_all = tui_model_functions(t->model, &f->all);
 	f->lift = t->blocks ? t->blocks->functions : NULL;
 	f->note = t->blocks ? t->blocks->note : "";
-	f->n_cols = f->lift ? COL_COUNT : COL_PREDICTED;
+	const struct lift_report *lr = t->blocks ? t->blocks->lr : NULL;
+	f->has_measured = lr && lr->cycles->measured;
+	f->n_cols = !f->lift ? COL_PREDICTED : f->has_measured ? COL_COUNT : COL_MEASURED;
 	f->predicted = xcalloc(f->n_all + 1, sizeof(*f->predicted));
+	f->measured = xcalloc(f->n_all + 1, sizeof(*f->measured));
 	for (size_t i = 0; i < f->n_all; i++) {
 		struct cycles_figures cf;
-		const struct lift_report *lr = t->blocks ? t->blocks->lr : NULL;
+		uint64_t entry = f->all[i].entry;
 		f->predicted[i] =
-		    lr && cycles_report_figures(lr->cycles, f->all[i].entry, 0, &cf) == 0
-			? cf.cycles
-			: -1;
+		    lr && cycles_report_figures(lr->cycles, entry, 0, &cf) == 0 ? cf.cycles : -1;
+		if (!lr || cycles_report_measured(lr->cycles, entry, 0, &f->measured[i]) < 0)
+			f->measured[i] = -1;
 	}
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */

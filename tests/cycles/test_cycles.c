@@ -17,10 +17,12 @@
  * last retirement.
  *
  * usage: test_cycles                          run the checks
- *        test_cycles write DATA MODEL CORE    write a run (main calls f:
+ *        test_cycles write DATA MODEL CORE [T] write a run (main calls f:
  *                                             the chain of 10 imul, then
  *                                             ret; hlt), the model and the
- *                                             core file, for report.sh */
+ *                                             core file, for report.sh; T
+ *                                             "f" or "h": with the native
+ *                                             figures of measured_run() */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,12 +422,37 @@ static const char *fn_name(void *ctx, uint64_t addr, uint64_t *offset)
  * 31 cycles; the hlt (no source, dispatched at 3.75, a control transfer
  * of latency 1) retires at 31.25 + 0.25 = 31.5, the run's cycles. The resource bound: 10 imul on
  * R2, 1 each: 10.0. */
-static int write_files(const char *data, const char *model_path, const char *core_path)
+/* Native figures as perpi record --measure keeps them, for report.sh to
+ * find in the report: timed "f": f timed in its one call, 40 cycles
+ * (min, median and total), and "g", timed but never called; the whole
+ * run 41.5. timed "h": only h (3 calls, 99 cycles in all), a function
+ * the trace does not have: f is not measured; the whole run 99. */
+static struct measured *measured_run(const char *timed)
+{
+	static struct measured_figure fig[2];
+	static struct measured m;
+	if (!timed)
+		return NULL;
+	if (!strcmp(timed, "f")) {
+		fig[0] = (struct measured_figure){"f", 0, 1, 0, 40, 40, 40};
+		fig[1] = (struct measured_figure){"g", 0, 0, 0, 0, 0, 0};
+		m = (struct measured){fig, 2, 41.5, 2, 2, MEASURED_CLOCK_TSC, 1, 0, 0, 0,
+				      MEASURED_JUMP};
+	} else {
+		fig[0] = (struct measured_figure){"h", 0, 3, 0, 33, 33, 99};
+		m = (struct measured){fig, 1, 99, 2, 2, MEASURED_CLOCK_TSC, 1, 0, 0, 0,
+				      MEASURED_JUMP};
+	}
+	return &m;
+}
+
+static int write_files(const char *data, const char *model_path, const char *core_path,
+		       const char *timed)
 {
 	const uint64_t S = 0x7ff000;
 	struct trace_meta_entry meta[] = {{"program", "cycles-hand-made"}};
 	struct trace_symbolizer sym = {fn_name, NULL, NULL};
-	struct trace_writer *w = trace_writer_open(data, meta, 1, &sym);
+	struct trace_writer *w = trace_writer_open_measured(data, meta, 1, &sym, measured_run(timed));
 	struct trace_end end = {TRACE_END_EXITED, 0, 0};
 	int rc = !w || write_event(w, 10, 0x1000, S, S - 8);
 	for (int k = 0; k < 10 && !rc; k++)
@@ -480,8 +507,8 @@ int main(int argc, char **argv)
 {
 	struct cycles_figures f, fn;
 	make_insns();
-	if (argc == 5 && !strcmp(argv[1], "write"))
-		return write_files(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "write"))
+		return write_files(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	model = the_model();
 
 	check("dependent chain", run(64, chain, NULL, NULL), 30);
