@@ -129,8 +129,9 @@ static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
 	}
 }
 
-/* An address in the shape of its kind (form.h), with index register x. */
-static void add_address(struct strbuf *out, enum form_kind k, const char *x)
+/* A memory operand in the shape of its kind (form.h): index register x,
+ * displacement d where the shape has one. */
+void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d)
 {
 	switch (k) {
 	case FORM_MEMBI:
@@ -140,16 +141,16 @@ static void add_address(struct strbuf *out, enum form_kind k, const char *x)
 		strbuf_addf(out, "[r14 + %s*4]", x);
 		break;
 	case FORM_MEMBID:
-		strbuf_addf(out, "[r14 + %s*4 + 64]", x);
+		strbuf_addf(out, "[r14 + %s*4 + %u]", x, d);
 		break;
 	case FORM_MEMIS:
-		strbuf_addf(out, "[%s*4 + 64]", x);
+		strbuf_addf(out, "[%s*4 + %u]", x, d);
 		break;
 	case FORM_MEMRIP:
-		strbuf_addf(out, "[rip + 64]");
+		strbuf_addf(out, "[rip + %u]", d);
 		break;
 	default:
-		strbuf_addf(out, "[r14 + 64]");
+		strbuf_addf(out, "[r14 + %u]", d);
 		break;
 	}
 }
@@ -182,7 +183,7 @@ static void sample(const struct form *f, const unsigned char *access, int twin, 
 		if (k == FORM_SAME && last >= 0) {
 			add_register(out, last_kind, last);
 		} else if (form_kind_is_address(k)) {
-			add_address(out, k, gpr_names[3][gpr_order[next_gpr++]]);
+			gen_address(out, k, gpr_names[3][gpr_order[next_gpr++]], 64);
 		} else if (form_kind_is_memory(k)) {
 			strbuf_addf(out, "%s[r14 + 64]", memory_keyword(k));
 		} else if (form_kind_is_immediate(k)) {

@@ -55,6 +55,10 @@ const char *gen_immediate_text(enum form_kind k);
 
 void gen_sample_instance(const struct form *f, struct strbuf *out);
 
+/* A memory operand in the shape of its kind (form.h): index register x,
+ * displacement d where the shape has one ([r14 + d] for plain memory). */
+void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d);
+
 struct gen_params {
 	unsigned unroll_size; /* at least this many instructions in the body */
 	int latency;	      /* one chain through the written register instead */

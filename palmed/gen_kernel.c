@@ -152,28 +152,8 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
 /* LEA's address, in the shape its kind names (index: a read register). */
 static void add_address(struct strbuf *out, struct pools *pl, enum form_kind k, int index)
 {
-	unsigned d = next_displacement(pl, 0, k) + 8; /* never 0: a displacement is encoded */
-	const char *x = gen_gpr64[index];
-	switch (k) {
-	case FORM_MEMBI:
-		strbuf_addf(out, "[r14 + %s]", x);
-		break;
-	case FORM_MEMBIS:
-		strbuf_addf(out, "[r14 + %s*4]", x);
-		break;
-	case FORM_MEMBID:
-		strbuf_addf(out, "[r14 + %s*4 + %u]", x, d);
-		break;
-	case FORM_MEMIS:
-		strbuf_addf(out, "[%s*4 + %u]", x, d);
-		break;
-	case FORM_MEMRIP:
-		strbuf_addf(out, "[rip + %u]", d);
-		break;
-	default:
-		strbuf_addf(out, "[r14 + %u]", d);
-		break;
-	}
+	/* never 0: a displacement is encoded */
+	gen_address(out, k, gen_gpr64[index], next_displacement(pl, 0, k) + 8);
 }
 
 static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)

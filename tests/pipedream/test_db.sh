@@ -18,6 +18,13 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read JSON"; 
 fail=0
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 db=$t/m.db
+# A measurement refused because the host kept disturbing it says nothing of
+# the database: skip rather than fail.
+busy_skip() {
+	grep -q 'undisturbed by the host' "$t/err" || return 0
+	echo "SKIP: the host is too busy to measure: $(head -1 "$t/err")"
+	exit 77
+}
 
 # cache
 "$PERPI" bench --db "$db" --json ADD_GPR64_GPR64 'IMUL_GPR64_GPR64 MOV_GPR64_M64^2' >"$t/a.json" 2>"$t/err" || {
@@ -73,13 +80,13 @@ odb=$t/other.db
 cp "$db" "$odb"
 sqlite3 "$odb" 'pragma wal_checkpoint(TRUNCATE)' >/dev/null
 sqlite3 "$odb" "update machine set family = 25, model = 17"
-"$PERPI" bench --db "$odb" --json ADD_GPR64_GPR64 >"$t/o.json" 2>"$t/err"
+"$PERPI" bench --db "$odb" --json ADD_GPR64_GPR64 >"$t/o.json" 2>"$t/err" || busy_skip
 grep -q '^perpi: note: database .* holds 2 measurements of another machine, .* family 25 model 17.*kept apart' "$t/err" ||
 	{ echo "FAIL: no note on another machine's database: $(cat "$t/err")"; fail=1; }
 grep -q '"cached":false' "$t/o.json" || { echo "FAIL: another machine's measurement used"; fail=1; }
 [ "$(sqlite3 "$odb" 'select count(*) from measurement m join machine ma on ma.id = m.machine_id where ma.family = 25')" = 2 ] ||
 	{ echo "FAIL: the other machine's measurements were touched"; fail=1; }
-"$PERPI" bench --db "$odb" ADD_GPR64_GPR64 >/dev/null 2>"$t/err"
+"$PERPI" bench --db "$odb" ADD_GPR64_GPR64 >/dev/null 2>"$t/err" || busy_skip
 grep -q 'note' "$t/err" && { echo "FAIL: note repeated once this machine has measurements"; fail=1; }
 
 # corrupt and foreign files
