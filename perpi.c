@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{"forms", cmd_forms, "discover which instruction forms this CPU can benchmark"},
 	{"db", cmd_db, "export or import the measurement database"},
 	{"palmed", cmd_palmed, "CPU resource model from benchmarks: build, show, predict, eval"},
+	{"core", cmd_core, "measure the core parameters and latencies the cycle prediction needs"},
+	{"eval", cmd_eval, "predicted against native cycles over a suite of kernels"},
 	{"help", NULL, "this list"},
 };
 

@@ -74,6 +74,8 @@ int analysis_replay(struct analysis *an, struct trace_reader **reader)
 	const struct filter_options *o = &an->args->filter;
 	if (filter_run(o, an->lifted ? &an->blocks : NULL, an->lifted, &an->result, reader) < 0)
 		return -1;
+	lift_report_set_measured(an->lr, trace_reader_measured(*reader), filter_function_name,
+				 *reader);
 	return after_run(an);
 }
 
@@ -160,7 +162,8 @@ static int write_json(FILE *out, struct analysis *an, const struct analysis_name
 {
 	const struct cmd_args *a = an->args;
 	struct json_palmed jp = {an->lr, names->namer, a->blocks ? a->blocks : 20};
-	struct json_report_extra jx = {json_palmed_figures, json_palmed_root, &jp};
+	struct json_report_extra jx = {json_palmed_figures, json_palmed_root, &jp,
+				       lift_report_json_members, an->lr};
 	return json_report_write_extra(out, &a->filter, &an->result, names->function, names->ctx,
 				       an->lifted ? &jx : NULL);
 }
@@ -172,7 +175,7 @@ int analysis_write(FILE *out, struct analysis *an, const struct analysis_names *
 	if (a->json)
 		return write_json(out, an, names);
 	struct report_extra x = {lift_report_columns, an->lr};
-	const struct report_extra *xp = an->lr->lift ? &x : NULL;
+	const struct report_extra *xp = lift_report_has_columns(an->lr) ? &x : NULL;
 	if (header) {
 		cmd_write_header(out, a, r);
 		if (xp)

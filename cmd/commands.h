@@ -15,5 +15,7 @@ int cmd_db(int argc, char **argv);       /* cmd/db.c */
 int cmd_forms(int argc, char **argv);    /* cmd/forms.c */
 int cmd_palmed(int argc, char **argv);   /* cmd/palmed.c */
 int cmd_measure(int argc, char **argv);  /* cmd/measure.c */
+int cmd_core(int argc, char **argv);     /* cmd/core.c */
+int cmd_eval(int argc, char **argv);     /* cmd/eval.c */
 
 #endif

@@ -21,7 +21,7 @@ static int report_file(const struct cmd_args *a, struct analysis *an)
 		fprintf(stderr, "perpi report: %s\n", perpi_error());
 		return 1;
 	}
-	if (!an->lr->model && !a->filter.step_first && a->filter.step_last == UINT64_MAX)
+	if (!a->filter.step_first && a->filter.step_last == UINT64_MAX)
 		lift_report_hint(stderr, an->lr);
 	FILE *out = cmd_open_output(a);
 	int rc = out ? 0 : 1;

@@ -89,9 +89,16 @@ static void finish_lift(struct tui_blocks_source *src, struct lift_report *lr,
 	lift_total(lr->lift, &total);
 	if (total.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", (double)total.covered / total.cycles);
-	snprintf(src->note, sizeof(src->note), "whole run %.1f cycles, IPC %s; model %s%s",
-		 total.cycles, ipc, strcmp(host, lr->model->cpu) ? "of another CPU: " : "",
-		 lr->model_path);
+	struct cycles_figures predicted;
+	double measured;
+	char pred[48] = "", meas[48] = "";
+	if (cycles_report_figures(lr->cycles, 0, 1, &predicted) == 0)
+		snprintf(pred, sizeof(pred), "%.1f cycles predicted, ", predicted.cycles);
+	if (cycles_report_measured(lr->cycles, 0, 1, &measured) == 0)
+		snprintf(meas, sizeof(meas), "%.1f measured, ", measured);
+	snprintf(src->note, sizeof(src->note), "run %s%sbound %.1f cycles, IPC %s; model %s%s",
+		 pred, meas, total.cycles, ipc,
+		 strcmp(host, lr->model->cpu) ? "of another CPU: " : "", lr->model_path);
 	free(host);
 	const struct tui_function *fn;
 	size_t n = tui_model_functions(model, &fn);
@@ -156,6 +163,7 @@ static int browse_file(const struct cmd_args *o)
 		trace_reader_close(reader);
 		return 1;
 	}
+	lift_report_set_measured(lr, trace_reader_measured(reader), filter_function_name, reader);
 	struct tui_symbols sym = {filter_function_name, reader_line, reader};
 	struct tee tee = {tui_model_new(&o->filter.engine, &sym), lr};
 	struct tui_blocks_source blocks = {.ilp_pass = file_block_ilp};

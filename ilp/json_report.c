@@ -82,6 +82,8 @@ static void add_extra(json_object *j, uint64_t entry, int whole_run)
 			     : NULL;
 	if (x)
 		json_object_object_add(j, "palmed", x);
+	if (extra_members && extra_members->add_members)
+		extra_members->add_members(extra_members->members_ctx, j, entry, whole_run);
 }
 
 static json_object *totals_object(const struct filter_result *r)

@@ -34,8 +34,30 @@ int lift_report_new(const char *model_path, struct lift_report **out)
 		perpi_warn("cannot read the model %s: %s", lr->model_path, strerror(errno));
 	}
 	lr->blocks = blocks_new();
+	cycles_report_new(NULL, lr->model, &lr->cycles); /* the default core: never fails */
 	*out = lr;
 	return 0;
+}
+
+int lift_report_set_core(struct lift_report *lr, const char *path)
+{
+	struct cycles_report *cr;
+	if (cycles_report_new(path, lr->model, &cr) < 0)
+		return -1;
+	cycles_report_delete(lr->cycles);
+	lr->cycles = cr;
+	return 0;
+}
+
+void lift_report_set_measured(struct lift_report *lr, const struct measured *m,
+			      const char *(*name)(void *ctx, uint64_t entry), void *ctx)
+{
+	cycles_report_set_measured(lr->cycles, m, name, ctx);
+}
+
+int lift_report_has_columns(const struct lift_report *lr)
+{
+	return lr->lift || lr->cycles->measured;
 }
 
 void lift_report_delete(struct lift_report *lr)
@@ -43,6 +65,7 @@ void lift_report_delete(struct lift_report *lr)
 	if (!lr)
 		return;
 	lift_delete(lr->lift);
+	cycles_report_delete(lr->cycles);
 	blocks_delete(lr->blocks);
 	model_delete(lr->model);
 	free(lr->model_path);
@@ -52,18 +75,21 @@ void lift_report_delete(struct lift_report *lr)
 int lift_report_event(void *ctx, const struct perpi_event *ev)
 {
 	struct lift_report *lr = ctx;
+	cycles_report_event(lr->cycles, ev);
 	return blocks_event(lr->blocks, ev);
 }
 
 void lift_report_observe(void *ctx, const struct engine_step_info *info)
 {
 	struct lift_report *lr = ctx;
+	cycles_report_event(lr->cycles, info->ev);
 	blocks_event(lr->blocks, info->ev);
 }
 
 void lift_report_finish(struct lift_report *lr)
 {
 	blocks_finish(lr->blocks);
+	cycles_report_finish(lr->cycles);
 	if (lr->model)
 		lr->lift = lift_new(lr->model, lr->blocks);
 }
@@ -81,6 +107,10 @@ int lift_report_block_ilp(struct lift_report *lr, const char *path)
 
 void lift_report_hint(FILE *out, const struct lift_report *lr)
 {
+	if (lr->model) { /* the resource bound is there; the predicted cycles? */
+		cycles_report_hint(out, lr->cycles);
+		return;
+	}
 	fprintf(out,
 		"perpi: no Palmed model of this CPU at %s; for resource-bound cycles, "
 		"'perpi record PROGRAM' then 'perpi palmed build --from perpi.data'\n",
@@ -104,25 +134,25 @@ static void uncovered_names(const struct lift_report *lr, enum lift_scope scope,
 
 void lift_report_header(FILE *out, const struct lift_report *lr)
 {
-	if (!lr->model)
-		return;
-	fprintf(out, "# Palmed model: %s (%zu resources, %zu forms); cycles: resource bound\n",
-		lr->model_path, lr->model->nres, lr->model->nforms);
-	if (!lr->lift)
-		return;
-	struct lift_figures f;
-	struct lift_uncovered *u;
-	lift_total(lr->lift, &f);
-	fprintf(out,
-		"# covered: %" PRIu64 " of the %" PRIu64 " instructions that are not control "
-		"transfers (%.1f%%); the %" PRIu64 " control transfers cannot be benchmarked\n",
-		f.covered, f.insns - f.control, 100 * lift_coverage(&f), f.control);
-	size_t n = lift_uncovered_forms(lr->lift, LIFT_RUN, 0, &u);
-	for (size_t k = 0; k < n; k++)
-		fprintf(out, "# uncovered: %s, %" PRIu64 " instruction%s: %s\n",
-			u[k].form ? u[k].form : "(undecodable)", u[k].count,
-			u[k].count == 1 ? "" : "s", u[k].reason);
-	free(u);
+	if (lr->model)
+		fprintf(out, "# Palmed model: %s (%zu resources, %zu forms); bound: its resource bound\n",
+			lr->model_path, lr->model->nres, lr->model->nforms);
+	if (lr->model && lr->lift) {
+		struct lift_figures f;
+		struct lift_uncovered *u;
+		lift_total(lr->lift, &f);
+		fprintf(out,
+			"# covered: %" PRIu64 " of the %" PRIu64 " instructions that are not control "
+			"transfers (%.1f%%); the %" PRIu64 " control transfers cannot be benchmarked\n",
+			f.covered, f.insns - f.control, 100 * lift_coverage(&f), f.control);
+		size_t n = lift_uncovered_forms(lr->lift, LIFT_RUN, 0, &u);
+		for (size_t k = 0; k < n; k++)
+			fprintf(out, "# uncovered: %s, %" PRIu64 " instruction%s: %s\n",
+				u[k].form ? u[k].form : "(undecodable)", u[k].count,
+				u[k].count == 1 ? "" : "s", u[k].reason);
+		free(u);
+	}
+	cycles_report_header(out, lr->cycles);
 }
 
 static void figures_of(const struct lift_report *lr, uint64_t entry, int whole_run,
@@ -139,21 +169,29 @@ void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, si
 	const struct lift_report *lr = ctx;
 	struct lift_figures f;
 	char ipc[32] = "-";
-	if (!lr->lift) {
-		snprintf(buf, size, "-");
+	size_t used;
+	if (!lr->lift) { /* no model: the native cycles alone, if any */
+		cycles_report_columns(lr->cycles, entry, whole_run, buf, size);
+		used = strlen(buf);
+		if (used >= 4 && !strcmp(buf + used - 4, " :: "))
+			buf[used - 4] = '\0';
+		if (!buf[0])
+			snprintf(buf, size, "-");
 		return;
 	}
 	figures_of(lr, entry, whole_run, &f);
 	if (f.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", f.covered / f.cycles);
-	int used =
-	    snprintf(buf, size, "cycles [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]",
-		     f.cycles, ipc, f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-",
-		     100 * lift_coverage(&f));
+	cycles_report_columns(lr->cycles, entry, whole_run, buf, size);
+	size_t used = strlen(buf);
+	snprintf(buf + used, size - used,
+		 "bound [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]", f.cycles, ipc,
+		 f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-", 100 * lift_coverage(&f));
 	char names[160];
 	uncovered_names(lr, whole_run ? LIFT_RUN : LIFT_FUNCTION, entry, 3, names, sizeof(names));
-	if (names[0] && used > 0 && (size_t)used < size)
-		snprintf(buf + used, size - (size_t)used, " :: uncovered [%s]", names);
+	used = strlen(buf);
+	if (names[0] && used < size)
+		snprintf(buf + used, size - used, " :: uncovered [%s]", names);
 }
 
 /* "R0+R3": the resources a block is bound by. */
@@ -324,6 +362,18 @@ static json_object *json_block(const struct lift_report *lr, const struct insn_n
 				       json_object_new_int64((int64_t)blk[i].insns_executed));
 	}
 	return j;
+}
+
+void lift_report_json_members(void *ctx, json_object *j, uint64_t entry, int whole_run)
+{
+	const struct lift_report *lr = ctx;
+	struct lift_figures f;
+	double bound = -1;
+	if (lr->lift) {
+		figures_of(lr, entry, whole_run, &f);
+		bound = f.cycles;
+	}
+	cycles_report_json(lr->cycles, j, entry, whole_run, bound);
 }
 
 json_object *lift_report_json_root(const struct lift_report *lr, const struct insn_namer *namer,

@@ -1,7 +1,8 @@
 /* Functions: PerPI's table (I, C, ILP, calls per function; with a Palmed
- * model also the resource-bound cycles and IPC, lifted once at load),
- * sortable by any column and filtered by name; Enter opens the function's
- * histogram. */
+ * model also the predicted cycles (with a core file, palmed/cycles.h), the
+ * native cycles of a run recorded with --measure, the resource bound and
+ * its IPC, computed once at load), sortable by any column and filtered by
+ * name; Enter opens the function's histogram. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,15 +12,30 @@
 #include "palmed/lift_report.h"
 #include "tui/tui.h"
 
-enum column { COL_NAME, COL_I, COL_C, COL_ILP, COL_CALLS, COL_CYCLES, COL_IPC, COL_COUNT };
-static const char *const column_names[COL_COUNT] = {"function", "I", "C", "ILP",
-						    "calls", "cycles", "IPC"};
+enum column {
+	COL_NAME,
+	COL_I,
+	COL_C,
+	COL_ILP,
+	COL_CALLS,
+	COL_PREDICTED,
+	COL_BOUND,
+	COL_IPC,
+	COL_MEASURED, /* last: only when the run has native cycles; drawn beside cycles */
+	COL_COUNT
+};
+static const char *const column_names[COL_COUNT] = {"function", "I",	 "C",	"ILP",	   "calls",
+						    "cycles",	"bound", "IPC", "measured"};
 
 struct functions_view {
 	const struct tui_function *all;
 	const struct lift_figures *lift; /* per function, NULL without a model */
+	double *predicted;		 /* per function, -1 when not predicted */
+	double *measured;		 /* per function, -1 when not measured */
+	int has_measured;		 /* the run was recorded with --measure */
 	const char *note;		 /* about the model, for the bottom line */
-	int n_cols;			 /* COL_COUNT with a model, else up to calls */
+	int n_cols;			 /* with a model COL_COUNT (COL_MEASURED without native
+					  * cycles), else up to calls */
 	size_t n_all;
 	uint32_t *rows; /* indices into all, filtered and sorted */
 	size_t n_rows;
@@ -30,15 +46,16 @@ struct functions_view {
 };
 
 static const struct tui_key_help keys[] = {
-	{"Up/Down j/k", "select a function"},
-	{"PgUp/PgDn", "page"},
-	{"Home/End", "first, last"},
-	{"< >", "sort by the column left/right of the current one"},
-	{"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
-	{"y r", "with a Palmed model: sort by resource-bound cycles, IPC"},
-	{"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
-	{"Enter", "open the function's histogram (all its calls)"},
-	{NULL, NULL},
+    {"Up/Down j/k", "select a function"},
+    {"PgUp/PgDn", "page"},
+    {"Home/End", "first, last"},
+    {"< >", "sort by the column left/right of the current one"},
+    {"n i c l a", "sort by name, I, C, ILP, calls (again: reverse)"},
+    {"p y r", "with a Palmed model: sort by predicted cycles, resource bound, its IPC"},
+    {"m", "with native cycles (perpi record --measure): sort by them"},
+    {"/", "filter: a part of the name, ^ and $ anchor it (empty: all)"},
+    {"Enter", "open the function's histogram (all its calls)"},
+    {NULL, NULL},
 };
 
 static const struct functions_view *sorting; /* qsort has no context argument */
@@ -56,12 +73,30 @@ static int compare_rows(const void *a, const void *b)
 	const struct tui_function *y = &sorting->all[*(const uint32_t *)b];
 	int c = 0;
 	switch (sorting->sort) {
-	case COL_NAME: c = strcmp(x->name, y->name); break;
-	case COL_I: c = (x->insns > y->insns) - (x->insns < y->insns); break;
-	case COL_C: c = (x->steps > y->steps) - (x->steps < y->steps); break;
-	case COL_ILP: c = (x->ilp > y->ilp) - (x->ilp < y->ilp); break;
-	case COL_CALLS: c = (x->calls > y->calls) - (x->calls < y->calls); break;
-	case COL_CYCLES:
+	case COL_NAME:
+		c = strcmp(x->name, y->name);
+		break;
+	case COL_I:
+		c = (x->insns > y->insns) - (x->insns < y->insns);
+		break;
+	case COL_C:
+		c = (x->steps > y->steps) - (x->steps < y->steps);
+		break;
+	case COL_ILP:
+		c = (x->ilp > y->ilp) - (x->ilp < y->ilp);
+		break;
+	case COL_CALLS:
+		c = (x->calls > y->calls) - (x->calls < y->calls);
+		break;
+	case COL_PREDICTED:
+	case COL_MEASURED: {
+		const double *v =
+		    sorting->sort == COL_PREDICTED ? sorting->predicted : sorting->measured;
+		double a = v[x - sorting->all], b = v[y - sorting->all];
+		c = (a > b) - (a < b);
+		break;
+	}
+	case COL_BOUND:
 	case COL_IPC: {
 		const struct lift_figures *fx = &sorting->lift[x - sorting->all];
 		const struct lift_figures *fy = &sorting->lift[y - sorting->all];
@@ -70,7 +105,8 @@ static int compare_rows(const void *a, const void *b)
 		c = (a > b) - (a < b);
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	if (!c) /* a stable, reproducible order: by name */
 		return strcmp(x->name, y->name);
@@ -104,6 +140,31 @@ static void refilter(struct functions_view *f)
 	f->selected = f->top = 0;
 }
 
+/* Function i's row at line y. */
+static void draw_row(const struct functions_view *f, uint32_t i, int y, int name_w, int cols)
+{
+	const struct tui_function *fn = &f->all[i];
+	if (!f->lift) {
+		tui_print(y, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64 "%*s",
+			  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls, cols,
+			  "");
+		return;
+	}
+	const struct lift_figures *lf = &f->lift[i];
+	char ipc[16] = "-", cyc[24] = "-", meas[24] = "-";
+	if (lift_ipc(lf) >= 0)
+		snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
+	if (f->predicted[i] >= 0)
+		snprintf(cyc, sizeof(cyc), "%.1f", f->predicted[i]);
+	if (f->measured[i] >= 0)
+		snprintf(meas, sizeof(meas), "%.1f", f->measured[i]);
+	tui_print(y, 0, cols,
+		  " %-*.*s %10" PRIu64 " %9" PRIu64 " %6.2f %6" PRIu64 " %10s%s%*s %10.1f %5s%*s",
+		  name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp, fn->calls, cyc,
+		  f->has_measured ? " " : "", f->has_measured ? 10 : 0, f->has_measured ? meas : "",
+		  lf->cycles, ipc, cols, "");
+}
+
 static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 {
 	struct functions_view *f = v->state;
@@ -111,20 +172,25 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	tui_model_totals(t->model, &tot);
 	tui_style(t, STYLE_TITLE, 1);
 	mvhline(0, 0, ' ', cols);
-	tui_print(0, 0, cols, " Functions: %s  whole run :: I [%" PRIu64 "] :: C [%" PRIu64
-		  "] :: ILP [%.2f]", t->title, tot.insns, tot.steps,
+	tui_print(0, 0, cols,
+		  " Functions: %s  whole run :: I [%" PRIu64 "] :: C [%" PRIu64 "] :: ILP [%.2f]",
+		  t->title, tot.insns, tot.steps,
 		  tot.steps ? (double)tot.insns / (double)tot.steps : 0.0);
 	tui_style(t, STYLE_TITLE, 0);
-	/* With a model, narrower columns: cycles and IPC fit in 80 columns. */
-	int name_w = f->lift ? cols - 59 : cols - 4 * 13 - 2;
+	/* With a model, narrower columns: cycles, bound and IPC fit in 80
+	 * columns (the measured cycles take 11 more). */
+	int name_w = f->lift ? cols - 65 - (f->has_measured ? 11 : 0) : cols - 4 * 13 - 2;
+	name_w = name_w < 4 ? 4 : name_w;
 	char head[COL_COUNT][24];
 	for (int c = 0; c < COL_COUNT; c++)
 		snprintf(head[c], sizeof(head[c]), "%s%s", column_names[c],
 			 c == (int)f->sort ? (f->ascending ? "^" : "v") : "");
 	attron(A_BOLD);
 	if (f->lift)
-		tui_print(1, 0, cols, " %-*s %11s %10s %7s %7s %11s %6s", name_w, head[0], head[1],
-			  head[2], head[3], head[4], head[5], head[6]);
+		tui_print(1, 0, cols, " %-*.*s %10s %9s %6s %6s %10s%s%*s %10s %5s", name_w, name_w,
+			  head[0], head[1], head[2], head[3], head[4], head[5],
+			  f->has_measured ? " " : "", f->has_measured ? 10 : 0,
+			  f->has_measured ? head[COL_MEASURED] : "", head[6], head[7]);
 	else
 		tui_print(1, 0, cols, " %-*s %12s %12s %12s %12s", name_w, head[0], head[1],
 			  head[2], head[3], head[4]);
@@ -132,23 +198,10 @@ static void draw(struct tui *t, struct tui_view *v, int lines, int cols)
 	int rows = lines - 3;
 	tui_scroll(f->selected, &f->top, rows);
 	for (int r = 0; r < rows && f->top + r < (int64_t)f->n_rows; r++) {
-		const struct tui_function *fn = &f->all[f->rows[f->top + r]];
 		int sel = f->top + r == f->selected;
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 1);
-		if (f->lift) {
-			const struct lift_figures *lf = &f->lift[f->rows[f->top + r]];
-			char ipc[16] = "-";
-			if (lift_ipc(lf) >= 0)
-				snprintf(ipc, sizeof(ipc), "%.2f", lift_ipc(lf));
-			tui_print(2 + r, 0, cols, " %-*.*s %11" PRIu64 " %10" PRIu64 " %7.2f %7" PRIu64
-				  " %11.1f %6s%*s", name_w, name_w, fn->name, fn->insns, fn->steps,
-				  fn->ilp, fn->calls, lf->cycles, ipc, cols, "");
-		} else {
-			tui_print(2 + r, 0, cols, " %-*.*s %12" PRIu64 " %12" PRIu64 " %12.2f %12" PRIu64
-				  "%*s", name_w, name_w, fn->name, fn->insns, fn->steps, fn->ilp,
-				  fn->calls, cols, "");
-		}
+		draw_row(f, f->rows[f->top + r], 2 + r, name_w, cols);
 		if (sel)
 			tui_style(t, STYLE_SELECTED, 0);
 	}
@@ -180,7 +233,7 @@ static int key(struct tui *t, struct tui_view *v, int k)
 	struct functions_view *f = v->state;
 	if (tui_navigate(k, &f->selected, (int64_t)f->n_rows, LINES - 5))
 		return TUI_HANDLED | TUI_REDRAW;
-	const char *sort_keys = f->lift ? "niclayr" : "nicla";
+	const char *sort_keys = f->lift ? (f->has_measured ? "niclapyrm" : "niclapyr") : "nicla";
 	const char *s = k > 0 && k < 256 ? strchr(sort_keys, k) : NULL;
 	if (s && *s) {
 		sort_by(f, (enum column)(s - sort_keys));
@@ -210,6 +263,8 @@ static void done(struct tui_view *v)
 {
 	struct functions_view *f = v->state;
 	free(f->rows);
+	free(f->predicted);
+	free(f->measured);
 	free(f);
 }
 
@@ -221,7 +276,19 @@ void tui_open_functions(struct tui *t)
 	f->n_all = tui_model_functions(t->model, &f->all);
 	f->lift = t->blocks ? t->blocks->functions : NULL;
 	f->note = t->blocks ? t->blocks->note : "";
-	f->n_cols = f->lift ? COL_COUNT : COL_CYCLES;
+	const struct lift_report *lr = t->blocks ? t->blocks->lr : NULL;
+	f->has_measured = lr && lr->cycles->measured;
+	f->n_cols = !f->lift ? COL_PREDICTED : f->has_measured ? COL_COUNT : COL_MEASURED;
+	f->predicted = xcalloc(f->n_all + 1, sizeof(*f->predicted));
+	f->measured = xcalloc(f->n_all + 1, sizeof(*f->measured));
+	for (size_t i = 0; i < f->n_all; i++) {
+		struct cycles_figures cf;
+		uint64_t entry = f->all[i].entry;
+		f->predicted[i] =
+		    lr && cycles_report_figures(lr->cycles, entry, 0, &cf) == 0 ? cf.cycles : -1;
+		if (!lr || cycles_report_measured(lr->cycles, entry, 0, &f->measured[i]) < 0)
+			f->measured[i] = -1;
+	}
 	f->rows = xcalloc(f->n_all + 1, sizeof(*f->rows));
 	f->sort = COL_I; /* PerPI's order: by I, largest first */
 	refilter(f);

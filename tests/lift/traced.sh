@@ -19,7 +19,7 @@ fail=0
 $pin "$d/test_traced" "$d/loop" || fail=1
 "$d/test_lift" write "$tmp/t.data" "$tmp/m.json" host || { echo "FAIL: writing the model"; exit 1; }
 $pin "$PERPI" --model "$tmp/m.json" -o "$tmp/out" "$d/loop" 2> "$tmp/err"
-want='(1 call) :: cycles [100.5] :: IPC [4.00] :: bottleneck [R1] :: covered [100.0%]'
+want='(1 call) :: bound [100.5] :: IPC [4.00] :: bottleneck [R1] :: covered [100.0%]'
 grep '^main ' "$tmp/out" | grep -qF -- "$want" ||
 	{ echo "FAIL: live run: no '$want' in:"; cat "$tmp/out" "$tmp/err"; fail=1; }
 grep -q '^main  *:: I \[503\]' "$tmp/out" || { echo "FAIL: main's I"; fail=1; }

@@ -36,9 +36,9 @@ fi
 
 # By hand (see above), on the hand-made run.
 tmux_start 80 24 "$PERPI" tui --model "$tmp/m.json" "$tmp/t.data"
-expect "hand: f" '^ f +44 +1 +44\.00 +1 +12\.0 +2\.75 *$'
-expect "hand: header" '^ function +Iv +C +ILP +calls +cycles +IPC *$'
-expect "hand: whole run" 'whole run 12\.0 cycles, IPC 2\.75; model '
+expect "hand: f" '^ f +44 +1 +44\.00 +1 +- +12\.0 +2\.75 *$'
+expect "hand: header" '^ function +Iv +C +ILP +calls +cycles +bound +IPC *$'
+expect "hand: whole run" 'run bound 12\.0 cycles, IPC 2\.75; model '
 tmux_keys 5
 expect "hand: block A" '^ f +4 +10 +4\.00 +10\.0 R1 '
 expect "hand: block B" '^ f\+0xd +4 +1 +4\.00 +2\.0 R2 '
@@ -46,9 +46,9 @@ expect "hand: block B" '^ f\+0xd +4 +1 +4\.00 +2\.0 R2 '
 expect "hand: block A's line" '^ 1\.00 cycles x 10 occurrences, covered 100\.0% .* bound by R1 *$'
 tmux_keys j
 expect "hand: block B's line" '^ 2\.00 cycles x 1 occurrences, covered 100\.0% .* bound by R2 *$'
-# Sorting by cycles (y) then IPC (r), largest first: one function, same row.
+# Sorting by the bound (y) then IPC (r), largest first: one function, same row.
 tmux_keys 1 y
-expect "hand: sorted by cycles" '^ function +Iv? +C +ILP +calls +cyclesv +IPC *$'
+expect "hand: sorted by the bound" '^ function +Iv? +C +ILP +calls +cycles +boundv +IPC *$'
 tmux_keys q
 expect "hand: exit" '^EXIT=0$'
 
@@ -64,11 +64,11 @@ r = json.load(open(sys.argv[1]))
 def ipc(p):
     return "%.2f" % p["ipc"] if p["ipc"] is not None else "-"
 t = r["totals"]["palmed"]
-print("TOTAL " + re.escape("whole run %.1f cycles, IPC %s; model " % (t["cycles"], ipc(t))))
+print("TOTAL " + re.escape("run bound %.1f cycles, IPC %s; model " % (t["cycles"], ipc(t))))
 for fn in sorted(r["functions"], key=lambda f: -f["instructions"])[:8]:
     p = fn["palmed"]
     ilp = fn["instructions"] / fn["steps"] if fn["steps"] else 0
-    print("FUNCTION %s ^ %s +%d +%d +%.2f +%d +%.1f +%s *$" % (fn["name"],
+    print("FUNCTION %s ^ %s +%d +%d +%.2f +%d +- +%.1f +%s *$" % (fn["name"],
           re.escape(fn["name"][:21]), fn["instructions"], fn["steps"], ilp, fn["calls"],
           p["cycles"], re.escape(ipc(p))))
 print("BOUND " + re.escape(" bound by " + "+".join(r["palmed"]["blocks"][0]["bottlenecks"]))
@@ -113,7 +113,7 @@ done
 # The default model, as perpi report finds it.
 mkdir -p "$tmp/xdg/perpi" && cp "$tmp/m.json" "$tmp/xdg/perpi/model.json"
 tmux_start 80 24 XDG_DATA_HOME="$tmp/xdg" "$PERPI" tui "$tmp/t.data"
-expect "default model" '^ f +44 +1 +44\.00 +1 +12\.0 +2\.75 *$'
+expect "default model" '^ f +44 +1 +44\.00 +1 +- +12\.0 +2\.75 *$'
 tmux_keys q
 
 # No model: the table as before, and how to build one.
@@ -128,7 +128,7 @@ screen | grep -q 'cycles' && { echo "FAIL: no model, yet cycles shown"; screen; 
 # A model of another CPU: used, with perpi report's warning (left on the
 # terminal after the browser) and a note on the bottom line.
 tmux_start 80 24 "$PERPI" tui --model "$tmp/other.json" "$tmp/t.data"
-expect "other CPU: columns" '^ f +44 +1 +44\.00 +1 +12\.0 +2\.75 *$'
+expect "other CPU: columns" '^ f +44 +1 +44\.00 +1 +- +12\.0 +2\.75 *$'
 expect "other CPU: note" 'IPC 2\.75; model of another CPU: '
 tmux_keys q
 expect "other CPU: warning" "model was built for CPU 'OtherVendor family 1 model 2: elsewhere'"

@@ -1,0 +1,151 @@
+/* What the cycle model knows of a static instruction: its form's resources
+ * (the Palmed model) and latency (the core file), the registers its memory
+ * operand's address is made of, whether it is a stack instruction or an
+ * indirect branch. Decoded once, from the instruction's bytes, with
+ * Capstone (the form also through Zydis, palmed/lift.h). */
+#include <capstone/capstone.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/cycles_private.h"
+#include "palmed/form.h"
+#include "palmed/lift.h"
+
+/* The GPR a register name is part of (0 rax ... 15 r15), or -1. */
+static int gpr_of(const char *name)
+{
+	static const char *const names[4][16] = {
+	    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11",
+	     "r12", "r13", "r14", "r15"},
+	    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d",
+	     "r12d", "r13d", "r14d", "r15d"},
+	    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w",
+	     "r13w", "r14w", "r15w"},
+	    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b",
+	     "r12b", "r13b", "r14b", "r15b"},
+	};
+	for (int s = 0; s < 4; s++)
+		for (int g = 0; g < 16; g++)
+			if (!strcmp(name, names[s][g]))
+				return g;
+	return -1;
+}
+
+static csh decoder(void)
+{
+	static csh cs;
+	static int opened;
+	if (!opened) {
+		opened = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK ? 1 : -1;
+		if (opened > 0)
+			cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	}
+	return opened > 0 ? cs : 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x9E3779B97F4A7C15ull + 1;
+}
+
+/* Address registers, the address expression and indirection, from
+ * Capstone's operands. */
+static void operands(struct cycles_static *s, const struct perpi_insn *insn)
+{
+	csh cs = decoder();
+	cs_insn *ci = NULL;
+	if (!cs || cs_disasm(cs, insn->bytes, insn->len, insn->addr, 1, &ci) != 1)
+		return;
+	const cs_x86 *x = &ci->detail->x86;
+	for (uint8_t i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		if (insn->control == CTRL_JUMP || insn->control == CTRL_CALL)
+			s->indirect |= op->type == X86_OP_REG || op->type == X86_OP_MEM;
+		if (op->type != X86_OP_MEM || !strncmp(ci->mnemonic, "lea", 3) ||
+		    !strncmp(ci->mnemonic, "nop", 3))
+			continue;
+		int base = op->mem.base ? gpr_of(cs_reg_name(cs, op->mem.base)) : -1;
+		int index = op->mem.index ? gpr_of(cs_reg_name(cs, op->mem.index)) : -1;
+		s->addr_unit[0] = base >= 0 ? (uint8_t)(UNIT_GPR + base) : CYCLES_NO_UNIT;
+		s->addr_unit[1] = index >= 0 ? (uint8_t)(UNIT_GPR + index) : CYCLES_NO_UNIT;
+		uint64_t key = mix(mix(mix(1, op->mem.base), op->mem.index), op->mem.scale);
+		key = mix(mix(key, (uint64_t)op->mem.disp), op->mem.segment);
+		s->addr_key = op->mem.base == X86_REG_RIP ? 0 : key;
+	}
+	cs_free(ci, 1);
+}
+
+/* push/pop/call/ret: their RSP update is the stack engine's ("pop rsp"
+ * is not, its RSP comes from memory). */
+static int is_stack(const struct perpi_insn *insn)
+{
+	const char *t = insn->text;
+	if (insn->control == CTRL_CALL || insn->control == CTRL_RET)
+		return 1;
+	if (strncmp(t, "push", 4) && strncmp(t, "pop", 3))
+		return 0;
+	return strcmp(t, "pop rsp") != 0;
+}
+
+static void usages(struct cycles_static *s, const char *form, const struct model *m,
+		   struct cycles_usage *u)
+{
+	long f = m ? model_form_index(m, form) : -1;
+	s->first_use = (uint32_t)u->n;
+	if (f < 0)
+		return;
+	s->mapped = 1;
+	for (size_t r = 0; r < m->nres; r++) {
+		double rho = model_rho(m, (size_t)f, r);
+		if (rho <= 0)
+			continue;
+		if (u->n == u->cap) {
+			u->cap = u->cap ? 2 * u->cap : 256;
+			u->res = xrealloc(u->res, u->cap * sizeof(*u->res));
+			u->rho = xrealloc(u->rho, u->cap * sizeof(*u->rho));
+		}
+		u->res[u->n] = (uint16_t)r;
+		u->rho[u->n++] = (float)rho;
+		s->nuse++;
+	}
+}
+
+static int accesses_memory(const struct perpi_event *ev)
+{
+	return ev->n_mem > 0;
+}
+
+void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
+			const struct model *m, const struct core *c, struct cycles_usage *u)
+{
+	const struct perpi_insn *insn = ev->insn;
+	char form[FORM_NAME_MAX];
+	double lat;
+	memset(s, 0, sizeof(*s));
+	s->known = 1;
+	s->addr_unit[0] = s->addr_unit[1] = CYCLES_NO_UNIT;
+	s->stack = (uint8_t)is_stack(insn);
+	for (size_t i = 0; i < ev->n_dst; i++)
+		s->vec_dst |= ev->dst[i] >= UNIT_VEC && ev->dst[i] < UNIT_K;
+	for (size_t i = 0; i < ev->n_src; i++)
+		s->vec_src |= ev->src[i] >= UNIT_VEC && ev->src[i] < UNIT_K;
+	operands(s, insn);
+	int named = lift_insn_form(insn->bytes, insn->len, insn->addr, form, sizeof(form)) == 0;
+	if (named)
+		usages(s, form, m, u);
+	else
+		s->first_use = (uint32_t)u->n;
+	s->latency = 1;
+	if (named && c && core_latency(c, form, &lat) == 0) {
+		s->latency = (float)lat;
+		s->timed = 1;
+	} else if (accesses_memory(ev) || insn->control != CTRL_NONE) {
+		/* Pipedream has no chain for these: a plain load's latency is
+		 * the load-to-use latency, a plain store's data is ready when
+		 * its sources are, a branch resolves in a cycle. */
+		s->latency = accesses_memory(ev) ? 0 : 1;
+		s->timed = 1;
+	}
+	if (insn->klass == CLASS_FP || insn->klass == CLASS_VEC)
+		s->fp = s->latency > 0.5 && s->latency < 2.5 ? 1 : 2;
+}
