@@ -183,7 +183,7 @@ void lift_report_columns(void *ctx, uint64_t entry, int whole_run, char *buf, si
 	if (f.cycles > 0)
 		snprintf(ipc, sizeof(ipc), "%.2f", f.covered / f.cycles);
 	cycles_report_columns(lr->cycles, entry, whole_run, buf, size);
-	size_t used = strlen(buf);
+	used = strlen(buf);
 	snprintf(buf + used, size - used,
 		 "bound [%.1f] :: IPC [%s] :: bottleneck [%s] :: covered [%.1f%%]", f.cycles, ipc,
 		 f.bottleneck >= 0 ? lr->model->res[f.bottleneck].name : "-", 100 * lift_coverage(&f));
