@@ -52,7 +52,7 @@ assert b["forms"][:3] == ["ADD_GPR64_GPR64", "ADDSD_XMM_XMM", "ADDSD_XMM_XMM"], 
 "$tl" write "$tmp/n.data" "$tmp/n.json" host noimul || { echo "FAIL: writing noimul"; exit 1; }
 "$PERPI" report -i "$tmp/n.data" --model "$tmp/n.json" --blocks > "$tmp/out" 2> "$tmp/err" ||
 	{ echo "FAIL: report --model noimul"; cat "$tmp/err"; fail=1; }
-has noimul-f '(1 call) :: cycles [10.2] :: IPC [3.02] :: bottleneck [R1] :: covered [93.9%] :: uncovered [IMUL_GPR64_GPR64 x2]' "$tmp/out"
+has noimul-f '(1 call) :: bound [10.2] :: IPC [3.02] :: bottleneck [R1] :: covered [93.9%] :: uncovered [IMUL_GPR64_GPR64 x2]' "$tmp/out"
 has noimul-header '# uncovered: IMUL_GPR64_GPR64, 2 instructions: refused for this test' "$tmp/out"
 has noimul-header-count '# covered: 31 of the 33 instructions that are not control transfers (93.9%); the 13 control transfers cannot be benchmarked' "$tmp/out"
 grep '^0x200d ' "$tmp/out" | grep -q 'IMUL_GPR64_GPR64 x2$' || { echo "FAIL: block B names IMUL"; cat "$tmp/out"; fail=1; }
