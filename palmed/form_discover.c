@@ -330,6 +330,27 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 	return rc;
 }
 
+/* The linked check kernels run once each: entries "fault" or "ok". */
+static int run_checks(const char *dir, const struct names *ok, struct form_catalogue *c,
+		      struct harness_job *jobs, const size_t *which, size_t n_jobs)
+{
+	struct harness_output *out = xcalloc(n_jobs + 1, sizeof(*out));
+	struct harness_config hc = {.measures = 1, .max_attempts = 1, .cpu = -1, .check_only = 1};
+	char *so = xasprintf("%s/check.so", dir);
+	int rc = harness_run(so, jobs, n_jobs, &hc, out, NULL, NULL);
+	for (size_t j = 0; j < n_jobs && rc == 0; j++) {
+		size_t i = which[j];
+		if (out[j].status < 0)
+			entry(c, ok->v[i], "fault", out[j].error);
+		else
+			entry(c, ok->v[i], "ok", NULL);
+		harness_output_done(&out[j]);
+	}
+	free(so);
+	free(out);
+	return rc;
+}
+
 /* Run each form's kernel once in a worker: does it fault on this CPU? */
 static int check_running(const char *dir, struct names *ok, struct form_catalogue *c)
 {
@@ -371,23 +392,8 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 	strbuf_done(&s);
 	if (rc == 0)
 		rc = harness_link(dir, "check");
-	if (rc == 0) {
-		struct harness_output *out = xcalloc(n_jobs + 1, sizeof(*out));
-		struct harness_config hc = {
-		    .measures = 1, .max_attempts = 1, .cpu = -1, .check_only = 1};
-		char *so = xasprintf("%s/check.so", dir);
-		rc = harness_run(so, jobs, n_jobs, &hc, out, NULL, NULL);
-		for (size_t j = 0; j < n_jobs && rc == 0; j++) {
-			size_t i = which[j];
-			if (out[j].status < 0)
-				entry(c, ok->v[i], "fault", out[j].error);
-			else
-				entry(c, ok->v[i], "ok", NULL);
-			harness_output_done(&out[j]);
-		}
-		free(so);
-		free(out);
-	}
+	if (rc == 0)
+		rc = run_checks(dir, ok, c, jobs, which, n_jobs);
 	for (size_t i = 0; i < ok->n; i++)
 		free(errors[i]);
 	free(errors);

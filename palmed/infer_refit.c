@@ -115,6 +115,40 @@ static double fit_error(const struct state *st, const struct sparse *sp, size_t 
 	return M ? sum / (double)M : 0;
 }
 
+/* The rows of one resource's fit and their slack columns. */
+struct refit_rows {
+	size_t *rows; /* the kernel of each slack column */
+	size_t nrows, cap, n;
+	size_t *cols; /* scratch for one row: n + 2 entries */
+	double *val;
+};
+
+/* Kernel b's row: mine (r is its bottleneck): load + cb l - cb u = cb;
+ * the others: load - cb u <= cb. */
+static void add_kernel_row(struct lp *lp, struct refit_rows *rr, const struct sparse *s, size_t b,
+			   int mine)
+{
+	double cb = s->cycles;
+	size_t k = s->n, first = rr->n + rr->nrows;
+	memcpy(rr->cols, s->cols, k * sizeof(size_t));
+	memcpy(rr->val, s->val, k * sizeof(double));
+	if (rr->nrows + 2 > rr->cap) {
+		rr->cap *= 2;
+		rr->rows = xrealloc(rr->rows, rr->cap * sizeof(size_t));
+	}
+	rr->rows[rr->nrows++] = b;
+	rr->cols[k] = first, rr->val[k++] = -cb;
+	if (mine) {
+		rr->rows[rr->nrows++] = b;
+		rr->cols[k] = first + 1, rr->val[k++] = cb;
+	}
+	lp_add_cols(lp, mine ? 2 : 1);
+	lp_set_objective(lp, first, s->weight);
+	if (mine)
+		lp_set_objective(lp, first + 1, s->weight);
+	lp_add_row_sparse(lp, k, rr->cols, rr->val, mine ? cb : -INFINITY, cb);
+}
+
 /* Resource r's usages fitted with the assignment of rho (kernels whose
  * bottleneck r is must reach their cycles; the others must stay below
  * theirs), into out. Each row gets its own slack, so resources fit apart:
@@ -123,11 +157,11 @@ static double fit_error(const struct state *st, const struct sparse *sp, size_t 
 static int fit_resource(const struct state *st, const struct sparse *sp, size_t M,
 			const size_t *assign, double *const *rho, size_t r, double *out)
 {
-	size_t n = st->n, nrows = 0, cap = 64;
-	size_t *rows = xmalloc(cap * sizeof(size_t)); /* the kernel of each slack column */
+	size_t n = st->n;
+	struct refit_rows rr = {xmalloc(64 * sizeof(size_t)), 0, 64, n,
+				xmalloc((n + 2) * sizeof(size_t)), xmalloc((n + 2) * sizeof(double))};
 	unsigned char *added = xcalloc(M + 1, 1);
-	size_t *cols = xmalloc((n + 2) * sizeof(size_t));
-	double *val = xmalloc((n + 2) * sizeof(double)), *x = NULL;
+	double *x = NULL;
 	struct lp *lp = lp_new(n, 0);
 	for (size_t j = 0; j < n; j++)
 		lp_set_objective(lp, j, REFIT_LAMBDA / st->single[j]);
@@ -153,31 +187,13 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 			if (!mine &&
 			    (now <= cb * (x ? 1 + 1e-7 : 0.9) || others++ >= REFIT_MAX_ROWS))
 				continue;
-			/* mine: load + cb l - cb u = cb; others: load - cb u <= cb */
-			size_t k = sp[b].n, first = n + nrows;
-			memcpy(cols, sp[b].cols, k * sizeof(size_t));
-			memcpy(val, sp[b].val, k * sizeof(double));
-			if (nrows + 2 > cap) {
-				cap *= 2;
-				rows = xrealloc(rows, cap * sizeof(size_t));
-			}
-			rows[nrows++] = b;
-			cols[k] = first, val[k++] = -cb;
-			if (mine) {
-				rows[nrows++] = b;
-				cols[k] = first + 1, val[k++] = cb;
-			}
-			lp_add_cols(lp, mine ? 2 : 1);
-			lp_set_objective(lp, first, sp[b].weight);
-			if (mine)
-				lp_set_objective(lp, first + 1, sp[b].weight);
-			lp_add_row_sparse(lp, k, cols, val, mine ? cb : -INFINITY, cb);
+			add_kernel_row(lp, &rr, &sp[b], b, mine);
 			added[b] = 1;
 			more++;
 		}
 		if (x && !more)
 			break;
-		x = xrealloc(x, (n + nrows + 1) * sizeof(double));
+		x = xrealloc(x, (n + rr.nrows + 1) * sizeof(double));
 		if ((rc = lp_solve(lp, x, NULL)) < 0)
 			break;
 	}
@@ -185,10 +201,10 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 		for (size_t j = 0; j < n; j++)
 			out[j] = x[j] < 1e-9 ? 0 : x[j];
 	lp_delete(lp);
-	free(rows);
+	free(rr.rows);
 	free(added);
-	free(cols);
-	free(val);
+	free(rr.cols);
+	free(rr.val);
 	free(x);
 	return rc;
 }
