@@ -273,8 +273,11 @@ static const char *candidates_header(const char *dir)
 		   : ".intel_syntax noprefix\n";
 }
 
-/* Assemble every candidate; keep those that assemble into exactly their
- * own form (as the tracer's x86 layer reads the bytes). */
+/* Assemble every candidate, each in a slot of SLOT bytes (an instruction
+ * has at most 15, so even two fit); keep those that assemble into exactly one instruction of
+ * their own form (as the tracer's x86 layer reads the bytes). */
+enum { SLOT = 32 };
+
 static int filter_assembling(const char *dir, struct names *cand, struct names *ok)
 {
 	const char *header = candidates_header(dir);
@@ -289,10 +292,13 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 		strbuf_init(&s);
 		strbuf_addf(&s, "%s", header);
 		for (size_t i = 0; i < cand->n; i++)
-			if (bad[i])
+			if (bad[i]) {
 				strbuf_addf(&s, "\n");
-			else
+			} else { /* each at its own SLOT bytes: an instance that
+				  * decodes otherwise cannot shift the others */
+				strbuf_addf(&s, ".balign %d, 0xcc;", SLOT);
 				gen_sample_instance(&forms[i], &s);
+			}
 		char *diag = NULL;
 		rc = harness_assemble(dir, "cand", s.buf, &diag);
 		if (rc < 0 && diag)
@@ -316,9 +322,12 @@ static int filter_assembling(const char *dir, struct names *cand, struct names *
 		struct form f;
 		char name[FORM_NAME_MAX];
 		unsigned n;
-		if (form_from_bytes(bytes + off, len - off, &f, &n) < 0)
-			break;
-		off += n;
+		size_t at = off;
+		off += SLOT;
+		if (form_from_bytes(bytes + at, len - at, &f, &n) < 0 || n > SLOT)
+			continue; /* no decoder reads it, or two instructions */
+		if (at + n < len && at + n < off && bytes[at + n] != 0xcc)
+			continue; /* more than one instruction */
 		form_print(&f, name, sizeof(name));
 		if (!strcmp(name, cand->v[i]))
 			names_add(ok, xstrdup(name));
@@ -405,14 +414,22 @@ static int check_running(const char *dir, struct names *ok, struct form_catalogu
 	return rc;
 }
 
+/* "rep movsb" -> "REP.MOVSB", the way forms spell mnemonics; malloc'd. */
+static char *mnemonic_name(const char *m)
+{
+	char *v = xstrdup(m);
+	for (char *p = v; *p; p++)
+		*p = *p == ' ' ? '.' : (char)toupper((unsigned char)*p);
+	return v;
+}
+
 static void all_mnemonics(struct names *ms)
 {
 	char **v;
 	size_t n = x86_operands_mnemonics(&v);
 	for (size_t i = 0; i < n; i++) {
-		for (char *p = v[i]; *p; p++)
-			*p = *p == ' ' ? '.' : (char)toupper((unsigned char)*p);
-		names_add(ms, v[i]);
+		names_add(ms, mnemonic_name(v[i]));
+		free(v[i]);
 	}
 	free(v);
 }
@@ -432,7 +449,7 @@ int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue 
 	memset(out, 0, sizeof(*out));
 	if (mnemonics && n)
 		for (size_t i = 0; i < n; i++)
-			names_add(&ms, xstrdup(mnemonics[i]));
+			names_add(&ms, mnemonic_name(mnemonics[i]));
 	else
 		all_mnemonics(&ms);
 	for (size_t i = 0; i < ms.n; i++) {
