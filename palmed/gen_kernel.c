@@ -138,10 +138,12 @@ static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k,
  * no load then matches an earlier store in the low 12 address bits, which
  * the core would take for a possible store-to-load dependency (4K
  * aliasing) and wait on. */
-static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
+static unsigned next_displacement(struct pools *pl, int half, enum form_kind k, int rmw)
 {
 	unsigned size = form_kind_bytes(k);
 	size = size == 0 ? 64 : size == 10 ? 16 : size;
+	if (rmw && size < 8)
+		size = 8;
 	unsigned v = (pl->cursor[half] + size - 1) / size * size; /* in the used bytes */
 	if (v + size > GEN_HALF_BYTES / 2)
 		v = 0;
@@ -153,7 +155,7 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k)
 static void add_address(struct strbuf *out, struct pools *pl, enum form_kind k, int index)
 {
 	/* never 0: a displacement is encoded */
-	gen_address(out, k, gen_gpr64[index], next_displacement(pl, 0, k) + 8);
+	gen_address(out, k, gen_gpr64[index], next_displacement(pl, 0, k, 0) + 8);
 }
 
 static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
@@ -199,7 +201,13 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, i
 				    has_index(k) ? pl->read[C_GPR][read_index[C_GPR]++] : 0);
 		} else if (form_kind_is_memory(k)) {
 			const char *kw = memory_keyword(k);
-			unsigned d = next_displacement(pl, written ? 1 : 0, k);
+			/* a read-modify-write a cache line from the last: on
+			 * Zen 5, RMWs of neighbouring bytes wait for each
+			 * other's store (a chain through memory, not the
+			 * throughput); plain stores stay packed, as code
+			 * writes arrays */
+			int rmw = written && (info->access[i] & GEN_READ);
+			unsigned d = next_displacement(pl, written ? 1 : 0, k, rmw);
 			strbuf_addf(out, "%s%s[%s + %u]", kw ? kw : "", kw ? " ptr " : "",
 				    written ? "r15" : "r14", d);
 		} else if (k == FORM_CL) {
