@@ -262,7 +262,7 @@ int form_from_operands(const struct x86_operands *d, struct form *out)
 		case X86_OPND_REG:
 			k = same && i > 0 && i + 1 == d->n && same_register(o, &d->op[i - 1])
 				? FORM_SAME
-				: register_kind(o, is_shift);
+				: register_kind(o, is_shift && i > 0); /* the count follows */
 			break;
 		case X86_OPND_IMM:
 			k = immediate_kind(o);

@@ -96,6 +96,11 @@ int main(void)
 	DECODED("ADD_GPR32_GPR32", 0x01, 0xd8);
 	/* 00 /r: add al, bl */
 	DECODED("ADD_GPR8_GPR8", 0x00, 0xd8);
+	/* shr cl, 5: C0 /5 ib, modrm E9 = 11 101 001 (SHR, rm = CL): CL is the
+	 * shifted register, not the count */
+	DECODED("SHR_GPR8_IMM8", 0xc0, 0xe9, 0x05);
+	/* shl cl, cl: D2 /4, modrm E1 = 11 100 001: the count is CL */
+	DECODED("SHL_GPR8_CL", 0xd2, 0xe1);
 	/* REX.W 8B /r, ModRM 00 000 111: mov rax, [rdi] */
 	DECODED("MOV_GPR64_M64", 0x48, 0x8b, 0x07);
 	/* REX.W 89 /r: mov [rdi], rax */
