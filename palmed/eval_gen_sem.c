@@ -8,20 +8,10 @@
 
 #include "common/util.h"
 #include "palmed/eval_gen_private.h"
+#include "palmed/gen.h"
 #include "palmed/harness.h"
 #include "palmed/lift.h"
 #include "tracer/x86.h"
-
-static const char *const gpr[4][16] = {
-    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
-     "r13b", "r14b", "r15b"},
-    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
-     "r14w", "r15w"},
-    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
-     "r13d", "r14d", "r15d"},
-    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
-     "r14", "r15"},
-};
 
 int eg_class(enum form_kind k)
 {
@@ -35,7 +25,7 @@ int eg_class(enum form_kind k)
 void eg_register(struct strbuf *out, enum form_kind k, int reg)
 {
 	if (eg_class(k) == 0)
-		strbuf_addf(out, "%s", gpr[k - FORM_GPR8][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[k - FORM_GPR8][reg]);
 	else if (eg_class(k) == 1)
 		strbuf_addf(out, "%cmm%d", "xyz"[k - FORM_XMM], reg);
 	else

@@ -9,7 +9,8 @@
 
 #include "palmed/harness.h"
 
-static const char *const gpr_names[4][16] = {
+/* GPR names by size (8, 16, 32, 64 bits) and number, encoding order. */
+const char *const gen_gpr_names[4][16] = {
     {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
      "r13b", "r14b", "r15b"},
     {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
@@ -91,16 +92,16 @@ static void add_register(struct strbuf *out, enum form_kind k, int reg)
 {
 	switch (k) {
 	case FORM_GPR8:
-		strbuf_addf(out, "%s", gpr_names[0][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[0][reg]);
 		break;
 	case FORM_GPR16:
-		strbuf_addf(out, "%s", gpr_names[1][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[1][reg]);
 		break;
 	case FORM_GPR32:
-		strbuf_addf(out, "%s", gpr_names[2][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[2][reg]);
 		break;
 	case FORM_GPR64:
-		strbuf_addf(out, "%s", gpr_names[3][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[3][reg]);
 		break;
 	case FORM_XMM:
 		strbuf_addf(out, "xmm%d", reg);
@@ -183,7 +184,7 @@ static void sample(const struct form *f, const unsigned char *access, int twin, 
 		if (k == FORM_SAME && last >= 0) {
 			add_register(out, last_kind, last);
 		} else if (form_kind_is_address(k)) {
-			gen_address(out, k, gpr_names[3][gpr_order[next_gpr++]], 64);
+			gen_address(out, k, gen_gpr_names[3][gpr_order[next_gpr++]], 64);
 		} else if (form_kind_is_memory(k)) {
 			strbuf_addf(out, "%s[r14 + 64]", memory_keyword(k));
 		} else if (form_kind_is_immediate(k)) {

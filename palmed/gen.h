@@ -55,6 +55,9 @@ const char *gen_immediate_text(enum form_kind k);
 
 void gen_sample_instance(const struct form *f, struct strbuf *out);
 
+/* GPR names by size (0: 8 bits ... 3: 64 bits) and number, encoding order. */
+extern const char *const gen_gpr_names[4][16];
+
 /* A memory operand in the shape of its kind (form.h): index register x,
  * displacement d where the shape has one ([r14 + d] for plain memory). */
 void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d);
