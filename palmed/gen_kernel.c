@@ -9,14 +9,6 @@
 
 #include "palmed/gen_private.h"
 
-static const char *const gpr_by_width[3][16] = {
-    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b",
-     "r13b", "r14b", "r15b"},
-    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w",
-     "r14w", "r15w"},
-    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
-     "r13d", "r14d", "r15d"},
-};
 /* The loop owns rsp, r13 (turns), r14 (read half), r15 (write half). */
 static const int gpr_usable[] = {3, 5, 8, 9, 10, 11, 12, 0, 1, 2, 6, 7};
 static const char *const class_names[C_COUNT] = {"GPR", "vector", "mask"};
@@ -112,7 +104,7 @@ static void add_register(struct strbuf *out, struct pools *pl, enum form_kind k,
 	case FORM_GPR8:
 	case FORM_GPR16:
 	case FORM_GPR32:
-		strbuf_addf(out, "%s", gpr_by_width[k - FORM_GPR8][reg]);
+		strbuf_addf(out, "%s", gen_gpr_names[k - FORM_GPR8][reg]);
 		break;
 	case FORM_GPR64:
 		strbuf_addf(out, "%s", gen_gpr64[reg]);
@@ -274,7 +266,7 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct ge
 	if (p->avx)
 		strbuf_addf(out, "\tvzeroupper\n");
 	for (size_t i = 0; i < ARRAY_SIZE(gpr_usable); i++)
-		strbuf_addf(out, "\tmov %s, 1\n", gpr_by_width[2][gpr_usable[i]]);
+		strbuf_addf(out, "\tmov %s, 1\n", gen_gpr_names[2][gpr_usable[i]]);
 }
 
 /* Vector registers from the arena: legacy SSE only when every vector form

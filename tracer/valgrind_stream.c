@@ -42,17 +42,6 @@ struct stream {
 	struct x86_xstate xs;
 };
 
-static const uint16_t gpr_offset[16] = {
-    offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rcx),
-    offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rbx),
-    offsetof(struct user_regs_struct, rsp), offsetof(struct user_regs_struct, rbp),
-    offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
-    offsetof(struct user_regs_struct, r8),  offsetof(struct user_regs_struct, r9),
-    offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
-    offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
-    offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
-};
-
 static uint64_t get_u64(const uint8_t *p)
 {
 	uint64_t v;
@@ -245,7 +234,7 @@ static void on_record(struct stream *s, struct vg_insn *vi, const uint8_t *p)
 	for (int i = 0; i < vi->n_slots; i++) {
 		int slot = vi->slot[i];
 		if (slot < 16)
-			memcpy((char *)&s->regs + gpr_offset[slot], p, 8);
+			memcpy((char *)&s->regs + x86_gpr_offset[slot], p, 8);
 		else if (slot == VGP_SLOT_FS_BASE)
 			s->regs.fs_base = get_u64(p);
 		else if (slot == VGP_SLOT_GS_BASE)

@@ -65,4 +65,8 @@ int x86_needs_xstate(const struct perpi_insn *insn);
 int x86_resolve(const struct perpi_insn *insn, const struct x86_state *st,
 		struct perpi_event *ev);
 
+/* Where GPR n (encoding order: rax, rcx, rdx, rbx, rsp...) lies in
+ * struct user_regs_struct. */
+extern const uint16_t x86_gpr_offset[16];
+
 #endif

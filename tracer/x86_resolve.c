@@ -7,7 +7,8 @@
 #include "common/util.h"
 #include "tracer/x86_sem.h"
 
-static const uint16_t gpr_offset[16] = {
+/* Where GPR n (encoding order) lies in struct user_regs_struct. */
+const uint16_t x86_gpr_offset[16] = {
     offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rcx),
     offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rbx),
     offsetof(struct user_regs_struct, rsp), offsetof(struct user_regs_struct, rbp),
@@ -21,7 +22,7 @@ static const uint16_t gpr_offset[16] = {
 static inline uint64_t gpr(const struct user_regs_struct *r, int n)
 {
 	uint64_t v;
-	memcpy(&v, (const char *)r + gpr_offset[n], sizeof(v));
+	memcpy(&v, (const char *)r + x86_gpr_offset[n], sizeof(v));
 	return v;
 }
 
