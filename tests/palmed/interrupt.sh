@@ -44,9 +44,18 @@ grep -q '^perpi: palmed build: interrupted after [0-9]* benchmarks; the measurem
 made=$(sed -n 's/.*interrupted after \([0-9]*\) benchmarks.*/\1/p' "$tmp/err")
 # Resume: a small budget; the kernels measured before come from the database.
 timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" -q --budget 200 --training 50 \
-	-o "$tmp/m.json" >"$tmp/out" 2>&1 || { echo "FAIL: resumed build"; cat "$tmp/out"; fail=1; }
+	-o "$tmp/m.json" >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 124 ]; then # a loaded machine: slow, which says nothing of resuming
+	echo "SKIP: the resumed build took over 300 s (a loaded machine): $(tail -1 "$tmp/out")"
+	exit 77
+fi
+[ $rc -eq 0 ] || { echo "FAIL: resumed build (exit $rc)"; cat "$tmp/out"; fail=1; }
 found=$(sed -n 's/.*(\([0-9]*\) found in the database).*/\1/p' "$tmp/out")
-if [ "${found:-0}" -lt 1 ] || [ "${made:-0}" -lt 1 ]; then
+# The measurements stored before the stop are what resuming is about (the
+# message's count is the inference's: the batch's kernels stored while the
+# inference had not taken them yet are not in it, and may make it 0).
+if [ "${found:-0}" -lt 1 ]; then
 	echo "FAIL: nothing resumed (interrupted after ${made:-?}, found ${found:-0})"; cat "$tmp/out"; fail=1
 fi
 [ $fail = 0 ] && echo "ok interrupted after $made benchmarks, exit 130, resumed with $found of them"
