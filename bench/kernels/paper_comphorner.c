@@ -4,18 +4,8 @@
 #pragma GCC optimize("fp-contract=off", "no-tree-vectorize")
 #include "../../examples/eft.h"
 #include "kernel.h"
-#define DEG 25
+#include "paper.h"
 const char kernel_name[] = "paper_comphorner";
-static double a[DEG + 1], x = 0.75;
-double result; /* not static: the compiler keeps the computation */
-void kernel_setup(void)
-{
-	double binom = 1;
-	for (int i = 0; i <= DEG; i++) { /* a[i] = C(n, i) (-1)^(n-i) */
-		a[i] = (DEG - i) % 2 ? -binom : binom;
-		binom = binom * (DEG - i) / (i + 1);
-	}
-}
 KERNEL long kernel(void)
 {
 	double s = a[DEG], c = 0, p, pi, sigma;
