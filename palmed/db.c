@@ -136,7 +136,15 @@ int db_open(const char *path, struct db **out)
 		return -1;
 	}
 	sqlite3_busy_timeout(db->sql, 10000);
-	if (check_or_create(db) < 0 ||
+	/* Checked and created in one write transaction: two perpi processes
+	 * opening a new database at once (a build and 'perpi db export') must
+	 * not see it half created. A file that is no database fails here and
+	 * gets check_or_create's message. */
+	int in_tx = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+	int checked = check_or_create(db);
+	if (in_tx)
+		sqlite3_exec(db->sql, checked < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+	if (checked < 0 ||
 	    sqlite3_exec(db->sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
 			 NULL) != SQLITE_OK ||
 	    sqlite3_exec(db->sql, schema_additions, NULL, NULL, NULL) != SQLITE_OK) {

@@ -125,4 +125,15 @@ printf 'vendor,nonsense\n' >"$t/bad.csv"
 printf -- '-- perpi measurement database export, format 1\nDROP TABLE kernel;\n' >"$t/evil.sql"
 "$PERPI" db --db "$cdb" import "$t/evil.sql" 2>/dev/null && { echo "FAIL: an import dropped a table"; fail=1; }
 [ "$(sqlite3 "$cdb" 'select count(*) from kernel')" -ge "$rows" ] || { echo "FAIL: kernel table damaged"; fail=1; }
+# A new database opened by several perpi processes at once (a build and
+# 'perpi db export' beside it): each sees it whole, none refuses it as
+# foreign or half created (seen 2 times in 30 rounds before its creation
+# was one transaction).
+for r in $(seq 1 30); do
+	rm -f "$t/race.db" "$t/race.db-wal" "$t/race.db-shm"
+	for j in 1 2 3 4; do "$PERPI" db --db "$t/race.db" export --csv >/dev/null 2>>"$t/race.err" & done
+	wait
+done
+[ -s "$t/race.err" ] && { echo "FAIL: concurrent opening of a new database: $(sort -u "$t/race.err" | head -2)"; fail=1; }
+
 exit $fail
