@@ -39,6 +39,7 @@ run: build
 		if [ $$st != 0 ]; then echo "fuzz: $$t FAILED (exit $$st): see $(B)/$$t.log"; tail -n 30 $(B)/$$t.log; exit 1; fi; \
 	done
 
--include $(LIB_OBJS:.o=.d)
+# the targets' own objects too: a changed header must rebuild them
+-include $(LIB_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(B)/obj/fuzz/fuzz_%.d) $(B)/obj/fuzz/fuzz_util.d
 .PHONY: build run
 .SECONDARY:
