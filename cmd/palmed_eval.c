@@ -102,7 +102,7 @@ static void reference_batch(struct reference *ref, const struct kernel *ks, size
 		}
 		return;
 	}
-	ref->ms.cycles_many(ref->ms.ctx, ks, n, ipc, status, errors);
+	ref->ms.cycles_many(ref->ms.ctx, ks, n, ipc, status, errors, NULL);
 	for (size_t i = 0; i < n; i++)
 		if (status[i] == 0)
 			ipc[i] = kernel_size(&ks[i]) / ipc[i]; /* cycles to IPC */

@@ -388,14 +388,15 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 		infer_meter_note(mt,
 				 "mapping: %u forms onto the core's %u resources (%u groups%s) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
-				 "%u forms bounded by %u resources of their own",
+				 "%u forms bounded by %u resources of their own; %u measured "
+				 "with helpers, their usages taken off",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
 				 stats->map.template_mode
 				     ? ": too many, each form a combination of "
 				       "core forms"
 				     : "",
 				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
-				 stats->map.own, stats->map.own_resources);
+				 stats->map.own, stats->map.own_resources, stats->map.with_helpers);
 	return rc;
 }
 

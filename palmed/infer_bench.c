@@ -8,6 +8,7 @@
 #include "palmed/model.h"
 
 #define REFUSED "refused" /* the kind of the database's rows of refusals */
+#define HELPERS_REFUSAL "timed with helpers"
 
 /* Whether k was refused before (*reason then malloc'd). */
 static int refused_before(struct infer_bench *ib, const struct kernel *k, char **reason)
@@ -28,7 +29,8 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 /* Remembers that k was refused, unless it was only interrupted. */
 static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
 {
-	if (!ib->db || (ib->stop && *ib->stop))
+	/* a refusal for helpers is the caller's choice, not the kernel's */
+	if (!ib->db || (ib->stop && *ib->stop) || !strncmp(reason, HELPERS_REFUSAL, 18))
 		return;
 	struct bench_result r;
 	bench_result_init(&r);
@@ -46,17 +48,17 @@ static void remember_refusal(struct infer_bench *ib, const struct kernel *k, con
  * is about), or the loop ran helper instructions with the kernel (a
  * division's operands, flag or register dependency breakers: gen.h's
  * gen_info). The cycles are then those of the kernel and the helpers
- * together; the inference asks for the kernel's alone, so such a result is
- * left out, with the helpers named: the forms that need them alone (div,
- * adc, mul...) are unmapped, saying so. NULL: usable. */
-static const char *refusal_of(const struct bench_result *r)
+ * together: such a result is left out, with the helpers named, unless the
+ * call takes them (ib->accept_helpers: the mapping stage, which knows the
+ * helpers' usage and takes it off: infer_map.c). NULL: usable. */
+static const char *refusal_of(const struct infer_bench *ib, const struct bench_result *r)
 {
 	static char why[256];
 	if (r->flagged)
 		snprintf(why, sizeof(why), "not measurable as throughput: %s", r->flag_reason);
-	else if (r->helpers[0])
-		snprintf(why, sizeof(why), "timed with helpers (%s): their share is not separable",
-			 r->helpers);
+	else if (r->helpers[0] && !ib->accept_helpers)
+		snprintf(why, sizeof(why),
+			 HELPERS_REFUSAL " (%s): their share is not separable here", r->helpers);
 	else
 		return NULL;
 	/* as long as the database remembers it: a refusal found there later
@@ -76,8 +78,8 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 	for (unsigned attempt = first; attempt < 3; attempt++) {
 		bench_result_init(r);
 		rc = bench_measure(attempt ? ib->fresh : ib->bench, k, r);
-		if (rc == 0 && (r->flagged || r->helpers[0])) {
-			rc = perpi_set_error("%s", refusal_of(r));
+		if (rc == 0 && refusal_of(ib, r)) {
+			rc = perpi_set_error("%s", refusal_of(ib, r));
 			break;
 		}
 		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
@@ -124,6 +126,7 @@ static int infer_measure_cycles(void *ctx, const struct kernel *k, double *cycle
 {
 	struct infer_bench *ib = ctx;
 	struct bench_result r;
+	ib->accept_helpers = 0;
 	int rc = infer_bench_measure(ib, k, &r);
 	count(ib, rc, &r);
 	if (rc == 0) {
@@ -162,9 +165,10 @@ static size_t set_aside_refused(struct infer_bench *ib, const struct kernel *ks,
  * then what infer_bench_measure would do next for each kernel the host
  * disturbed or spread too widely: measure it again on its own. */
 static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t n, double *cycles,
-				      int *status, char **errors)
+				      int *status, char **errors, char **helpers)
 {
 	struct infer_bench *ib = ctx;
+	ib->accept_helpers = helpers != NULL;
 	struct bench_result *r = xcalloc(n + 1, sizeof(*r));
 	struct kernel *todo = xcalloc(n + 1, sizeof(*todo));
 	size_t *at = xcalloc(n + 1, sizeof(size_t));
@@ -188,9 +192,9 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		if (from_refusal[i])
 			continue;
 		int retry = 0;
-		if (status[i] == 0 && (r[i].flagged || r[i].helpers[0])) {
+		if (status[i] == 0 && refusal_of(ib, &r[i])) {
 			status[i] = -1;
-			errors[i] = xstrdup(refusal_of(&r[i]));
+			errors[i] = xstrdup(refusal_of(ib, &r[i]));
 		} else if (status[i] == 0) {
 			retry = r[i].spread > INFER_BENCH_MAX_SPREAD;
 		} else {
@@ -209,7 +213,9 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 		count(ib, status[i], &r[i]);
 		if (status[i] == 0)
 			cycles[i] = r[i].cycles;
-		else
+		if (status[i] == 0 && helpers)
+			helpers[i] = r[i].helpers[0] ? xstrdup(r[i].helpers) : NULL;
+		else if (status[i] != 0)
 			remember_refusal(ib, &ks[i], errors[i]);
 		bench_result_done(&r[i]);
 	}
@@ -231,6 +237,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	ib->db = db;
 	ib->key = bench_options_key(o);
 	ib->retry_refused = 0;
+	ib->accept_helpers = 0;
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;

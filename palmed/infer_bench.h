@@ -24,6 +24,7 @@ struct infer_bench {
 	 * database, so that a resumed or repeated build takes the same path
 	 * and measures nothing again; retry_refused measures those again. */
 	int retry_refused;
+	int accept_helpers; /* the call under way takes results timed with helpers */
 	/* When *stop becomes non-zero, kernels the host disturbed are not
 	 * measured again (a stop must not wait for retries); NULL: never. */
 	const volatile sig_atomic_t *stop;

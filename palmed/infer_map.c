@@ -22,20 +22,54 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->max_probes = 24;
 }
 
-/* Measures ks (and logs every measurement in the model). Returns -1 when
- * interrupted. */
+/* The measurement as it ran: k and its helpers. */
+static void log_measurement(struct mapping *mp, const struct kernel *k, const char *helpers,
+			    double cycles)
+{
+	struct kernel all, h;
+	kernel_init(&all);
+	for (size_t t = 0; t < k->n; t++)
+		kernel_add(&all, k->terms[t].form, k->terms[t].count);
+	if (helpers && kernel_parse(helpers, &h) == 0) {
+		for (size_t t = 0; t < h.n; t++)
+			kernel_add(&all, h.terms[t].form, h.terms[t].count);
+		kernel_done(&h);
+	}
+	char *spec = kernel_to_string(&all);
+	model_add_measurement(mp->m, spec, cycles);
+	free(spec);
+	kernel_done(&all);
+	mp->stats->benchmarks++;
+}
+
+int map_measure_helpers(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles,
+			int *status, char **errors, char **helpers)
+{
+	size_t done = infer_meter_run_helpers(mp->mt, ks, n, cycles, status, errors, helpers);
+	for (size_t i = 0; i < done; i++)
+		if (status[i] == 0)
+			log_measurement(mp, &ks[i], helpers[i], cycles[i]);
+	return done < n ? perpi_set_error("interrupted") : 0;
+}
+
 int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
 		char **errors)
 {
-	size_t done = infer_meter_run(mp->mt, ks, n, cycles, status, errors);
-	for (size_t i = 0; i < done; i++)
-		if (status[i] == 0) {
-			char *spec = kernel_to_string(&ks[i]);
-			model_add_measurement(mp->m, spec, cycles[i]);
-			free(spec);
-			mp->stats->benchmarks++;
+	char **helpers = xcalloc(n + 1, sizeof(char *));
+	int rc = map_measure_helpers(mp, ks, n, cycles, status, errors, helpers);
+	for (size_t i = 0; i < n; i++) {
+		char *want = status[i] == 0 ? map_helpers_expected(mp, &ks[i]) : NULL;
+		const char *got = helpers[i] ? helpers[i] : "";
+		if (status[i] == 0 && strcmp(got, want ? want : "")) {
+			status[i] = -1;
+			errors[i] = xasprintf("timed with helpers (%s), not its forms' (%s)",
+					      got[0] ? got : "none", want ? want : "none");
 		}
-	return done < n ? perpi_set_error("interrupted") : 0;
+		free(want);
+		free(helpers[i]);
+	}
+	free(helpers);
+	return rc;
 }
 
 void map_batch_init(struct batch *b, size_t n)
@@ -64,6 +98,15 @@ static int by_string(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Whether the mapping measures form: not in the model, and not unmapped
+ * by the core for a reason the mapping cannot overcome (the core refuses
+ * forms timed with helpers; the mapping takes them: infer_map_helpers.c). */
+static int to_map(const struct model *m, const char *form)
+{
+	const char *why = model_unmapped_reason(m, form);
+	return model_form_index(m, form) < 0 && (!why || !strncmp(why, "timed with helpers", 18));
+}
+
 /* Each form alone; the ones the machine refuses are unmapped with the
  * reason. */
 static int measure_singles(struct mapping *mp, const char *const *forms, size_t nforms)
@@ -71,8 +114,7 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 	const char **todo = xmalloc((nforms + 1) * sizeof(char *));
 	size_t n = 0;
 	for (size_t i = 0; i < nforms; i++)
-		if (model_form_index(mp->m, forms[i]) < 0 &&
-		    !model_unmapped_reason(mp->m, forms[i]))
+		if (to_map(mp->m, forms[i]))
 			todo[n++] = forms[i];
 	qsort(todo, n, sizeof(char *), by_string);
 	struct batch b;
@@ -86,9 +128,11 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 		kernel_add(&b.ks[i], todo[i], 1);
 	mp->stats->forms = (unsigned)distinct;
 	infer_meter_label(mp->mt, "mapping: %zu forms alone", distinct);
-	int rc = map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors);
+	char **helpers = xcalloc(distinct + 1, sizeof(char *));
+	int rc = map_measure_helpers(mp, b.ks, b.n, b.cycles, b.status, b.errors, helpers);
 	mp->t = xcalloc(distinct + 1, sizeof(*mp->t));
 	for (size_t i = 0; rc == 0 && i < distinct; i++) {
+		model_forget_unmapped(mp->m, todo[i]);
 		if (b.status[i] < 0) {
 			model_add_unmapped(mp->m, todo[i], b.errors[i]);
 			continue;
@@ -96,6 +140,8 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 		struct target *t = &mp->t[mp->nt++];
 		t->name = xstrdup(todo[i]);
 		t->single = b.cycles[i];
+		t->helpers = helpers[i];
+		helpers[i] = NULL;
 		t->upper = xmalloc((mp->core.R + 1) * sizeof(double));
 		t->exact = xmalloc((mp->core.R + 1) * sizeof(double));
 		for (size_t r = 0; r < mp->core.R; r++) {
@@ -103,6 +149,11 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 			t->exact[r] = NAN;
 		}
 	}
+	for (size_t i = 0; i < distinct; i++)
+		free(helpers[i]);
+	free(helpers);
+	if (rc == 0)
+		map_helpers_check(mp);
 	mp->stats->singles = (unsigned)mp->nt;
 	map_batch_done(&b);
 	free(todo);
@@ -289,6 +340,7 @@ static void mapping_done(struct mapping *mp)
 		free(mp->t[i].upper);
 		free(mp->t[i].exact);
 		free(mp->t[i].refine);
+		free(mp->t[i].helpers);
 	}
 	free(mp->t);
 	map_bases_free(mp->bases, mp->nbases);
@@ -348,6 +400,8 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	if (rc == 0 && nown)
 		rc = map_own_resources(&mp, own, nown);
 	free(own);
+	if (rc == 0)
+		map_helpers_subtract(&mp);
 	if (rc == 0)
 		model_sort(m);
 	mapping_done(&mp);

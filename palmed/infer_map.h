@@ -45,6 +45,8 @@ struct infer_map_stats {
 	unsigned own_resources;	 /* the resources those forms were given */
 	unsigned unreliable;	 /* readings where the form alone outweighed the base */
 	unsigned benchmarks;	 /* kernels measured in all */
+	unsigned with_helpers;	 /* forms mapped with their helpers, then the helpers'
+				  * usages taken off (infer_map_helpers.c) */
 	int template_mode;	 /* probed against a few resources, the usages combinations of
 				  * the core forms' (infer_map_template.c) */
 };

@@ -44,6 +44,11 @@ struct target {
 	double *upper;	       /* per resource: least upper bound read (INFINITY: none) */
 	double *exact;	       /* per resource: read on a base of that resource alone (NAN) */
 	unsigned char *refine; /* per group: read positive, probe its resources one by one */
+	/* What every measurement of one instance ran beside (a division's
+	 * dividend set, a zero idiom breaking a chain: a kernel spec), or
+	 * NULL: the usages read are the form's and its helpers' together
+	 * until map_helpers_subtract. */
+	char *helpers;
 };
 
 /* One probe: copies x base + instances x form. */
@@ -77,10 +82,28 @@ struct batch {
 	size_t n;
 };
 
-/* Measures ks, logging every measurement in the model. Returns 0, or -1
- * ("interrupted") after a stop request. */
+/* Measures ks, logging every measurement in the model (with the helpers
+ * that ran beside it). A kernel of forms that run with helpers is taken
+ * when exactly their targets' helpers ran (status -1 otherwise). Returns
+ * 0, or -1 ("interrupted") after a stop request. */
 int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
 		char **errors);
+/* The same, any helpers taken: helpers[i] names them (NULL: none; the
+ * caller frees them). */
+int map_measure_helpers(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles,
+			int *status, char **errors, char **helpers);
+
+/* infer_map_helpers.c. The helpers that the targets of k need, as a
+ * kernel spec (NULL: none); the caller frees it. */
+char *map_helpers_expected(const struct mapping *mp, const struct kernel *k);
+/* The targets whose helpers the model does not map (a helper neither a
+ * core form nor a target measured without helpers) are unmapped, saying
+ * so, and left out of mp->t. */
+void map_helpers_check(struct mapping *mp);
+/* Each target's usages, read with its helpers, less the helpers' own
+ * (the model adds usages: form + helpers loads each resource by the sum),
+ * after every target is in the model. */
+void map_helpers_subtract(struct mapping *mp);
 void map_batch_init(struct batch *b, size_t n);
 void map_batch_done(struct batch *b);
 

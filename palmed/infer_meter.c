@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -53,10 +54,10 @@ void infer_meter_eta(const struct infer_meter *mt, unsigned long remaining, char
 }
 
 static void slice(const struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
-		  int *status, char **errors)
+		  int *status, char **errors, char **helpers)
 {
 	if (mt->ms->cycles_many) {
-		mt->ms->cycles_many(mt->ms->ctx, ks, n, cycles, status, errors);
+		mt->ms->cycles_many(mt->ms->ctx, ks, n, cycles, status, errors, helpers);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			status[i] = mt->ms->cycles(mt->ms->ctx, &ks[i], &cycles[i]);
@@ -115,6 +116,14 @@ void infer_meter_note(struct infer_meter *mt, const char *fmt, ...)
 size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
 		       int *status, char **errors)
 {
+	return infer_meter_run_helpers(mt, ks, n, cycles, status, errors, NULL);
+}
+
+size_t infer_meter_run_helpers(struct infer_meter *mt, const struct kernel *ks, size_t n,
+			       double *cycles, int *status, char **errors, char **helpers)
+{
+	if (helpers)
+		memset(helpers, 0, n * sizeof(*helpers));
 	size_t done = 0, step = SLICE_MIN * 4;
 	if (mt->seconds_per_kernel > 0)
 		step = (size_t)(SLICE_SECONDS / mt->seconds_per_kernel);
@@ -123,7 +132,8 @@ size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n
 		if (m > n - done)
 			m = n - done;
 		double t0 = perpi_now();
-		slice(mt, ks + done, m, cycles + done, status + done, errors + done);
+		slice(mt, ks + done, m, cycles + done, status + done, errors + done,
+		      helpers ? helpers + done : NULL);
 		double took = perpi_now() - t0;
 		/* The time and kernels of about the last RECENT_KERNELS kernels,
 		 * each slice weighted by its size: a disturbed spell or a run of

@@ -46,6 +46,12 @@ void infer_meter_note(struct infer_meter *mt, const char *fmt, ...)
  * Returns the number of kernels measured. */
 size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
 		       int *status, char **errors);
+/* The same, taking kernels that run only beside helper instructions:
+ * helpers[i] then names them (palmed/measure.h's cycles_many; NULL when
+ * none ran; the caller frees them). A machine without cycles_many runs
+ * none. */
+size_t infer_meter_run_helpers(struct infer_meter *mt, const struct kernel *ks, size_t n,
+			       double *cycles, int *status, char **errors, char **helpers);
 
 /* "about 3 min left" for remaining kernels at the rate seen so far, into
  * buf; empty until a rate is known. */

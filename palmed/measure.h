@@ -21,9 +21,15 @@ struct measure {
 	/* Optional (NULL: the inference calls cycles once per kernel): many
 	 * kernels at once, which a real machine does far faster (one shared
 	 * object, one worker). status[i] is 0 with cycles[i] set, or -1 with
-	 * errors[i] a malloc'd reason (the caller frees it). */
+	 * errors[i] a malloc'd reason (the caller frees it).
+	 * helpers: NULL, and a kernel that runs only beside helper
+	 * instructions (a division's dividend set, a dependency broken by a
+	 * zero idiom: palmed/gen.h) is refused, its cycles not its own; or
+	 * n slots, and such a kernel is measured with them: cycles[i] is then
+	 * that of ks[i] and helpers[i] together, helpers[i] their kernel
+	 * spec, malloc'd (NULL when none ran). */
 	void (*cycles_many)(void *ctx, const struct kernel *ks, size_t n, double *cycles,
-			    int *status, char **errors);
+			    int *status, char **errors, char **helpers);
 };
 
 #endif

@@ -191,6 +191,20 @@ long model_form_index(const struct model *m, const char *form)
 	return -1;
 }
 
+void model_forget_unmapped(struct model *m, const char *form)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < m->nunmapped; i++) {
+		if (strcmp(m->unmapped[i].form, form)) {
+			m->unmapped[kept++] = m->unmapped[i];
+			continue;
+		}
+		free(m->unmapped[i].form);
+		free(m->unmapped[i].reason);
+	}
+	m->nunmapped = kept;
+}
+
 const char *model_unmapped_reason(const struct model *m, const char *form)
 {
 	for (size_t i = 0; i < m->nunmapped; i++)

@@ -72,6 +72,8 @@ void model_set_rho(struct model *m, size_t form, size_t res, double rho);
 double model_rho(const struct model *m, size_t form, size_t res);
 void model_sort(struct model *m);
 void model_add_unmapped(struct model *m, const char *form, const char *reason);
+/* form is no longer unmapped (a later stage mapped it). */
+void model_forget_unmapped(struct model *m, const char *form);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* Index of form, or -1. */
 long model_form_index(const struct model *m, const char *form);

@@ -10,7 +10,10 @@
  * - with each measurement off by up to 0.5%, within 5% RMS;
  * - the forms the machine refuses are unmapped with its reason;
  * - the mapping measures fewer kernels than probing every form against
- *   every resource (Palmed's last stage), and a stop request ends it. */
+ *   every resource (Palmed's last stage), and a stop request ends it;
+ * - a form the machine times only beside a helper (as the runner times
+ *   adc or div beside zero idioms) is mapped all the same, and the model
+ *   predicts it as the machine runs it without the helper. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +160,123 @@ static int check_stop(const struct sim_machine *sim)
 	return !ok;
 }
 
+/* The machine of the runner's helpers: a kernel holding `helped` runs
+ * with one `helper` beside each of its instances (palmed/measure.h's
+ * cycles_many), refused when the caller takes no helpers. */
+struct helped {
+	const struct sim_machine *sim;
+	const char *helped, *helper;
+};
+
+static int helped_one(const struct helped *h, const struct kernel *k, int take, double *cycles,
+		      char **helpers)
+{
+	unsigned count = 0;
+	struct kernel all, hk;
+	kernel_init(&all);
+	kernel_init(&hk);
+	for (size_t t = 0; t < k->n; t++) {
+		kernel_add(&all, k->terms[t].form, k->terms[t].count);
+		if (!strcmp(k->terms[t].form, h->helped))
+			count = k->terms[t].count;
+	}
+	if (count) {
+		kernel_add(&all, h->helper, count);
+		kernel_add(&hk, h->helper, count);
+	}
+	int rc = count && !take ? perpi_set_error("timed with helpers (%s)", h->helper)
+				: sim_cycles(h->sim, &all, cycles);
+	if (helpers)
+		*helpers = rc == 0 && count ? kernel_to_string(&hk) : NULL;
+	kernel_done(&all);
+	kernel_done(&hk);
+	return rc;
+}
+
+static int helped_cycles(void *ctx, const struct kernel *k, double *cycles)
+{
+	return helped_one(ctx, k, 0, cycles, NULL);
+}
+
+static void helped_many(void *ctx, const struct kernel *ks, size_t n, double *cycles, int *status,
+			char **errors, char **helpers)
+{
+	for (size_t i = 0; i < n; i++) {
+		status[i] = helped_one(ctx, &ks[i], helpers != NULL, &cycles[i],
+				       helpers ? &helpers[i] : NULL);
+		errors[i] = status[i] < 0 ? xstrdup(perpi_error()) : NULL;
+	}
+}
+
+/* sim's cycles of a and b together, over the larger alone. */
+static double contention(const struct sim_machine *sim, const char *a, const char *b)
+{
+	struct kernel k, ka, kb;
+	double both, ca, cb;
+	kernel_init(&k);
+	kernel_init(&ka);
+	kernel_init(&kb);
+	kernel_add(&k, a, 1);
+	kernel_add(&k, b, 1);
+	kernel_add(&ka, a, 1);
+	kernel_add(&kb, b, 1);
+	int rc = sim_cycles(sim, &k, &both) | sim_cycles(sim, &ka, &ca) | sim_cycles(sim, &kb, &cb);
+	kernel_done(&k);
+	kernel_done(&ka);
+	kernel_done(&kb);
+	return rc < 0 ? 0 : both / fmax(ca, cb);
+}
+
+/* The helped form: the first mapped form outside the core; its helper: the
+ * first core form it contends with on the machine (so that leaving the
+ * helper's share in would show). Truth: sim's cycles without the helper. */
+static int check_helpers(const struct sim_machine *sim)
+{
+	struct helped h = {sim, NULL, NULL};
+	for (size_t i = 0; i < sim->nforms && !h.helped; i++) {
+		int core = 0;
+		for (size_t c = 0; c < sim->ncore; c++)
+			core |= !strcmp(sim->core[c], sim->forms[i].name);
+		if (!core && !sim->forms[i].unsupported)
+			for (size_t c = 0; c < sim->ncore && !h.helper; c++)
+				if (contention(sim, sim->forms[i].name, sim->core[c]) > 1.2)
+					h.helped = sim->forms[i].name, h.helper = sim->core[c];
+	}
+	struct measure ms = {
+	    .ctx = &h, .cycles = helped_cycles, .cpu = sim->cpu, .cycles_many = helped_many};
+	struct infer_stats st;
+	struct model *m;
+	if (!h.helped || build(sim, &ms, 0, NULL, &m, &st) < 0) {
+		printf("FAIL helpers: %s\n", h.helped ? perpi_error() : "no form to help");
+		return 1;
+	}
+	double worst = 0;
+	for (unsigned t = 0; t < 300 && model_form_index(m, h.helped) >= 0; t++) {
+		struct kernel k;
+		struct prediction p;
+		double truth;
+		kernel_init(&k);
+		kernel_add(&k, h.helped, 1 + next_random(4));
+		for (unsigned a = 0, nf = t ? next_random(4) : 0; a < nf; a++)
+			kernel_add(&k, m->forms[next_random((unsigned)m->nforms)],
+				   1 + next_random(4));
+		if (sim_cycles(sim, &k, &truth) == 0 && model_predict(m, &k, &p) == 0) {
+			worst = fmax(worst, fabs(p.cycles - truth) / truth);
+			prediction_done(&p);
+		}
+		kernel_done(&k);
+	}
+	int ok = model_form_index(m, h.helped) >= 0 && st.map.with_helpers == 1 && worst < 0.01;
+	printf("%s helpers: %s timed beside %s (together %.2fx the slower alone) %s; 300 kernels "
+	       "holding it predicted within %.2f%% of the machine without the helper\n",
+	       ok ? "ok" : "FAIL", h.helped, h.helper, contention(sim, h.helped, h.helper),
+	       model_form_index(m, h.helped) >= 0 ? "mapped" : "NOT mapped", 100 * worst);
+	model_delete(m);
+	return !ok;
+}
+
 int main(void)
 {
 	const struct sim_machine *sim = sim_find("catalogue");
-	return check_exact(sim) | check_noisy(sim) | check_stop(sim);
+	return check_exact(sim) | check_noisy(sim) | check_stop(sim) | check_helpers(sim);
 }
