@@ -1,6 +1,7 @@
 /* perpi.data reader, inside the chunks: strings, static instructions and
  * the delta-coded events of EVTS chunks (perpi.data(5)), and the lookups
  * of the static instructions read so far. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,9 +204,14 @@ static int decode_mem_shape(struct trace_reader *r, struct rinsn *ri, const uint
 	}
 	ri->n_mem = (uint16_t)n;
 	for (unsigned i = 0; i < n; i++) {
-		if (trace_get_varint(p, end, &size) < 0 || size > UINT32_MAX || *p >= end ||
-		    **p > 1)
+		if (trace_get_varint(p, end, &size) < 0 || *p >= end || **p > 1)
 			return trace_reader_corrupt(r, "bad memory access");
+		if (size > EVENT_MAX_ACCESS) { /* fuzz/fuzz_trace_file: 1.3 GB of shadow */
+			char what[80];
+			snprintf(what, sizeof(what), "a memory access of %llu bytes (at most %d)",
+				 (unsigned long long)size, EVENT_MAX_ACCESS);
+			return trace_reader_corrupt(r, what);
+		}
 		ri->mem[i].size = (uint32_t)size;
 		ri->mem[i].write = *(*p)++;
 	}

@@ -149,6 +149,9 @@ static int compare_event(void *ctx, const struct perpi_event *got)
 }
 
 static const char *path;
+/* The event write_trace gives a 1 MiB write (no x86 instruction accesses
+ * more than an XSAVE component's 1 KiB at once), or -1. */
+static long oversize_event = -1;
 
 static void write_trace(uint64_t n_events)
 {
@@ -165,6 +168,10 @@ static void write_trace(uint64_t n_events)
 	struct perpi_event ev;
 	for (uint64_t i = 0; i < n_events; i++) {
 		make_event(&ev, &pc, &sp);
+		if ((long)i == oversize_event) {
+			ev.n_mem = 1;
+			ev.mem[0] = (struct perpi_mem_access){0x7ffc0000, 1u << 20, 1};
+		}
 		CHECK(trace_writer_event(w, &ev) == 0, "write event %llu", (unsigned long long)i);
 	}
 	struct trace_end end = {TRACE_END_SIGNALED, 11, 0};
@@ -292,6 +299,12 @@ static void test_bad_files(void)
 	bad[len] = 0;
 	spit(bad, len + 1);
 	expect_refused("trailing garbage", "after the end record");
+	/* a shadow of the memory that size would cost 4 MiB an event: a
+	 * crafted file took 1.3 GB (found by fuzz/fuzz_trace_file) */
+	oversize_event = 100;
+	write_trace(300);
+	oversize_event = -1;
+	expect_refused("a 1 MiB memory access", "memory access of 1048576 bytes");
 	spit("hello, world\n", 13);
 	expect_refused("text file", "not a perpi trace file");
 	spit("", 0);
