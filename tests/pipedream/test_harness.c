@@ -149,6 +149,44 @@ static void fake_clock_campaign(void)
 	harness_session_delete(s);
 }
 
+/* A reference kept from earlier runs that this machine no longer reaches
+ * (its probes now 15% slower: a busy sibling hardware thread, another guest
+ * of the host; or 15% faster), or reaches (the same speed): the session
+ * still measures every kernel with clean repetitions, the right cycles,
+ * and keeps a reachable reference as it was. Before, every repetition
+ * against the unreachable reference was disturbed. */
+static void stale_reference(double factor)
+{
+	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
+	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
+				      fake_overhead, fake_run,	 &f};
+	struct harness_config cfg = {
+	    .measures = 15, .warmup = 3, .max_attempts = 3, .max_spread = 0.02, .max_seconds = 2};
+	for (int k = 0; k < PROBE_COUNT; k++)
+		cfg.best_hint[k] = probe_cpi[k] * factor;
+	struct harness_session *s = harness_session_new(&cfg, &clock);
+	harness_session_warm_up(s);
+	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
+	struct harness_samples out;
+	f.cycles = 2.5 * job.divisor;
+	harness_session_measure(s, NULL, &job, NULL, NULL, &out);
+	double c = out.n_clean ? out.cycles[0] : 0;
+	for (unsigned i = 0; i < out.n; i++)
+		if (out.clean[i])
+			c = out.cycles[i];
+	CHECK(out.n_clean >= cfg.measures && fabs(c - 2.5) < 1e-3,
+	      "reference at %.2fx the probes: %u clean of %u repetitions, %.4f cycles", factor,
+	      out.n_clean, out.n, c);
+	const double *best = harness_session_best(s);
+	CHECK(factor != 1.0 || fabs(best[PROBE_ALU] - cfg.best_hint[PROBE_ALU]) < 1e-9,
+	      "a reachable reference changed: %.4f, was %.4f", best[PROBE_ALU],
+	      cfg.best_hint[PROBE_ALU]);
+	printf("reference at %.2fx the probes: %u clean of %u repetitions, %.4f cycles\n", factor,
+	       out.n_clean, out.n, c);
+	harness_samples_done(&out);
+	harness_session_delete(s);
+}
+
 /* ---- real workers ---- */
 
 static const char kernels_asm[] = "\t.text\n"
@@ -216,6 +254,9 @@ static void misbehaving_workers(void)
 int main(void)
 {
 	fake_clock_campaign();
+	stale_reference(0.85);
+	stale_reference(1.15);
+	stale_reference(1.0);
 	misbehaving_workers();
 	if (failures)
 		printf("%d failures\n", failures);
