@@ -298,7 +298,9 @@ static int by_double(const void *a, const void *b)
  * guest of the host: in core cycles, so no clock change explains it), and
  * then no repetition would ever be clean (on this 2-core Zen 5 VM the load
  * probe ran 5-10% slower than its best for hours, every kernel "disturbed").
- * The probes are watched for `look` seconds: a probe whose median over
+ * So after REBASE_AFTER seconds of a kernel with no clean repetition (a
+ * burst of a sibling's work is still caught: the probes exist for it),
+ * the probes are watched for `look` seconds: a probe whose median over
  * agreeing points is out of its best's clean band (more than WIDE_SLACK
  * above it, or below LOW_SLACK) gets that median as its best, for this
  * session (the reference kept is not raised). */
@@ -355,8 +357,6 @@ void harness_session_warm_up(struct harness_session *s)
 		update_best(s, &a, &b);
 		a = b;
 	}
-	if (known)
-		rebase(s, REBASE_LOOK);
 }
 
 /* One repetition between the points before and *after: its cycles per
