@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -70,6 +71,23 @@ static int read_all(int fd, void *buf, size_t len)
 		len -= (size_t)r;
 	}
 	return 0;
+}
+
+/* The kernels' memory between two inaccessible pages: a kernel writing
+ * past it faults, and is reported so, where an arena from malloc let it
+ * corrupt the worker's heap and a later kernel abort, blamed instead
+ * ("realloc(): invalid next size" in real builds). NULL if mmap fails. */
+static uint64_t *guarded_arena(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, GEN_ARENA_BYTES + 2 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (mprotect(m, page, PROT_NONE) < 0 ||
+	    mprotect(m + page + GEN_ARENA_BYTES, page, PROT_NONE) < 0)
+		return NULL;
+	return (uint64_t *)(void *)(m + page);
 }
 
 static void pin(int cpu)
@@ -141,7 +159,9 @@ static void worker_serve(const struct harness_config *cfg, int cpu, int fd)
 	_mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ and DAZ: no denormal slow paths */
 	/* every 8-byte word 0x3ff1111111111111 (the double 1.0667): a normal
 	 * number, and no byte, word or dword of it is 0 (a divisor in memory) */
-	uint64_t *arena = aligned_alloc(4096, GEN_ARENA_BYTES);
+	uint64_t *arena = guarded_arena();
+	if (!arena)
+		_exit(3);
 	for (size_t i = 0; i < GEN_ARENA_BYTES / sizeof(*arena); i++)
 		arena[i] = GEN_ARENA_WORD;
 	w.read = arena;

@@ -45,6 +45,11 @@ timeout 300 $PERPI palmed build --forms "$tmp/forms" --core "$tmp/core" --db "$t
 	--budget 80 --training 40 -q -o "$tmp/mapped.json" >"$tmp/out" 2>&1 ||
 	{ echo "FAIL: the build with a core"; cat "$tmp/out"; exit 1; }
 tr -d '\n' <"$tmp/mapped.json" | sed 's/"[[:space:]]*:[[:space:]]*/":/g; s/,[[:space:]]*"/,"/g' >"$tmp/m"
+# a busy host can leave a form unmapped (its repetitions spread or disturbed)
+if grep -Eq '"form":"(ADC_GPR64_GPR64|DIV_GPR32)","reason":"[^"]*(busy|disturbed|spread)' "$tmp/m"; then
+	echo "SKIP: the host disturbed the build: $(grep -Eo '"form":"(ADC_GPR64_GPR64|DIV_GPR32)","reason":"[^"]*' "$tmp/m")"
+	exit 77
+fi
 has '"form":"ADC_GPR64_GPR64","cycles"' "adc not mapped beside its helper"
 has '"form":"DIV_GPR32","cycles"' "div not mapped beside its helpers"
 for mix in "ADC_GPR64_GPR64 ADD_GPR64_GPR64^3" "DIV_GPR32 IMUL_GPR64_GPR64^4"; do

@@ -190,10 +190,13 @@ static void stale_reference(double factor)
 /* ---- real workers ---- */
 
 static const char kernels_asm[] = "\t.text\n"
-				  "\t.globl ok, hang, crash\n"
+				  "\t.globl ok, hang, crash, under, over\n"
 				  "ok:\n1:\tadd rsi, 1\n\tdec rdi\n\tjnz 1b\n\tret\n"
 				  "hang:\n2:\tjmp 2b\n"
-				  "crash:\n\tud2\n";
+				  "crash:\n\tud2\n"
+				  /* a word before the read half, after the write half */
+				  "under:\n\tmov qword ptr [rsi - 8], rsi\n\tret\n"
+				  "over:\n\tmov qword ptr [rdx + 16384], rsi\n\tret\n";
 
 static void stop_after_first(void *arg, size_t index, size_t done, size_t total)
 {
@@ -235,6 +238,22 @@ static void misbehaving_workers(void)
 	CHECK(out[3].status < 0 && strstr(out[3].error, "faulted"), "crash: '%s'", out[3].error);
 	CHECK(took < 10, "the hung kernel held the campaign %.1f s", took);
 	for (int i = 0; i < 5; i++)
+		harness_output_done(&out[i]);
+
+	/* A kernel writing outside the arena faults, blamed on it; before,
+	 * it corrupted the worker's heap (the arena was malloc'd), and a later
+	 * kernel aborted ("realloc(): invalid next size"), blamed instead. */
+	struct harness_job strays[] = {
+	    {"under", 1, 1}, {"ok", 1000, 1000}, {"over", 1, 1}, {"ok", 1000, 1000}};
+	harness_run(so, strays, 4, &cfg, out, NULL, NULL);
+	printf("under, ok, over, ok: %d %d %d %d (%s; %s)\n", out[0].status, out[1].status,
+	       out[2].status, out[3].status, out[0].error, out[2].error);
+	CHECK(out[0].status < 0 && strstr(out[0].error, "Segmentation"), "under: '%s'",
+	      out[0].error);
+	CHECK(out[2].status < 0 && strstr(out[2].error, "Segmentation"), "over: '%s'",
+	      out[2].error);
+	CHECK(out[1].status == 0 && out[3].status == 0, "a kernel after a stray write failed");
+	for (int i = 0; i < 4; i++)
 		harness_output_done(&out[i]);
 
 	volatile sig_atomic_t stop = 0;
