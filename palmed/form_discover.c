@@ -35,10 +35,10 @@ static const char *const fixed_patterns[] = {
     "XMM_XMM_M32",    "XMM_XMM_M64",	"XMM_XMM",
     "XMM_M128",	      "M128_XMM",	"GPR32_GPR32_XMM",
     "GPR64_MEM",      "GPR32_MEM",	"MEM",
-    "GPR64_MEMBI",    "GPR64_MEMBIS",	"GPR64_MEMBID",
-    "GPR64_MEMIS",    "GPR64_MEMRIP",	"GPR32_MEMBI",
-    "GPR32_MEMBIS",   "GPR32_MEMBID",	"GPR32_MEMIS",
-    "GPR32_MEMRIP",   "XMM_SAME",
+    "XMM_IMM8",	      "GPR64_MEMBI",	"GPR64_MEMBIS",
+    "GPR64_MEMBID",   "GPR64_MEMIS",	"GPR64_MEMRIP",
+    "GPR32_MEMBI",    "GPR32_MEMBIS",	"GPR32_MEMBID",
+    "GPR32_MEMIS",    "GPR32_MEMRIP",	"XMM_SAME",
 };
 static const char *const vec_patterns[] = {
     "V_V",	"V_VM",	      "VM_V",	  "V_V_V",     "V_V_VM",      "V_V_I8",	   "V_VM_I8",

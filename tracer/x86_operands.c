@@ -431,9 +431,14 @@ size_t x86_operands_mnemonics(char ***out)
 {
 	csh cs = capstone();
 	size_t n = 0;
-	*out = xcalloc(X86_INS_ENDING + 1, sizeof(char *));
+	*out = xcalloc(X86_INS_ENDING + ZYDIS_MNEMONIC_MAX_VALUE + 2, sizeof(char *));
 	for (unsigned id = 1; cs && id < X86_INS_ENDING; id++) {
 		const char *name = cs_insn_name(cs, id);
+		if (name && *name)
+			(*out)[n++] = xstrdup(name);
+	}
+	for (int id = 1; id <= ZYDIS_MNEMONIC_MAX_VALUE; id++) {
+		const char *name = ZydisMnemonicGetString((ZydisMnemonic)id);
 		if (name && *name)
 			(*out)[n++] = xstrdup(name);
 	}

@@ -82,8 +82,10 @@ int x86_operands_decode_with(int decoder, const uint8_t *bytes, size_t avail,
 /* A static instruction of a run (live or replayed). */
 int x86_operands_of_insn(const struct perpi_insn *insn, struct x86_operands *out);
 
-/* Every mnemonic the decoder knows (Capstone's list, lower case, e.g.
- * "vaddpd", "rep stosb"): *out and each string are the caller's to free. */
+/* Every mnemonic the decoders know (Capstone's list, then Zydis's, which
+ * has those Capstone 4 lacks: vptestmb...; lower case, e.g. "vaddpd",
+ * "rep stosb"; a name may come twice): *out and each string are the
+ * caller's to free. */
 size_t x86_operands_mnemonics(char ***out);
 
 /* Whether a memory operand's address is RIP-relative, has a base, an index... */

@@ -6,7 +6,8 @@
 # in the worker on a CPU without avx512_fp16 in /proc/cpuinfo, and runs on
 # one with it; LEA has one form per address shape (MEM, MEMBI, MEMBIS,
 # MEMBID, MEMIS, MEMRIP); XOR of a register with itself is XOR_GPR32_SAME;
-# STOSB has its REP form and PUSH its immediate one. The catalogue lands in
+# STOSB has its REP form and PUSH its immediate one; PSLLDQ (SSE2, every
+# x86-64 CPU) shifts an XMM register by an immediate. The catalogue lands in
 # the database with the machine's identity.
 set -u
 PERPI=${PERPI:-./perpi}
@@ -14,7 +15,7 @@ command -v as >/dev/null || { echo "SKIP: GNU as is not installed"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is needed to inspect the database"; exit 77; }
 fail=0
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
-"$PERPI" forms discover --db "$t/f.db" --list ADD DIV LFENCE JMP VADDPH LEA XOR STOSB PUSH >"$t/list" 2>"$t/summary" ||
+"$PERPI" forms discover --db "$t/f.db" --list ADD DIV LFENCE JMP VADDPH LEA XOR STOSB PUSH PSLLDQ >"$t/list" 2>"$t/summary" ||
 	{ echo "FAIL: discover: $(cat "$t/summary")"; exit 1; }
 cat "$t/summary"
 expect() { # FORM STATUS
@@ -23,7 +24,7 @@ expect() { # FORM STATUS
 for f in ADD_GPR64_GPR64 ADD_GPR32_IMM32 ADD_GPR64_IMM8 ADD_M64_GPR64 ADD_GPR8_M8 ADD_GPR16_IMM16 \
 	LOCK.ADD_M64_GPR64 DIV_GPR64 DIV_M32 LEA_GPR64_MEM LEA_GPR64_MEMBI LEA_GPR64_MEMBIS \
 	LEA_GPR64_MEMBID LEA_GPR64_MEMIS LEA_GPR64_MEMRIP LEA_GPR32_MEMBID XOR_GPR32_SAME \
-	XOR_GPR32_GPR32 REP.STOSB STOSB PUSH_GPR64 PUSH_IMM8 PUSH_IMM32 PUSH_M64; do
+	XOR_GPR32_GPR32 REP.STOSB STOSB PUSH_GPR64 PUSH_IMM8 PUSH_IMM32 PUSH_M64 PSLLDQ_XMM_IMM8; do
 	expect "$f" ok
 done
 expect LFENCE unsupported
@@ -47,10 +48,12 @@ stored=$(sqlite3 "$t/f.db" "select count(*) from form f join machine m on m.id =
 # The whole catalogue finds what each mnemonic's own discovery finds: an
 # instance that decodes as something else must not shift the instances
 # after it (the walk over the assembled candidates lost half of them once:
-# VMOVDQU_XMM_M128 and VPXOR_XMM_XMM_XMM among them). Mnemonics are taken
-# in any case.
+# VMOVDQU_XMM_M128 and VPXOR_XMM_XMM_XMM among them), nor a mnemonic one
+# decoder lacks (Capstone 4 has no vptestmb, which glibc's string functions
+# run on AVX-512 CPUs: the whole catalogue takes Zydis's mnemonics too).
+# Mnemonics are taken in any case.
 "$PERPI" forms discover --no-db --list >"$t/all" 2>/dev/null || { echo "FAIL: whole discovery"; fail=1; }
-for m in vmovdqu VPXOR MOVAPS shr VPCMPB IMUL; do
+for m in vmovdqu VPXOR MOVAPS shr VPCMPB IMUL vptestmb; do
 	"$PERPI" forms discover --no-db --list "$m" >"$t/one" 2>/dev/null || { echo "FAIL: discover $m"; fail=1; }
 	[ -s "$t/one" ] || { echo "FAIL: no form of $m alone"; fail=1; }
 	sort "$t/one" | comm -23 - "$(sort "$t/all" >"$t/alls"; echo "$t/alls")" | grep -q . &&
