@@ -88,9 +88,8 @@ int trace_reader_source_line(const struct trace_reader *r, const struct perpi_in
 
 int trace_reader_has_function(const struct trace_reader *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_insns; i++)
-		if (r->insns[i] && r->insns[i]->fn &&
-		    !strcmp(r->strings[r->insns[i]->fn - 1], name))
+	for (size_t i = 0; i < r->n_defined; i++)
+		if (r->defined[i]->fn && !strcmp(r->strings[r->defined[i]->fn - 1], name))
 			return 1;
 	return 0;
 }
@@ -154,6 +153,11 @@ static int add_insn(struct trace_reader *r, const uint8_t **pp, const uint8_t *e
 		return trace_reader_corrupt(r, "instruction defined twice");
 	}
 	r->insns[id] = ri;
+	if (r->n_defined == r->cap_defined) {
+		r->cap_defined = r->cap_defined ? 2 * r->cap_defined : 1024;
+		r->defined = xrealloc(r->defined, r->cap_defined * sizeof(*r->defined));
+	}
+	r->defined[r->n_defined++] = ri;
 	addr_insert(r, ri);
 	*pp = p;
 	return 0;

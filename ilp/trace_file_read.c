@@ -188,12 +188,12 @@ void trace_reader_close(struct trace_reader *r)
 		free((char *)r->meta[i].key);
 		free((char *)r->meta[i].value);
 	}
-	for (size_t i = 0; i < r->n_insns; i++)
-		if (r->insns[i]) {
-			free(r->insns[i]->units);
-			free(r->insns[i]->mem);
-			free(r->insns[i]);
-		}
+	for (size_t i = 0; i < r->n_defined; i++) {
+		free(r->defined[i]->units);
+		free(r->defined[i]->mem);
+		free(r->defined[i]);
+	}
+	free(r->defined);
 	for (size_t i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
 	free(r->strings);

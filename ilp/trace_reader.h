@@ -31,6 +31,11 @@ struct trace_reader {
 	size_t cap_chunk;
 	struct rinsn **insns; /* by id */
 	size_t n_insns;
+	/* the instructions defined, in file order: ids may be sparse (up to
+	 * 2^24), and a loop over them all cost a crafted file's reader 10^7
+	 * steps (found by fuzz/fuzz_trace_file: a hang under load) */
+	struct rinsn **defined;
+	size_t n_defined, cap_defined;
 	struct rinsn **by_addr; /* open addressing, power of two */
 	size_t cap_addr, n_addr;
 	char **strings;
@@ -41,7 +46,7 @@ struct trace_reader {
 	int replayed, ended;
 	uint32_t version;
 	struct measured *measured; /* the MEAS chunk, or NULL */
-	uint8_t pending[12];		  /* a chunk header read ahead at open */
+	uint8_t pending[12];	   /* a chunk header read ahead at open */
 	uint64_t pending_at;
 	int have_pending;
 	struct perpi_event ev;

@@ -155,7 +155,11 @@ static void worker_serve(const struct harness_config *cfg, int cpu, int fd)
 	char loaded[512] = "";
 	void *h = NULL;
 	pin(cpu);
-	signal(SIGINT, SIG_IGN);	   /* Ctrl-C is perpi's to handle: it stops this worker */
+	signal(SIGINT, SIG_IGN); /* Ctrl-C is perpi's to handle: it stops this worker */
+	/* a kernel's fault kills the worker by its signal, which perpi names,
+	 * even where a sanitizer's handler would catch it and exit */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
 	_mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ and DAZ: no denormal slow paths */
 	/* every 8-byte word 0x3ff1111111111111 (the double 1.0667): a normal
 	 * number, and no byte, word or dword of it is 0 (a divisor in memory) */
