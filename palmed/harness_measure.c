@@ -81,6 +81,10 @@ static void real_run(void *ctx, harness_kernel_fn fn, const struct harness_job *
 		     void *write)
 {
 	fn(job->turns, read, write);
+	/* The ABI wants the direction flag clear: a kernel of STD leaves it
+	 * set, and the worker's memcpy would then copy backwards over its
+	 * heap (a later kernel aborted, "free(): invalid next size"). */
+	__asm__ volatile("cld" ::: "memory");
 }
 
 const struct harness_clock *harness_clock_real(void)

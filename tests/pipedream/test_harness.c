@@ -190,13 +190,17 @@ static void stale_reference(double factor)
 /* ---- real workers ---- */
 
 static const char kernels_asm[] = "\t.text\n"
-				  "\t.globl ok, hang, crash, under, over\n"
+				  "\t.globl ok, hang, crash, under, over, setdf, needdf\n"
 				  "ok:\n1:\tadd rsi, 1\n\tdec rdi\n\tjnz 1b\n\tret\n"
 				  "hang:\n2:\tjmp 2b\n"
 				  "crash:\n\tud2\n"
 				  /* a word before the read half, after the write half */
 				  "under:\n\tmov qword ptr [rsi - 8], rsi\n\tret\n"
-				  "over:\n\tmov qword ptr [rdx + 16384], rsi\n\tret\n";
+				  "over:\n\tmov qword ptr [rdx + 16384], rsi\n\tret\n"
+				  /* leaves the direction flag set; faults if it is set */
+				  "setdf:\n\tstd\n\tret\n"
+				  "needdf:\n\tpushfq\n\tpop rax\n\ttest eax, 0x400\n\tjz 3f\n"
+				  "\tud2\n3:\tret\n";
 
 static void stop_after_first(void *arg, size_t index, size_t done, size_t total)
 {
@@ -254,6 +258,19 @@ static void misbehaving_workers(void)
 	      out[2].error);
 	CHECK(out[1].status == 0 && out[3].status == 0, "a kernel after a stray write failed");
 	for (int i = 0; i < 4; i++)
+		harness_output_done(&out[i]);
+
+	/* A kernel of STD returns with the direction flag set; the worker's
+	 * code ran with it (its memcpy copied backwards over the heap, and
+	 * a later kernel aborted, blamed for it) until the harness cleared it
+	 * after every call: the check kernel faults if it finds the flag. */
+	struct harness_job flags[] = {{"setdf", 1, 1}, {"needdf", 1, 1}, {"ok", 1000, 1000}};
+	harness_run(so, flags, 3, &cfg, out, NULL, NULL);
+	printf("setdf, needdf, ok: %d %d %d (%s)\n", out[0].status, out[1].status, out[2].status,
+	       out[1].error);
+	CHECK(out[0].status == 0 && out[1].status == 0 && out[2].status == 0,
+	      "the direction flag a kernel set reached the next one: '%s'", out[1].error);
+	for (int i = 0; i < 3; i++)
 		harness_output_done(&out[i]);
 
 	volatile sig_atomic_t stop = 0;
