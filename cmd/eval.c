@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -35,6 +36,9 @@ static void usage(FILE *out)
 	      "  --calls N          calls recorded and timed per run (default: 3); a call's\n"
 	      "                     cycles are the mean over the calls but the first\n"
 	      "  --runs N           native runs (default: 20)\n"
+	      "  --native WHO       the native figure: measure (default: perpi measure's\n"
+	      "                     median call, the fastest run) or driver (the kernel's\n"
+	      "                     own rdtsc around each call); both are timed and kept\n"
 	      "  -o DIR             recordings, eval-cycles.csv and the scatter plots\n"
 	      "                     (default: eval-cycles)\n"
 	      "  --no-mca           leave llvm-mca out\n"
@@ -47,6 +51,7 @@ struct eval_args {
 	const char *model, *core, *function, *dir, *db;
 	long calls, runs;
 	int no_mca;
+	int driver; /* the driver's rdtsc is the native figure, not perpi measure */
 };
 
 static int parse(int argc, char **argv, struct eval_args *a)
@@ -56,6 +61,7 @@ static int parse(int argc, char **argv, struct eval_args *a)
 	    {"function", required_argument, NULL, 'f'}, {"calls", required_argument, NULL, 'n'},
 	    {"runs", required_argument, NULL, 'r'},	{"output", required_argument, NULL, 'o'},
 	    {"no-mca", no_argument, NULL, 'x'},		{"db", required_argument, NULL, 'd'},
+	    {"native", required_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
 	int c;
 	*a = (struct eval_args){.function = "kernel", .dir = "eval-cycles", .calls = 3, .runs = 20};
@@ -86,6 +92,12 @@ static int parse(int argc, char **argv, struct eval_args *a)
 			break;
 		case 'd':
 			a->db = optarg;
+			break;
+		case 'N':
+			if (strcmp(optarg, "measure") && strcmp(optarg, "driver"))
+				return perpi_set_error("--native: 'measure' or 'driver', not '%s'",
+						       optarg);
+			a->driver = !strcmp(optarg, "driver");
 			break;
 		case 'h':
 			usage(stdout);
@@ -249,6 +261,39 @@ static int native_kernel(const struct eval_args *a, const char *binary, double *
 	return 0;
 }
 
+/* A call's native cycles by perpi measure --function SYM: the median of
+ * the calls (each the fastest over the runs). */
+static int measured_kernel(const struct eval_args *a, const char *binary, double *cycles)
+{
+	char calls[24], runs[24];
+	snprintf(calls, sizeof(calls), "%ld", a->calls);
+	snprintf(runs, sizeof(runs), "%ld", a->runs);
+	char *path = xasprintf("%s/measure.json", a->dir);
+	char *argv[] = {"/proc/self/exe", "measure", "-q",    "--function",   (char *)a->function,
+			"--runs",	  runs,	     "--json", "-o",	       path,
+			(char *)binary,	  calls,     NULL};
+	*cycles = NAN;
+	int rc = run_program(argv, NULL, 0);
+	json_object *root = rc == 0 ? json_object_from_file(path) : NULL, *fns, *v;
+	unlink(path);
+	free(path);
+	if (!root)
+		return perpi_set_error("%s: perpi measure failed (status %d)", binary, rc);
+	if (json_object_object_get_ex(root, "functions", &fns))
+		for (size_t i = 0; i < json_object_array_length(fns); i++) {
+			json_object *f = json_object_array_get_idx(fns, i), *name;
+			if (json_object_object_get_ex(f, "name", &name) &&
+			    !strcmp(json_object_get_string(name), a->function) &&
+			    json_object_object_get_ex(f, "median", &v))
+				*cycles = json_object_get_double(v);
+		}
+	json_object_put(root);
+	if (isnan(*cycles))
+		return perpi_set_error("%s: perpi measure timed no call of %s", binary,
+				       a->function);
+	return 0;
+}
+
 /* Latencies the core file lacks for the recordings' forms, measured now
  * (into c only; `perpi core --from` keeps them). */
 static void missing_latencies(const struct eval_args *a, struct core *c, char **paths, size_t n)
@@ -314,6 +359,7 @@ static void measure_suite(const struct eval_args *a, char **bins, size_t n, stru
 		free(copy);
 		for (int p = 0; p < PRED_COUNT; p++)
 			k->pred[p] = NAN;
+		k->measured = k->driver = NAN;
 		fprintf(stderr, "perpi eval: [%zu/%zu] %s\n", i + 1, n, k->name);
 		char *path = xasprintf("%s/%s.data", a->dir, k->name);
 		if (record_kernel(a, bins[i], path) < 0) {
@@ -321,8 +367,11 @@ static void measure_suite(const struct eval_args *a, char **bins, size_t n, stru
 			free(path);
 			path = NULL;
 		}
-		if (native_kernel(a, bins[i], &k->native) < 0)
+		if (native_kernel(a, bins[i], &k->driver) < 0)
 			perpi_warn("%s", perpi_error());
+		if (measured_kernel(a, bins[i], &k->measured) < 0)
+			perpi_warn("%s", perpi_error());
+		k->native = a->driver ? k->driver : k->measured;
 		s->paths[s->n++] = path;
 	}
 }

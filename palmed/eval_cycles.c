@@ -271,13 +271,14 @@ int eval_cycles_write_csv(const struct eval_cycles_kernel *ks, size_t n, const c
 	fprintf(f, "kernel,native");
 	for (int p = 0; p < PRED_COUNT; p++)
 		fprintf(f, ",%s", eval_cycles_predictor[p]);
-	fprintf(f, ",calls,instructions,l1_miss_rate,flagged,mispredicts_per_call\n");
+	fprintf(f, ",calls,instructions,l1_miss_rate,flagged,mispredicts_per_call,measure,driver\n");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s,%.1f", ks[i].name, ks[i].native);
 		for (int p = 0; p < PRED_COUNT; p++)
 			fprintf(f, ",%.1f", ks[i].pred[p]);
-		fprintf(f, ",%lu,%lu,%.4f,%d,%.2f\n", ks[i].calls, ks[i].insns, ks[i].l1_miss_rate,
-			ks[i].flagged, ks[i].mispredicts);
+		fprintf(f, ",%lu,%lu,%.4f,%d,%.2f,%.1f,%.1f\n", ks[i].calls, ks[i].insns,
+			ks[i].l1_miss_rate, ks[i].flagged, ks[i].mispredicts, ks[i].measured,
+			ks[i].driver);
 	}
 	if (fclose(f) != 0)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
@@ -378,6 +379,35 @@ static void print_cell(FILE *out, const struct eval_cycles_kernel *k, int p)
 			100 * (k->pred[p] - k->native) / k->native);
 }
 
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* perpi measure against the kernels' own rdtsc, over the calls of 1,000
+ * cycles or more (issue 11: within 5%). */
+static void print_agreement(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
+{
+	double *d = xcalloc(n + 1, sizeof(double)), worst = -1;
+	size_t m = 0, at = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(ks[i].measured) && !isnan(ks[i].driver) && ks[i].driver >= 1000) {
+			d[m] = fabs(ks[i].measured - ks[i].driver) / ks[i].driver;
+			if (d[m] > worst)
+				worst = d[m], at = i;
+			m++;
+		}
+	if (m) {
+		qsort(d, m, sizeof(double), by_double);
+		fprintf(out,
+			"\nperpi measure against the kernels' own rdtsc (%zu kernels of 1,000 "
+			"cycles or more): median difference %.1f%%, largest %.1f%% (%s)\n",
+			m, 100 * d[m / 2], 100 * worst, ks[at].name);
+	}
+	free(d);
+}
+
 void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 {
 	fprintf(out, "%-22s %9s %18s %18s %18s %7s %6s\n", "kernel", "native", "perpi", "bound",
@@ -398,4 +428,5 @@ void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 			eval_cycles_predictor[p], 100 * mt.rms, mt.tau, 100 * mt.coverage,
 			mt.covered, n);
 	}
+	print_agreement(out, ks, n);
 }

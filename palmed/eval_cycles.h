@@ -24,6 +24,8 @@ extern const char *const eval_cycles_predictor[PRED_COUNT]; /* "perpi", "bound",
 struct eval_cycles_kernel {
 	char *name;		 /* owned */
 	double native;		 /* cycles of one call (the fastest); NAN when not measured */
+	double measured;	 /* by perpi measure (the median call); NAN if not */
+	double driver;		 /* by the kernel's own rdtsc (bench/kernels/driver.c) */
 	double pred[PRED_COUNT]; /* cycles of one call; NAN when not predicted */
 	unsigned long calls;	 /* calls in the recording */
 	unsigned long insns;	 /* dynamic instructions of one call (the recording's mean) */
@@ -51,7 +53,8 @@ struct eval_cycles_metrics {
 void eval_cycles_metrics(const struct eval_cycles_kernel *ks, size_t n, int predictor,
 			 struct eval_cycles_metrics *out);
 
-/* name,native,perpi,bound,llvm-mca,calls,instructions,l1_miss_rate,flagged */
+/* name,native,perpi,bound,llvm-mca,calls,instructions,l1_miss_rate,flagged,
+ * mispredicts_per_call,measure,driver */
 int eval_cycles_write_csv(const struct eval_cycles_kernel *ks, size_t n, const char *path);
 /* Predicted against native cycles, both axes logarithmic, the diagonal
  * and the +-15% band. */
