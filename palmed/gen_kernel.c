@@ -401,6 +401,8 @@ int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 	unsigned size = kernel_size(k);
 
 	memset(gi, 0, sizeof(*gi));
+	if (size == 0) /* the mapping's base of a resource no form loads */
+		return perpi_set_error("empty kernel: no instruction to generate");
 	if (gen_plan_make(k, infos, p->latency, &plan, gi) < 0 ||
 	    make_pools(k, infos, p, &plan, &pl) < 0)
 		goto fail;

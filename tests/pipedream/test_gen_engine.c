@@ -142,6 +142,19 @@ int main(void)
 	struct bench_options o;
 	bench_options_default(&o);
 	struct bench_ctx *b = bench_new(&o, NULL);
+	/* An empty kernel (the mapping built one for a resource no core form
+	 * loaded, in a build without the final fit) is an error, not a
+	 * division by zero in the unrolling. */
+	struct kernel empty;
+	kernel_init(&empty);
+	char *none = bench_kernel_asm(b, &empty, 0);
+	if (none || !strstr(perpi_error(), "empty")) {
+		printf("FAIL: an empty kernel generated: %s\n", none ? none : perpi_error());
+		failures++;
+	} else {
+		printf("ok: an empty kernel: %s\n", perpi_error());
+	}
+	free(none);
 	/* every register class and memory kind: GPR, vector (SSE, VEX), mask,
 	 * loads, stores, read-modify-write memory, address generation */
 	check(b, "MOV_GPR64_GPR64", 0, 0);
