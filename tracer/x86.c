@@ -39,6 +39,10 @@ struct x86_decoder *x86_decoder_new(void)
 	}
 	ZydisDecoderInit(&dec->zydis, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	ZydisFormatterInit(&dec->formatter, ZYDIS_FORMATTER_STYLE_INTEL);
+	/* "[rip+0x3266]" as Capstone writes it, not the absolute address:
+	 * perpi measure finds the operands it must re-aim by it */
+	ZydisFormatterSetProperty(&dec->formatter, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL,
+				  ZYAN_TRUE);
 	return dec;
 }
 

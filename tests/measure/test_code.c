@@ -80,6 +80,30 @@ static void test_rip_relative(struct x86_decoder *dec)
 	code_page_done(&c);
 }
 
+/* vbroadcastsd zmm2, [rip + 0x3266] (EVEX: 62 F2 FD 48, opcode 19, ModRM
+ * 15, disp32; 10 bytes) then ret: -O3 -march=native's first instruction
+ * of bench/kernels' horner; the moved load must still read
+ * ENTRY + 10 + 0x3266. */
+static void test_rip_relative_evex(struct x86_decoder *dec)
+{
+	static const uint8_t code[] = {0x62, 0xf2, 0xfd, 0x48, 0x19, 0x15,
+				       0x66, 0x32, 0x00, 0x00, 0xc3};
+	struct code_function f = {"f", ENTRY, code, sizeof(code), sizeof(code), padding_no, NULL};
+	struct code_page c;
+	code_page_init(&c, PAGE, 0x7f0000000000ull, 0, 0);
+	int rc;
+	struct code_patch p = place(dec, &c, &f, ENTRY_JUMP, &rc);
+	CHECK(rc == 0, "rip-relative EVEX: %s", perpi_error());
+	CHECK(p.kind == ENTRY_JUMP && p.moved == 10 && p.len == 10, "EVEX: moved %zu", p.moved);
+	const uint8_t *copy = c.buf + (c.len - p.displaced_len);
+	uint64_t at = PAGE + (c.len - p.displaced_len);
+	CHECK(!memcmp(copy, code, 6), "the EVEX load's prefix, opcode and ModRM kept");
+	CHECK((int64_t)at + 10 + rel32_at(copy + 6) == (int64_t)(ENTRY + 10 + 0x3266),
+	      "the EVEX load reads %#llx", (unsigned long long)(at + 10 + rel32_at(copy + 6)));
+	CHECK(copy[10] == 0xe9 && at + 15 + rel32_at(copy + 11) == ENTRY + 10, "EVEX: jump back");
+	code_page_done(&c);
+}
+
 /* test rsi, rsi (48 85 F6); jle +0x1b (7E 1B): Sum's entry. The jle
  * becomes 0F 8E rel32 aimed at ENTRY + 5 + 0x1b. */
 static void test_jcc(struct x86_decoder *dec)
@@ -160,6 +184,7 @@ int main(void)
 {
 	struct x86_decoder *dec = x86_decoder_new();
 	test_rip_relative(dec);
+	test_rip_relative_evex(dec);
 	test_jcc(dec);
 	test_plans(dec);
 	test_clock(dec);
