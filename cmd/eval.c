@@ -38,7 +38,7 @@ static void usage(FILE *out)
 	      "  --runs N           native runs (default: 20)\n"
 	      "  --native WHO       the native figure: measure (default: perpi measure's\n"
 	      "                     median call, the fastest run) or driver (the kernel's\n"
-	      "                     own rdtsc around each call); both are timed and kept\n"
+	      "                     own rdtsc around each call, in the same runs); both kept\n"
 	      "  -o DIR             recordings, eval-cycles.csv and the scatter plots\n"
 	      "                     (default: eval-cycles)\n"
 	      "  --no-mca           leave llvm-mca out\n"
@@ -141,9 +141,10 @@ static int run_program(char *const *argv, char *buf, size_t size)
 	if (buf) {
 		close(fds[1]);
 		ssize_t r;
-		while (pid > 0 && got + 1 < size &&
-		       (r = read(fds[0], buf + got, size - 1 - got)) > 0)
-			got += (size_t)r;
+		char drain[4096]; /* past size: read and dropped, so the child never blocks */
+		while (pid > 0 && (r = got + 1 < size ? read(fds[0], buf + got, size - 1 - got)
+						    : read(fds[0], drain, sizeof(drain))) > 0)
+			got += got + 1 < size ? (size_t)r : 0;
 		buf[got] = '\0';
 		close(fds[0]);
 	}
@@ -170,34 +171,35 @@ static int record_kernel(const struct eval_args *a, const char *binary, const ch
 	return 0;
 }
 
-/* One native run: call k's cycles into v[k] and its neighbouring probes'
- * cycles into probe[k] (n calls), the TSC step. */
-static int native_run(const char *binary, char *calls, double *v, double *probe, long n,
-		      double *step)
+/* One driver line ("perpi-kernel NAME calls N step S overhead O cycles
+ * C1..CN probes P1..PN") at *line: call k's cycles into v[k], its
+ * neighbouring probes' into probe[k], the TSC step; *line moves past it. */
+static int driver_line(const char *binary, const char **line, double *v, double *probe, long n,
+		       double *step)
 {
-	char out[8192], name[64], *end;
-	char *argv[] = {(char *)binary, calls, NULL};
+	char name[64], *end;
 	double overhead;
 	long got;
-	int rc = run_program(argv, out, sizeof(out)), used = 0;
-	const char *line = strstr(out, "perpi-kernel ");
-	if (rc != 0 || !line ||
-	    sscanf(line, "perpi-kernel %63s calls %ld step %lf overhead %lf cycles%n", name, &got,
+	int used = 0;
+	const char *at = strstr(*line, "perpi-kernel ");
+	if (!at ||
+	    sscanf(at, "perpi-kernel %63s calls %ld step %lf overhead %lf cycles%n", name, &got,
 		   step, &overhead, &used) != 4 ||
 	    got != n)
-		return perpi_set_error("%s: no 'perpi-kernel' line in its output (status %d): is "
-				       "it built with bench/kernels/driver.c?",
-				       binary, rc);
-	line += used;
-	for (long k = 0; k < n; k++, line = end)
-		if ((v[k] = strtod(line, &end)), end == line)
+		return perpi_set_error("%s: no 'perpi-kernel' line in its output: is it built with "
+				       "bench/kernels/driver.c?",
+				       binary);
+	at += used;
+	for (long k = 0; k < n; k++, at = end)
+		if ((v[k] = strtod(at, &end)), end == at)
 			return perpi_set_error("%s: %ld calls timed, not %ld", binary, k, n);
-	if (!(line = strstr(line, "probes")))
+	if (strncmp(at, " probes", 7))
 		return perpi_set_error("%s: no probes in its output: rebuild it", binary);
-	line += strlen("probes");
-	for (long k = 0; k < n; k++, line = end)
-		if ((probe[k] = strtod(line, &end)), end == line)
+	at += 7;
+	for (long k = 0; k < n; k++, at = end)
+		if ((probe[k] = strtod(at, &end)), end == at)
 			return perpi_set_error("%s: %ld probes, not %ld", binary, k, n);
+	*line = at;
 	return 0;
 }
 
@@ -232,22 +234,20 @@ static size_t undisturbed(const double *v, const double *probe, long n, long run
 	return m;
 }
 
-/* A call's native cycles, as predicted: the mean over the calls but the
- * first of each call's undisturbed readings over the runs. */
-static int native_kernel(const struct eval_args *a, const char *binary, double *cycles)
+/* The driver's figure for a call, from its lines in out (one a run): the
+ * mean over the calls but the first of each call's undisturbed readings
+ * over the runs. */
+static int driver_figure(const struct eval_args *a, const char *binary, const char *out,
+			 double *cycles)
 {
-	char calls[24];
 	long n = a->calls, runs = 0;
 	double *v = xcalloc((size_t)(n * a->runs), sizeof(*v)), step = 0, sum = 0;
 	double *probe = xcalloc((size_t)(n * a->runs), sizeof(*probe)), fastest = INFINITY;
-	snprintf(calls, sizeof(calls), "%ld", n);
+	int rc = 0;
 	*cycles = NAN;
-	for (; runs < a->runs && !interrupted; runs++)
-		if (native_run(binary, calls, v + runs * n, probe + runs * n, n, &step) < 0) {
-			free(v);
-			free(probe);
-			return -1;
-		}
+	while (runs < a->runs && strstr(out, "perpi-kernel ") &&
+	       (rc = driver_line(binary, &out, v + runs * n, probe + runs * n, n, &step)) == 0)
+		runs++;
 	for (long i = 0; i < runs * n; i++)
 		fastest = fmin(fastest, probe[i]);
 	double *call = xcalloc((size_t)runs + 1, sizeof(*call));
@@ -255,26 +255,40 @@ static int native_kernel(const struct eval_args *a, const char *binary, double *
 		sum += clean_mean(call, undisturbed(v, probe, n, runs, k, fastest, call), step);
 	if (runs)
 		*cycles = sum / (double)(n > 1 ? n - 1 : 1);
+	else if (rc == 0)
+		rc = perpi_set_error("%s: no 'perpi-kernel' line in its output", binary);
 	free(call);
 	free(probe);
 	free(v);
-	return 0;
+	return rc;
 }
 
-/* A call's native cycles by perpi measure --function SYM: the median of
- * the calls (each the fastest over the runs). */
-static int measured_kernel(const struct eval_args *a, const char *binary, double *cycles)
+static double json_number(json_object *o, const char *key, const char *inner)
 {
-	char calls[24], runs[24];
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    (inner && !json_object_object_get_ex(v, inner, &v)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* A call's native cycles, the kernel's runs timed by perpi measure
+ * --function SYM: its figure, the median of the calls (each the fastest
+ * over the runs), into k->measured; the driver's own rdtsc around each
+ * call in the same runs into k->driver (its window holds perpi's stub,
+ * whose cost perpi measure states: taken off). */
+static int measure_kernel(const struct eval_args *a, const char *binary,
+			  struct eval_cycles_kernel *k)
+{
+	char calls[24], runs[24], out[65536];
 	snprintf(calls, sizeof(calls), "%ld", a->calls);
 	snprintf(runs, sizeof(runs), "%ld", a->runs);
 	char *path = xasprintf("%s/measure.json", a->dir);
 	char *argv[] = {"/proc/self/exe", "measure", "-q",    "--function",   (char *)a->function,
 			"--runs",	  runs,	     "--json", "-o",	       path,
 			(char *)binary,	  calls,     NULL};
-	*cycles = NAN;
-	int rc = run_program(argv, NULL, 0);
-	json_object *root = rc == 0 ? json_object_from_file(path) : NULL, *fns, *v;
+	int rc = run_program(argv, out, sizeof(out));
+	json_object *root = rc == 0 ? json_object_from_file(path) : NULL, *fns;
 	unlink(path);
 	free(path);
 	if (!root)
@@ -283,12 +297,14 @@ static int measured_kernel(const struct eval_args *a, const char *binary, double
 		for (size_t i = 0; i < json_object_array_length(fns); i++) {
 			json_object *f = json_object_array_get_idx(fns, i), *name;
 			if (json_object_object_get_ex(f, "name", &name) &&
-			    !strcmp(json_object_get_string(name), a->function) &&
-			    json_object_object_get_ex(f, "median", &v))
-				*cycles = json_object_get_double(v);
+			    !strcmp(json_object_get_string(name), a->function))
+				k->measured = json_number(f, "median", NULL);
 		}
+	double stub = json_number(root, "overhead", "call");
 	json_object_put(root);
-	if (isnan(*cycles))
+	if (driver_figure(a, binary, out, &k->driver) == 0 && !isnan(stub))
+		k->driver -= stub;
+	if (isnan(k->measured))
 		return perpi_set_error("%s: perpi measure timed no call of %s", binary,
 				       a->function);
 	return 0;
@@ -367,9 +383,7 @@ static void measure_suite(const struct eval_args *a, char **bins, size_t n, stru
 			free(path);
 			path = NULL;
 		}
-		if (native_kernel(a, bins[i], &k->driver) < 0)
-			perpi_warn("%s", perpi_error());
-		if (measured_kernel(a, bins[i], &k->measured) < 0)
+		if (measure_kernel(a, bins[i], k) < 0)
 			perpi_warn("%s", perpi_error());
 		k->native = a->driver ? k->driver : k->measured;
 		s->paths[s->n++] = path;
