@@ -29,11 +29,21 @@ def metrics(eval_txt):
         if line.startswith("predictor"):
             on = True
             continue
-        if on and line.strip():
+        if on and not line.strip():
+            break  # the metrics end at the blank line before the timing check
+        if on:
             f = line.split()
             # predictor  RMS  tau  coverage (covered of n)
             rows.append((f[0], f[1], f[2], " ".join(f[3:])))
     return rows
+
+
+def agreement(eval_txt):
+    """perpi measure against the kernels' own rdtsc, as printed, or None."""
+    for line in open(eval_txt):
+        if line.startswith("perpi measure against"):
+            return line.strip()
+    return None
 
 
 def benchmarks_rows(out, host, cpu, date, seconds):
@@ -41,7 +51,7 @@ def benchmarks_rows(out, host, cpu, date, seconds):
     w = []
     w.append("Cycle prediction on %s (%s), %s: `sh bench/eval-cycles.sh` (%s s in all);"
              % (host, cpu, date, seconds))
-    w.append("cycles of one call (the mean over the calls but the first), predicted"
+    w.append("cycles of one call (native: `perpi measure`'s median call, the fastest run), predicted"
              " error in parentheses; ! marks a kernel whose simulated L1 misses more"
              " than 15%, left out of perpi's figures.")
     w.append("")
@@ -60,6 +70,10 @@ def benchmarks_rows(out, host, cpu, date, seconds):
     w.append("| --- | ---: | ---: | ---: |")
     for m in metrics(os.path.join(out, "eval.txt")):
         w.append("| %s | %s | %s | %s |" % m)
+    check = agreement(os.path.join(out, "eval.txt"))
+    if check:
+        w.append("")
+        w.append(check.replace("perpi measure", "`perpi measure`", 1) + ".")
     open(os.path.join(out, "benchmarks-rows.md"), "w").write("\n".join(w) + "\n")
 
 
