@@ -301,6 +301,8 @@ static int measure_kernel(const struct eval_args *a, const char *binary,
 				k->measured = json_number(f, "median", NULL);
 		}
 	double stub = json_number(root, "overhead", "call");
+	/* every run followed by a slowed probe: the core was shared throughout */
+	k->slowed = json_number(root, "probe", "slowed_runs") >= json_number(root, "runs", NULL);
 	json_object_put(root);
 	if (driver_figure(a, binary, out, &k->driver) == 0 && !isnan(stub))
 		k->driver -= stub;

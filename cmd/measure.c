@@ -9,6 +9,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "cmd/measure.h"
 #include "common/util.h"
 #include "ilp/trace_file.h"
+#include "palmed/db.h"
 #include "palmed/timing.h"
 
 #define CALIBRATION_PROBES 64
@@ -219,10 +221,36 @@ static void check_figures(struct measure_outcome *o, const char *who, unsigned r
 	}
 }
 
+/* The ALU throughput probe now, in cycles per add (the fastest of 3). A
+ * chain of dependent adds, which the calibration times, runs as fast
+ * when another thread shares the core; 8 independent chains do not. */
+static double probe_cpi(double ticks_per_cycle)
+{
+	uint64_t best = UINT64_MAX;
+	for (int k = 0; k < 3; k++) {
+		uint64_t t = timing_probe_ticks(PROBE_ALU);
+		best = t < best ? t : best;
+	}
+	return (double)best / ticks_per_cycle / timing_probe_insns[PROBE_ALU];
+}
+
+/* After run k: the probe against its best on this machine. */
+static void check_probe(struct measure_outcome *o, double ratio)
+{
+	double cpi = probe_cpi(ratio);
+	o->probe_worst = fmax(o->probe_worst, cpi);
+	if (o->probe_best > 0 && cpi > MEASURE_SLOWED * o->probe_best)
+		o->slowed_runs++;
+}
+
 static int run_all(struct measure_outcome *o, const char *who, struct measure_session *s,
 		   char *const argv[], unsigned runs)
 {
-	double ratio = timing_calibrate(CALIBRATION_PROBES);
+	double ratio = timing_calibrate(CALIBRATION_PROBES), best[PROBE_COUNT];
+	char machine[256];
+	machine_reference_key(machine, sizeof(machine));
+	timing_reference_load(machine, best);
+	o->probe_best = best[PROBE_ALU];
 	struct measure_run *rs = xcalloc(runs, sizeof(*rs));
 	size_t n = 0;
 	for (unsigned k = 0; k < runs && !measure_stop_signal; k++) {
@@ -233,6 +261,7 @@ static int run_all(struct measure_outcome *o, const char *who, struct measure_se
 			break;
 		}
 		ratio = fmin(ratio, timing_calibrate(CALIBRATION_PROBES));
+		check_probe(o, ratio);
 		if (run_end(o, who, &rs[n++], k))
 			break;
 	}
@@ -240,6 +269,12 @@ static int run_all(struct measure_outcome *o, const char *who, struct measure_se
 		problem(o, who, "interrupted: the figures timed so far follow");
 		o->status = 130;
 	}
+	if (o->slowed_runs)
+		perpi_warn("%s: after %u of %zu runs perpi's throughput probe ran more than %.0f%% "
+			   "slower than its best on this machine (%.3f cycles per add, best %.3f): "
+			   "another hardware thread or VM shared the core, and the figures may be high",
+			   who, o->slowed_runs, n, 100 * (MEASURE_SLOWED - 1), o->probe_worst,
+			   o->probe_best);
 	if (n)
 		o->summary = measure_summarize(s, rs, n, ratio, runs);
 	for (size_t k = 0; k < n; k++)

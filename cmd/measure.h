@@ -17,7 +17,16 @@ struct measure_outcome {
 	char **problems;	  /* what went wrong, one line each (also on stderr) */
 	size_t n_problems;
 	int status; /* the exit status perpi measure returns for it */
+	/* The ALU throughput probe, cycles per add: its best on this machine
+	 * (perpi bench's reference; 0 if unknown) and its slowest after a run,
+	 * and in how many runs it was more than MEASURE_SLOWED slower. */
+	double probe_best, probe_worst;
+	unsigned slowed_runs;
 };
+
+/* A run after which the probe ran this much slower than its best: the
+ * core was shared (another hardware thread or VM), its figures high. */
+#define MEASURE_SLOWED 1.10
 
 /* Run argv[0] runs times under perpi measure's stubs (SIGINT and SIGTERM
  * stop the run in progress), calibrating the TSC in perpi's process

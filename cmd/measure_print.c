@@ -56,6 +56,15 @@ void measure_print_text(FILE *out, const struct measured *m, const char *program
 	if (!region && m->n_figures > 1)
 		fprintf(out, "%-36s %10s %12s %12s %14.0f\n", "all (outermost timed calls)", "", "",
 			"", m->whole);
+	if (o && o->probe_worst > 0) {
+		fprintf(out, "# throughput probe after the runs: %.3f cycles per add at the slowest",
+			o->probe_worst);
+		if (o->probe_best > 0)
+			fprintf(out, " (best on this machine %.3f; %u run%s more than %.0f%% slower)",
+				o->probe_best, o->slowed_runs, o->slowed_runs == 1 ? "" : "s",
+				100 * (MEASURE_SLOWED - 1));
+		fprintf(out, "\n");
+	}
 	for (size_t i = 0; o && i < o->n_problems; i++)
 		fprintf(out, "# incomplete: %s\n", o->problems[i]);
 }
@@ -113,6 +122,15 @@ void measure_print_json(FILE *out, const struct measured *m, const char *program
 	json_object_object_add(j, "functions", fns);
 	json_object_object_add(j, "region", region);
 	json_object_object_add(j, "whole", cycles(m->whole));
+	if (o && o->probe_worst > 0) {
+		json_object *p = json_object_new_object();
+		json_object_object_add(p, "slowest", json_object_new_double(o->probe_worst));
+		json_object_object_add(p, "best", o->probe_best > 0
+						      ? json_object_new_double(o->probe_best)
+						      : NULL);
+		json_object_object_add(p, "slowed_runs", json_object_new_int((int)o->slowed_runs));
+		json_object_object_add(j, "probe", p);
+	}
 	json_object_object_add(j, "complete", json_object_new_boolean(!o || !o->n_problems));
 	json_object_object_add(j, "problems", problems);
 	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));

@@ -63,12 +63,8 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	b->gp.avx = __builtin_cpu_supports("avx");
 	b->gp.avx512 = __builtin_cpu_supports("avx512f");
 	/* the probe references: the better of the database's and the cache file's */
-	struct machine_identity m;
 	double from_file[PROBE_COUNT];
-	machine_identity_current(&m);
-	machine_identity_describe(&m, b->machine, sizeof(b->machine));
-	snprintf(b->machine + strlen(b->machine), sizeof(b->machine) - strlen(b->machine),
-		 " microcode %s", m.microcode);
+	machine_reference_key(b->machine, sizeof(b->machine));
 	timing_reference_load(b->machine, from_file);
 	for (int k = 0; k < PROBE_COUNT; k++) {
 		double from_db = 0;

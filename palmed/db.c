@@ -220,6 +220,14 @@ void machine_identity_describe(const struct machine_identity *m, char *buf, size
 		 m->stepping, m->model_name);
 }
 
+void machine_reference_key(char *buf, size_t size)
+{
+	struct machine_identity m;
+	machine_identity_current(&m);
+	machine_identity_describe(&m, buf, size);
+	snprintf(buf + strlen(buf), size - strlen(buf), " microcode %s", m.microcode);
+}
+
 int db_sql_error(struct db *db, const char *what)
 {
 	return perpi_set_error("database %s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));

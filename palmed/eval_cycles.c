@@ -271,14 +271,15 @@ int eval_cycles_write_csv(const struct eval_cycles_kernel *ks, size_t n, const c
 	fprintf(f, "kernel,native");
 	for (int p = 0; p < PRED_COUNT; p++)
 		fprintf(f, ",%s", eval_cycles_predictor[p]);
-	fprintf(f, ",calls,instructions,l1_miss_rate,flagged,mispredicts_per_call,measure,driver\n");
+	fprintf(f, ",calls,instructions,l1_miss_rate,flagged,mispredicts_per_call,measure,driver,"
+		   "slowed\n");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s,%.1f", ks[i].name, ks[i].native);
 		for (int p = 0; p < PRED_COUNT; p++)
 			fprintf(f, ",%.1f", ks[i].pred[p]);
-		fprintf(f, ",%lu,%lu,%.4f,%d,%.2f,%.1f,%.1f\n", ks[i].calls, ks[i].insns,
+		fprintf(f, ",%lu,%lu,%.4f,%d,%.2f,%.1f,%.1f,%d\n", ks[i].calls, ks[i].insns,
 			ks[i].l1_miss_rate, ks[i].flagged, ks[i].mispredicts, ks[i].measured,
-			ks[i].driver);
+			ks[i].driver, ks[i].slowed);
 	}
 	if (fclose(f) != 0)
 		return perpi_set_error("cannot write '%s': %s", path, strerror(errno));
@@ -412,8 +413,10 @@ void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 {
 	fprintf(out, "%-22s %9s %18s %18s %18s %7s %6s\n", "kernel", "native", "perpi", "bound",
 		"llvm-mca", "L1miss", "mispr");
+	size_t slowed = 0;
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%-22s %9.0f", ks[i].name, ks[i].native);
+		slowed += ks[i].slowed;
+		fprintf(out, "%-22s %8.0f%s", ks[i].name, ks[i].native, ks[i].slowed ? "~" : " ");
 		for (int p = 0; p < PRED_COUNT; p++)
 			print_cell(out, &ks[i], p);
 		fprintf(out, " %6.1f%%%s %6.1f\n", 100 * ks[i].l1_miss_rate,
@@ -429,4 +432,10 @@ void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 			mt.covered, n);
 	}
 	print_agreement(out, ks, n);
+	if (slowed)
+		fprintf(out,
+			"~ %zu kernel%s timed on a core that ran perpi's throughput probe more than "
+			"10%% slower than its best after every run (another thread or VM shared it): "
+			"the native figure may be high\n",
+			slowed, slowed == 1 ? "" : "s");
 }

@@ -26,6 +26,7 @@ struct eval_cycles_kernel {
 	double native;		 /* cycles of one call (the fastest); NAN when not measured */
 	double measured;	 /* by perpi measure (the median call); NAN if not */
 	double driver;		 /* by the kernel's own rdtsc (bench/kernels/driver.c) */
+	int slowed;		 /* perpi measure found the core slowed after every run */
 	double pred[PRED_COUNT]; /* cycles of one call; NAN when not predicted */
 	unsigned long calls;	 /* calls in the recording */
 	unsigned long insns;	 /* dynamic instructions of one call (the recording's mean) */
@@ -54,7 +55,7 @@ void eval_cycles_metrics(const struct eval_cycles_kernel *ks, size_t n, int pred
 			 struct eval_cycles_metrics *out);
 
 /* name,native,perpi,bound,llvm-mca,calls,instructions,l1_miss_rate,flagged,
- * mispredicts_per_call,measure,driver */
+ * mispredicts_per_call,measure,driver,slowed */
 int eval_cycles_write_csv(const struct eval_cycles_kernel *ks, size_t n, const char *path);
 /* Predicted against native cycles, both axes logarithmic, the diagonal
  * and the +-15% band. */
