@@ -53,7 +53,8 @@ def benchmarks_rows(out, host, cpu, date, seconds):
              % (host, cpu, date, seconds))
     w.append("cycles of one call (native: `perpi measure`'s median call, the fastest run), predicted"
              " error in parentheses; ! marks a kernel whose simulated L1 misses more"
-             " than 15%, left out of perpi's figures.")
+             " than 15%, left out of perpi's figures; ~ a native figure taken on a core"
+             " perpi measure found slowed after every run (another thread or VM on it).")
     w.append("")
     w.append("| kernel | instructions | native | perpi | bound | llvm-mca | L1 miss | mispredicts |")
     w.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -61,7 +62,8 @@ def benchmarks_rows(out, host, cpu, date, seconds):
         flag = "!" if r["flagged"] == "1" else ""
         w.append("| %s | %s | %s | %s | %s | %s | %.1f%%%s | %s |" % (
             r["kernel"], r["instructions"],
-            "-" if r["native"] == "nan" else "%.0f" % float(r["native"]),
+            "-" if r["native"] == "nan" else "%.0f%s" % (
+                float(r["native"]), "~" if r.get("slowed") == "1" else ""),
             cell(r["perpi"], r["native"]), cell(r["bound"], r["native"]),
             cell(r["llvm-mca"], r["native"]), 100 * float(r["l1_miss_rate"]), flag,
             r["mispredicts_per_call"]))
@@ -74,6 +76,9 @@ def benchmarks_rows(out, host, cpu, date, seconds):
     if check:
         w.append("")
         w.append(check.replace("perpi measure", "`perpi measure`", 1) + ".")
+    slowed = sum(r.get("slowed") == "1" for r in rows)
+    if slowed:
+        w.append("%d kernels marked ~." % slowed)
     open(os.path.join(out, "benchmarks-rows.md"), "w").write("\n".join(w) + "\n")
 
 
