@@ -1,8 +1,11 @@
 #!/bin/sh
 # A small real build on this CPU: a dozen forms measured by the Pipedream
 # runner, then 40 held-out kernels measured natively and predicted. The
-# bound is generous (RMS IPC error under 15%; about 6% on a calm host): real timings are noisy and a
-# shared VM disturbs them. Skipped when this machine cannot time a kernel
+# bound is generous (RMS IPC error under 20%): real timings are noisy and a
+# shared VM disturbs them. About 6% on the Zen 4 VM it was written on; on
+# the Zen 5 VM of 2026-11-25, 12.2-15.2% over six runs, the same at the
+# commit before that day's changes (3663b25) and after them: 15% failed
+# calm runs there. Skipped when this machine cannot time a kernel
 # at all right now (no runner, or a host too busy to give one clean run),
 # and a miss is a skip when perpi measure's throughput probe found the core
 # slowed around the evaluation (the host running another thread or VM on
@@ -70,16 +73,16 @@ rms=$(awk '$1 == "palmed" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/e
 if [ -z "$rms" ]; then
 	echo "FAIL: no evaluation"; exit 1
 fi
-if awk -v r="$rms" 'BEGIN { exit !(r < 15) }'; then
+if awk -v r="$rms" 'BEGIN { exit !(r < 20) }'; then
 	echo "ok real model: RMS IPC error $rms% on its held-out kernels"
 else
 	after=$(slowed_core)
 	if [ "$before" -gt 0 ] || [ "$after" -gt 0 ]; then
 		# the held-out kernels were timed on a core the host slowed
-		# (seen at 18.75% with the probe 20-50% slow; 6% on a calm host)
+		# (seen at 18.75% with the probe 20-50% slow, 12-15% calm)
 		echo "SKIP: RMS IPC error $rms%, but the host slowed this core during the evaluation" \
 			"(perpi measure's probe slowed after $before and $after of 3 runs)"
 		exit 77
 	fi
-	echo "FAIL real model: RMS IPC error $rms% (bound 15%)"; exit 1
+	echo "FAIL real model: RMS IPC error $rms% (bound 20%)"; exit 1
 fi
