@@ -140,11 +140,15 @@ static int run_program(char *const *argv, char *buf, size_t size)
 	size_t got = 0;
 	if (buf) {
 		close(fds[1]);
-		ssize_t r;
+		ssize_t r = 1;
 		char drain[4096]; /* past size: read and dropped, so the child never blocks */
-		while (pid > 0 && (r = got + 1 < size ? read(fds[0], buf + got, size - 1 - got)
-						    : read(fds[0], drain, sizeof(drain))) > 0)
-			got += got + 1 < size ? (size_t)r : 0;
+		while (pid > 0 && r > 0) {
+			int room = got + 1 < size;
+			r = room ? read(fds[0], buf + got, size - 1 - got)
+				 : read(fds[0], drain, sizeof(drain));
+			if (r > 0 && room)
+				got += (size_t)r;
+		}
 		buf[got] = '\0';
 		close(fds[0]);
 	}
@@ -275,8 +279,8 @@ static double json_number(json_object *o, const char *key, const char *inner)
 /* A call's native cycles, the kernel's runs timed by perpi measure
  * --function SYM: its figure, the median of the calls (each the fastest
  * over the runs), into k->measured; the driver's own rdtsc around each
- * call in the same runs into k->driver (its window holds perpi's stub,
- * whose cost perpi measure states: taken off). */
+ * call in the same runs into k->driver (its window holds perpi's timing
+ * stub, whose cost perpi measure states: taken off). */
 static int measure_kernel(const struct eval_args *a, const char *binary,
 			  struct eval_cycles_kernel *k)
 {
@@ -300,12 +304,12 @@ static int measure_kernel(const struct eval_args *a, const char *binary,
 			    !strcmp(json_object_get_string(name), a->function))
 				k->measured = json_number(f, "median", NULL);
 		}
-	double stub = json_number(root, "overhead", "call");
+	double stub_cost = json_number(root, "overhead", "call"); /* perpi's timing stub's */
 	/* every run followed by a slowed probe: the core was shared throughout */
 	k->slowed = json_number(root, "probe", "slowed_runs") >= json_number(root, "runs", NULL);
 	json_object_put(root);
-	if (driver_figure(a, binary, out, &k->driver) == 0 && !isnan(stub))
-		k->driver -= stub;
+	if (driver_figure(a, binary, out, &k->driver) == 0 && !isnan(stub_cost))
+		k->driver -= stub_cost;
 	if (isnan(k->measured))
 		return perpi_set_error("%s: perpi measure timed no call of %s", binary,
 				       a->function);

@@ -54,54 +54,56 @@ static struct code_patch place(struct x86_decoder *dec, struct code_page *c,
 	return p;
 }
 
+/* Moves a function that starts with a load of [rip + disp] (its disp32
+ * at byte disp_at, the instruction len bytes, then ret) and checks the
+ * copy: the bytes before the displacement kept, the load still reading
+ * ENTRY + len + disp, then a jmp back to ENTRY + len. Returns the patch. */
+static struct code_patch moved_load(struct x86_decoder *dec, const char *what,
+				    const uint8_t *code, size_t size, size_t len, size_t disp_at,
+				    int32_t disp)
+{
+	struct code_function f = {"f", ENTRY, code, size, size, padding_no, NULL};
+	struct code_page c;
+	code_page_init(&c, PAGE, 0x7f0000000000ull, 0, 0);
+	int rc;
+	struct code_patch p = place(dec, &c, &f, ENTRY_JUMP, &rc);
+	CHECK(rc == 0, "%s: %s", what, perpi_error());
+	CHECK(p.kind == ENTRY_JUMP && p.moved == len && p.len == len, "%s: moved %zu", what,
+	      p.moved);
+	/* the copy sits right after the stub, at p.stub's displaced code */
+	const uint8_t *copy = c.buf + (c.len - p.displaced_len);
+	uint64_t at = PAGE + (c.len - p.displaced_len);
+	CHECK(!memcmp(copy, code, disp_at), "%s: the load's prefixes, opcode and ModRM kept",
+	      what);
+	CHECK((int64_t)(at + len) + rel32_at(copy + disp_at) == (int64_t)(ENTRY + len) + disp,
+	      "%s: the load reads %#llx", what,
+	      (unsigned long long)(at + len + rel32_at(copy + disp_at)));
+	CHECK(copy[len] == 0xe9 && at + len + 5 + rel32_at(copy + len + 1) == ENTRY + len,
+	      "%s: jump back", what);
+	code_page_done(&c);
+	return p;
+}
+
 /* mov rax, [rip + 0x100] (48 8B 05 00 01 00 00, 7 bytes) then ret: the
  * moved load must still read ENTRY + 7 + 0x100. */
 static void test_rip_relative(struct x86_decoder *dec)
 {
 	static const uint8_t code[] = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3};
-	struct code_function f = {"f", ENTRY, code, sizeof(code), sizeof(code), padding_no, NULL};
-	struct code_page c;
-	code_page_init(&c, PAGE, 0x7f0000000000ull, 0, 0);
-	int rc;
-	struct code_patch p = place(dec, &c, &f, ENTRY_JUMP, &rc);
-	CHECK(rc == 0, "rip-relative: %s", perpi_error());
-	CHECK(p.kind == ENTRY_JUMP && p.moved == 7 && p.len == 7, "moved %zu", p.moved);
-	/* the copy sits at p.stub's displaced code: find it by its opcode */
-	const uint8_t *copy = c.buf + (c.len - p.displaced_len); /* right after the stub */
-	uint64_t at = PAGE + (c.len - p.displaced_len);
-	CHECK(!memcmp(copy, code, 3), "the load's opcode and ModRM kept");
-	CHECK((int64_t)at + 7 + rel32_at(copy + 3) == (int64_t)(ENTRY + 7 + 0x100),
-	      "the load reads %#llx", (unsigned long long)(at + 7 + rel32_at(copy + 3)));
-	/* then jmp back to ENTRY + 7 */
-	CHECK(copy[7] == 0xe9 && at + 12 + rel32_at(copy + 8) == ENTRY + 7, "jump back");
+	struct code_patch p = moved_load(dec, "rip-relative", code, sizeof(code), 7, 3, 0x100);
 	/* the entry: jmp rel32 to the stub, the 2 displaced bytes left int3 */
 	CHECK(p.bytes[0] == 0xe9 && ENTRY + 5 + rel32_at(p.bytes + 1) == p.stub, "entry jump");
 	CHECK(p.bytes[5] == 0xcc && p.bytes[6] == 0xcc, "dead bytes");
-	code_page_done(&c);
 }
 
 /* vbroadcastsd zmm2, [rip + 0x3266] (EVEX: 62 F2 FD 48, opcode 19, ModRM
  * 15, disp32; 10 bytes) then ret: -O3 -march=native's first instruction
- * of bench/kernels' horner; the moved load must still read
- * ENTRY + 10 + 0x3266. */
+ * of bench/kernels' horner, which Zydis decodes; the moved load must still
+ * read ENTRY + 10 + 0x3266. */
 static void test_rip_relative_evex(struct x86_decoder *dec)
 {
 	static const uint8_t code[] = {0x62, 0xf2, 0xfd, 0x48, 0x19, 0x15,
 				       0x66, 0x32, 0x00, 0x00, 0xc3};
-	struct code_function f = {"f", ENTRY, code, sizeof(code), sizeof(code), padding_no, NULL};
-	struct code_page c;
-	code_page_init(&c, PAGE, 0x7f0000000000ull, 0, 0);
-	int rc;
-	struct code_patch p = place(dec, &c, &f, ENTRY_JUMP, &rc);
-	CHECK(rc == 0, "rip-relative EVEX: %s", perpi_error());
-	CHECK(p.kind == ENTRY_JUMP && p.moved == 10 && p.len == 10, "EVEX: moved %zu", p.moved);
-	const uint8_t *copy = c.buf + (c.len - p.displaced_len);
-	uint64_t at = PAGE + (c.len - p.displaced_len);
-	CHECK(!memcmp(copy, code, 6), "the EVEX load's prefix, opcode and ModRM kept");
-	CHECK((int64_t)at + 10 + rel32_at(copy + 6) == (int64_t)(ENTRY + 10 + 0x3266),
-	      "the EVEX load reads %#llx", (unsigned long long)(at + 10 + rel32_at(copy + 6)));
-	CHECK(copy[10] == 0xe9 && at + 15 + rel32_at(copy + 11) == ENTRY + 10, "EVEX: jump back");
-	code_page_done(&c);
+	moved_load(dec, "rip-relative EVEX", code, sizeof(code), 10, 6, 0x3266);
 }
 
 /* test rsi, rsi (48 85 F6); jle +0x1b (7E 1B): Sum's entry. The jle
