@@ -20,7 +20,45 @@ static void print_rows(const struct eval_set *s, const char *label)
 	}
 }
 
-/* All the points, then each shape of kernel apart when there are several. */
+/* The other predictors against the "harness" row (cmd/palmed_eval.c) on
+ * the kernels it covers: a model's error against the timings it was
+ * fitted to, apart from what the code of a kernel adds. */
+static void print_against_harness(const struct eval_set *s)
+{
+	size_t h = 0;
+	while (h < s->npred && strcmp(s->pred_names[h], "harness"))
+		h++;
+	if (h == s->npred)
+		return;
+	struct eval_set sub = *s;
+	sub.n = 0;
+	sub.npred = 0;
+	sub.points = xmalloc((s->n + 1) * sizeof(*s->points));
+	for (size_t j = 0; j < s->npred; j++)
+		if (j != h)
+			sub.pred_names[sub.npred++] = s->pred_names[j];
+	for (size_t i = 0; i < s->n; i++) {
+		const struct eval_point *p = &s->points[i];
+		if (p->pred[h] != p->pred[h])
+			continue;
+		struct eval_point *q = &sub.points[sub.n++];
+		*q = *p;
+		q->native = p->pred[h];
+		for (size_t j = 0, k = 0; j < s->npred; j++)
+			if (j != h)
+				q->pred[k++] = p->pred[j];
+	}
+	if (sub.n && sub.npred) {
+		printf("against the harness's timings of the %zu kernels it covers (shape "
+		       "'harness'):\n",
+		       sub.n);
+		print_rows(&sub, "harness");
+	}
+	free(sub.points);
+}
+
+/* All the points, then each shape of kernel apart when there are several;
+ * then the predictors against the harness, when it is a row. */
 void palmed_eval_print_table(const struct eval_set *s)
 {
 	static const char *const shapes[] = {"uniform", "loop"};
@@ -38,6 +76,7 @@ void palmed_eval_print_table(const struct eval_set *s)
 			print_rows(&sub, shapes[k]);
 		free(sub.points);
 	}
+	print_against_harness(s);
 }
 
 static double percent(double part, uint64_t whole)

@@ -70,19 +70,33 @@ fi
 cat "$tmp/eval.out"
 echo "build and evaluation took $(($(date +%s) - start)) s"
 rms=$(awk '$1 == "palmed" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
-if [ -z "$rms" ]; then
-	echo "FAIL: no evaluation"; exit 1
+# The same held-out kernels timed again in perpi's own harness (the loop
+# the build times its kernels in), the model's error against those
+# timings: the model's own, apart from what the independent generator's
+# code adds (5.1% here, where the harness itself is 13.8% from that code).
+harness=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $4); print $4 }' "$tmp/eval.out")
+rms_h=$(awk '$1 == "palmed" && $2 == "harness" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
+if [ -z "$rms" ] || [ -z "$rms_h" ]; then
+	echo "FAIL: no evaluation, or no row against the harness"; exit 1
 fi
-if awk -v r="$rms" 'BEGIN { exit !(r < 20) }'; then
-	echo "ok real model: RMS IPC error $rms% on its held-out kernels"
+if ! awk -v c="$harness" 'BEGIN { exit !(c > 90) }'; then
+	echo "FAIL: the harness timed ${harness:-none}% of the kernels (none needs helpers here)"
+	exit 1
+fi
+if awk -v r="$rms" -v h="$rms_h" 'BEGIN { exit !(r < 20 && h < 10) }'; then
+	echo "ok real model: RMS IPC error $rms% on its held-out kernels, $rms_h% against" \
+		"the harness's timings of them"
 else
 	after=$(slowed_core)
 	if [ "$before" -gt 0 ] || [ "$after" -gt 0 ]; then
 		# the held-out kernels were timed on a core the host slowed
 		# (seen at 18.75% with the probe 20-50% slow, 12-15% calm)
-		echo "SKIP: RMS IPC error $rms%, but the host slowed this core during the evaluation" \
+		echo "SKIP: RMS IPC error $rms% ($rms_h% against the harness), but the host slowed" \
+			"this core during the evaluation" \
 			"(perpi measure's probe slowed after $before and $after of 3 runs)"
 		exit 77
 	fi
-	echo "FAIL real model: RMS IPC error $rms% (bound 20%)"; exit 1
+	echo "FAIL real model: RMS IPC error $rms% (bound 20%), $rms_h% against the harness" \
+		"(bound 10%)"
+	exit 1
 fi
