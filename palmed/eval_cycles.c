@@ -402,9 +402,9 @@ static void print_agreement(FILE *out, const struct eval_cycles_kernel *ks, size
 	if (m) {
 		qsort(d, m, sizeof(double), by_double);
 		fprintf(out,
-			"\nperpi measure against the kernels' own rdtsc (%zu kernels of 1,000 "
+			"\nperpi measure against the kernels' own rdtsc (%zu kernel%s of 1,000 "
 			"cycles or more): median difference %.1f%%, largest %.1f%% (%s)\n",
-			m, 100 * d[m / 2], 100 * worst, ks[at].name);
+			m, m == 1 ? "" : "s", 100 * d[m / 2], 100 * worst, ks[at].name);
 	}
 	free(d);
 }
