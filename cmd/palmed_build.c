@@ -26,7 +26,7 @@ static void build_usage(FILE *out)
 	fprintf(out,
 		"usage: perpi palmed build [--forms FILE | --from perpi.data | --sim MACHINE]\n"
 		"                          [--core FILE] [--db FILE | --no-db] [--budget N]\n"
-		"                          [--training N] [-o MODEL] [-q]\n"
+		"                          [--training N] [--resources N] [-o MODEL] [-q]\n"
 		"  (default: every form this CPU can benchmark, 'perpi forms discover': a core\n"
 		"  of %zu common forms is inferred first, every other form is mapped onto its\n"
 		"  resources)\n"
@@ -56,6 +56,8 @@ static void build_usage(FILE *out)
 		     "  --training N   random short kernels of core forms measured after the\n"
 		     "                 search, for the final fit (default: 1000 + 100n, at most\n"
 		     "                 15000; 0: none)\n"
+		     "  --resources N  keep the N core resources that explain the measurements\n"
+		     "                 best, then fit again (default 16; 0: every one found)\n"
 		     "  -o MODEL       where to write the model (default: "
 		     "$XDG_DATA_HOME/perpi/model.json)\n"
 		     "  -q             no progress\n");
@@ -79,7 +81,7 @@ struct build_args {
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
 	int no_db, quiet, exhaustive, retry_refused;
-	long budget, training, probes;
+	long budget, training, probes, resources;
 };
 
 /* Names to model, owned. */
@@ -228,6 +230,8 @@ static void set_options(const struct build_args *a, const struct plan *p, struct
 	o->train_kernels = a->training >= 0
 			       ? (unsigned)a->training
 			       : (unsigned)(n * 100 + 1000 < 15000 ? n * 100 + 1000 : 15000);
+	if (a->resources >= 0)
+		o->max_resources = (unsigned)a->resources;
 }
 
 /* This CPU: the runner, its database, Ctrl-C. */
@@ -331,17 +335,22 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"exhaustive", no_argument, NULL, 'x'},
 					      {"probes", required_argument, NULL, 'p'},
 					      {"retry-refused", no_argument, NULL, 'R'},
+					      {"resources", required_argument, NULL, 'r'},
 					      {0}};
 
-/* --budget, --training, --probes. Returns 0 or 2. */
+/* --budget, --training, --probes, --resources. Returns 0 or 2. */
 static int parse_count(int c, struct build_args *a)
 {
-	long *v = c == 't' ? &a->training : c == 'b' ? &a->budget : &a->probes;
-	if (bench_cli_count(optarg, v, c != 't', c == 't' ? 10000000 : 100000000) == 0)
+	long *v = c == 't'   ? &a->training
+		  : c == 'b' ? &a->budget
+		  : c == 'r' ? &a->resources
+			     : &a->probes;
+	if (bench_cli_count(optarg, v, c != 't' && c != 'r', c == 't' ? 10000000 : 100000000) == 0)
 		return 0;
 	fprintf(stderr, "perpi: palmed build: --%s: %s\n",
 		c == 't'   ? "training"
 		: c == 'b' ? "budget"
+		: c == 'r' ? "resources"
 			   : "probes",
 		perpi_error());
 	return 2;
@@ -387,6 +396,7 @@ static int parse_option(int c, struct build_args *a)
 	case 't':
 	case 'b':
 	case 'p':
+	case 'r':
 		return parse_count(c, a);
 	default:
 		build_usage(c == 'h' ? stdout : stderr);
@@ -398,7 +408,7 @@ static int parse_option(int c, struct build_args *a)
 static int parse_args(int argc, char **argv, struct build_args *a)
 {
 	int c, rc = -1;
-	a->budget = a->training = a->probes = -1;
+	a->budget = a->training = a->probes = a->resources = -1;
 	optind = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", build_options, NULL)) != -1) {
 		rc = parse_option(c, a);

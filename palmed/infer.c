@@ -55,6 +55,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->max_benchmarks = 3000;
 	o->seed = 1;
 	o->refit = 1;
+	o->max_resources = 16;
 	o->train_kernels = 2000;
 }
 

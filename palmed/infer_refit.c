@@ -22,7 +22,9 @@
  * per resource, each small. Its rows of the first kind are many and few
  * are tight: they are added as the solution violates them. The assignment
  * r(b) is then recomputed with the new usages and the fit repeated while
- * the error falls. */
+ * the error falls. With more resources than infer_options.max_resources,
+ * the ones that explain the measurements best are kept (keep_best) and
+ * the fit runs again on them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,16 +233,13 @@ static int fit(const struct state *st, const struct sparse *sp, size_t M, double
 	return rc;
 }
 
-void infer_refit(struct state *st)
+/* The fits of REFIT_FITS assignments, while the error falls; returns the
+ * error. */
+static double fits(struct state *st, const struct sparse *sp, size_t M, double err)
 {
-	if (!st->nres || !st->nmeas)
-		return;
-	size_t M;
-	struct sparse *sp = supports(st, &M);
 	double **cand = xmalloc(st->nres * sizeof(double *));
 	for (size_t r = 0; r < st->nres; r++)
 		cand[r] = xmalloc(st->n * sizeof(double));
-	double before = fit_error(st, sp, M, st->rho), err = before;
 	for (unsigned f = 0; f < REFIT_FITS; f++) {
 		if (fit(st, sp, M, st->rho, cand) < 0)
 			break;
@@ -251,6 +250,81 @@ void infer_refit(struct state *st)
 		for (size_t r = 0; r < st->nres; r++)
 			memcpy(st->rho[r], cand[r], st->n * sizeof(double));
 	}
+	for (size_t r = 0; r < st->nres; r++)
+		free(cand[r]);
+	free(cand);
+	return err;
+}
+
+/* Keeps the `keep` resources that together explain the measurements best,
+ * chosen one at a time (each the one that lowers the weighted error most,
+ * given those chosen before). The search adds a resource for every kernel
+ * the model could not explain; on a real core most are mixtures of a few
+ * true ones, each form loads dozens of them, and the mapping's bases, which
+ * then saturate several at once with small margins, spread every mapped
+ * form over all of them. Returns the resources dropped. */
+static size_t keep_best(struct state *st, const struct sparse *sp, size_t M, size_t keep)
+{
+	size_t R = st->nres;
+	if (keep == 0 || R <= keep)
+		return 0;
+	double *loads = xmalloc((M * R + 1) * sizeof(double)), *now = xcalloc(M + 1, sizeof(double));
+	unsigned char *chosen = xcalloc(R + 1, 1);
+	for (size_t b = 0; b < M; b++)
+		for (size_t r = 0; r < R; r++)
+			loads[b * R + r] = load(st->rho[r], &sp[b]);
+	for (size_t k = 0; k < keep; k++) {
+		size_t best = 0;
+		double best_err = INFINITY;
+		for (size_t r = 0; r < R; r++) {
+			if (chosen[r])
+				continue;
+			double e = 0;
+			for (size_t b = 0; b < M; b++) {
+				double c = fmax(now[b], loads[b * R + r]);
+				e += sp[b].weight * fabs(c - sp[b].cycles) / sp[b].cycles;
+			}
+			if (e < best_err)
+				best_err = e, best = r;
+		}
+		chosen[best] = 1;
+		for (size_t b = 0; b < M; b++)
+			now[b] = fmax(now[b], loads[b * R + best]);
+	}
+	size_t to = 0;
+	for (size_t r = 0; r < R; r++) {
+		if (!chosen[r]) {
+			free(st->rho[r]);
+			free(st->satkern[r]);
+			continue;
+		}
+		st->rho[to] = st->rho[r];
+		st->satkern[to++] = st->satkern[r];
+	}
+	st->nres = to;
+	free(loads);
+	free(now);
+	free(chosen);
+	return R - to;
+}
+
+void infer_refit(struct state *st)
+{
+	if (!st->nres || !st->nmeas)
+		return;
+	size_t M;
+	struct sparse *sp = supports(st, &M);
+	double before = fit_error(st, sp, M, st->rho);
+	double err = fits(st, sp, M, before);
+	size_t dropped = keep_best(st, sp, M, st->o->max_resources);
+	if (dropped && !infer_stopped(st)) {
+		double kept = fit_error(st, sp, M, st->rho);
+		infer_note(st,
+			   "the %zu resources that explain the measurements best kept, %zu dropped: "
+			   "mean error %.2f%% -> %.2f%%",
+			   st->nres, dropped, 100 * err, 100 * kept);
+		err = fits(st, sp, M, kept);
+	}
 	/* Below the tolerance of a form's own cycles, a usage is the fit's
 	 * noise (about half of them on this Zen 4; zeroing them changes the
 	 * held-out error by 0.02 points) and only clutters the model. */
@@ -260,9 +334,6 @@ void infer_refit(struct state *st)
 				st->rho[r][j] = 0;
 	infer_note(st, "usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%",
 		   M, st->nmeas, 100 * before, 100 * err);
-	for (size_t r = 0; r < st->nres; r++)
-		free(cand[r]);
-	free(cand);
 	for (size_t b = 0; b < M; b++) {
 		free(sp[b].cols);
 		free(sp[b].val);
