@@ -78,7 +78,7 @@ def benchmarks_rows(out, host, cpu, date, seconds):
         w.append(check.replace("perpi measure", "`perpi measure`", 1) + ".")
     slowed = sum(r.get("slowed") == "1" for r in rows)
     if slowed:
-        w.append("%d kernels marked ~." % slowed)
+        w.append("%d kernel%s marked ~." % (slowed, "" if slowed == 1 else "s"))
     open(os.path.join(out, "benchmarks-rows.md"), "w").write("\n".join(w) + "\n")
 
 
