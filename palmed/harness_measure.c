@@ -32,6 +32,13 @@
  * watched again (see rebase). */
 #define REBASE_LOOK 0.02
 #define REBASE_AFTER 0.25
+/* A probe slower than this times its best is not this machine's speed now
+ * but a host or a sibling hardware thread taking a share of the core's
+ * units: on this Zen 5 VM another guest made the probes run twice as slow
+ * for minutes, and kernels timed against that speed came out up to twice
+ * too slow, stored as clean. Their repetitions stay disturbed: the kernel
+ * is refused for a busy host, not measured into the model. */
+#define REBASE_MAX 1.25
 
 struct harness_session {
 	const struct harness_config *cfg;
@@ -306,8 +313,8 @@ static int by_double(const void *a, const void *b)
  * burst of a sibling's work is still caught: the probes exist for it),
  * the probes are watched for `look` seconds: a probe whose median over
  * agreeing points is out of its best's clean band (more than WIDE_SLACK
- * above it, or below LOW_SLACK) gets that median as its best, for this
- * session (the reference kept is not raised). */
+ * above it, or below LOW_SLACK) but not beyond REBASE_MAX gets that median
+ * as its best, for this session (the reference kept is not raised). */
 static void rebase(struct harness_session *s, double look)
 {
 	enum { MAX_POINTS = 512 };
@@ -330,7 +337,8 @@ static void rebase(struct harness_session *s, double look)
 		qsort(v[k], n, sizeof(double), by_double);
 		double median = v[k][n / 2];
 		if (!isfinite(s->best[k]) ||
-		    (median <= s->best[k] * WIDE_SLACK && median >= s->best[k] * LOW_SLACK))
+		    (median <= s->best[k] * WIDE_SLACK && median >= s->best[k] * LOW_SLACK) ||
+		    median > s->best[k] * REBASE_MAX)
 			continue;
 		if (!s->warned++ && getenv("PERPI_BENCH_TIMES"))
 			fprintf(stderr,
