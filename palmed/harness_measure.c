@@ -37,8 +37,11 @@
  * units: on this Zen 5 VM another guest made the probes run twice as slow
  * for minutes, and kernels timed against that speed came out up to twice
  * too slow, stored as clean. Their repetitions stay disturbed: the kernel
- * is refused for a busy host, not measured into the model. */
-#define REBASE_MAX 1.25
+ * is refused for a busy host, not measured into the model. Not lower: the
+ * ALU probe starts a worker at up to 1.2 times its kept best here on a
+ * quiet machine, and with 1.25 two make checks skipped benchmark tests for
+ * a busy host. */
+#define REBASE_MAX 1.5
 
 struct harness_session {
 	const struct harness_config *cfg;
