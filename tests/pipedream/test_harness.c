@@ -149,6 +149,33 @@ static void fake_clock_campaign(void)
 	harness_session_delete(s);
 }
 
+/* A kernel of 2.5 cycles per iteration measured on the fake core by a
+ * session whose kept reference is the probes' speed times factor (the
+ * time budget max_seconds); *alu_hint and *alu_best: the ALU probe's
+ * reference before and after. */
+static void measure_against(double factor, double max_seconds, struct harness_samples *out,
+			    double *alu_hint, double *alu_best)
+{
+	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
+	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
+				      fake_overhead, fake_run,	 &f};
+	struct harness_config cfg = {.measures = 15,
+				     .warmup = 3,
+				     .max_attempts = 3,
+				     .max_spread = 0.02,
+				     .max_seconds = max_seconds};
+	for (int k = 0; k < PROBE_COUNT; k++)
+		cfg.best_hint[k] = probe_cpi[k] * factor;
+	struct harness_session *s = harness_session_new(&cfg, &clock);
+	harness_session_warm_up(s);
+	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
+	f.cycles = 2.5 * job.divisor;
+	harness_session_measure(s, NULL, &job, NULL, NULL, out);
+	*alu_hint = cfg.best_hint[PROBE_ALU];
+	*alu_best = harness_session_best(s)[PROBE_ALU];
+	harness_session_delete(s);
+}
+
 /* A reference kept from earlier runs that this machine no longer reaches
  * (its probes now 15% slower: a busy sibling hardware thread, another guest
  * of the host; or 15% faster), or reaches (the same speed): the session
@@ -157,34 +184,21 @@ static void fake_clock_campaign(void)
  * against the unreachable reference was disturbed. */
 static void stale_reference(double factor)
 {
-	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
-	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
-				      fake_overhead, fake_run,	 &f};
-	struct harness_config cfg = {
-	    .measures = 15, .warmup = 3, .max_attempts = 3, .max_spread = 0.02, .max_seconds = 2};
-	for (int k = 0; k < PROBE_COUNT; k++)
-		cfg.best_hint[k] = probe_cpi[k] * factor;
-	struct harness_session *s = harness_session_new(&cfg, &clock);
-	harness_session_warm_up(s);
-	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
 	struct harness_samples out;
-	f.cycles = 2.5 * job.divisor;
-	harness_session_measure(s, NULL, &job, NULL, NULL, &out);
+	double hint, best;
+	measure_against(factor, 2, &out, &hint, &best);
 	double c = out.n_clean ? out.cycles[0] : 0;
 	for (unsigned i = 0; i < out.n; i++)
 		if (out.clean[i])
 			c = out.cycles[i];
-	CHECK(out.n_clean >= cfg.measures && fabs(c - 2.5) < 1e-3,
+	CHECK(out.n_clean >= 15 && fabs(c - 2.5) < 1e-3,
 	      "reference at %.2fx the probes: %u clean of %u repetitions, %.4f cycles", factor,
 	      out.n_clean, out.n, c);
-	const double *best = harness_session_best(s);
-	CHECK(factor != 1.0 || fabs(best[PROBE_ALU] - cfg.best_hint[PROBE_ALU]) < 1e-9,
-	      "a reachable reference changed: %.4f, was %.4f", best[PROBE_ALU],
-	      cfg.best_hint[PROBE_ALU]);
+	CHECK(factor != 1.0 || fabs(best - hint) < 1e-9,
+	      "a reachable reference changed: %.4f, was %.4f", best, hint);
 	printf("reference at %.2fx the probes: %u clean of %u repetitions, %.4f cycles\n", factor,
 	       out.n_clean, out.n, c);
 	harness_samples_done(&out);
-	harness_session_delete(s);
 }
 
 /* Probes twice as slow as the reference (another guest on the core's
@@ -194,26 +208,14 @@ static void stale_reference(double factor)
  * slow probes as its speed and kept kernels twice too slow as clean. */
 static void contended_core(void)
 {
-	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
-	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
-				      fake_overhead, fake_run,	 &f};
-	struct harness_config cfg = {
-	    .measures = 15, .warmup = 3, .max_attempts = 3, .max_spread = 0.02, .max_seconds = 0.5};
-	for (int k = 0; k < PROBE_COUNT; k++)
-		cfg.best_hint[k] = probe_cpi[k] * 0.5;
-	struct harness_session *s = harness_session_new(&cfg, &clock);
-	harness_session_warm_up(s);
-	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
 	struct harness_samples out;
-	f.cycles = 2.5 * job.divisor;
-	harness_session_measure(s, NULL, &job, NULL, NULL, &out);
-	const double *best = harness_session_best(s);
-	CHECK(out.n_clean == 0 && fabs(best[PROBE_ALU] - cfg.best_hint[PROBE_ALU]) < 1e-9,
+	double hint, best;
+	measure_against(0.5, 0.5, &out, &hint, &best);
+	CHECK(out.n_clean == 0 && fabs(best - hint) < 1e-9,
 	      "probes at 2x their reference: %u clean of %u repetitions, ALU best %.4f (was %.4f)",
-	      out.n_clean, out.n, best[PROBE_ALU], cfg.best_hint[PROBE_ALU]);
+	      out.n_clean, out.n, best, hint);
 	printf("probes at 2x their reference: %u clean of %u repetitions\n", out.n_clean, out.n);
 	harness_samples_done(&out);
-	harness_session_delete(s);
 }
 
 /* ---- real workers ---- */
