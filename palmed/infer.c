@@ -390,14 +390,16 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "mapping: %u forms onto the core's %u resources (%u groups%s) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
 				 "%u forms bounded by %u resources of their own; %u measured "
-				 "with helpers, their usages taken off",
+				 "with helpers, their usages taken off; %u probes beside zero "
+				 "idioms, the idioms' cycles taken off",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
 				 stats->map.template_mode
 				     ? ": too many, each form a combination of "
 				       "core forms"
 				     : "",
 				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
-				 stats->map.own, stats->map.own_resources, stats->map.with_helpers);
+				 stats->map.own, stats->map.own_resources, stats->map.with_helpers,
+				 stats->map.beside_helpers);
 	return rc;
 }
 

@@ -52,24 +52,85 @@ int map_measure_helpers(struct mapping *mp, const struct kernel *ks, size_t n, d
 	return done < n ? perpi_set_error("interrupted") : 0;
 }
 
-int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
-		char **errors)
+/* How many more helper instances got holds than want, all of one form
+ * (*form, allocated); 0 when none more, -1 when they differ otherwise. */
+static long extra_helpers(const char *got, const char *want, char **form)
+{
+	struct kernel g, w;
+	long more = 0;
+	*form = NULL;
+	if (kernel_parse(got, &g) < 0)
+		return -1;
+	if (!want[0])
+		kernel_init(&w); /* kernel_parse refuses an empty kernel */
+	else if (kernel_parse(want, &w) < 0) {
+		kernel_done(&g);
+		return -1;
+	}
+	for (size_t i = 0; i < g.n && more >= 0; i++) {
+		unsigned had = 0;
+		for (size_t j = 0; j < w.n; j++)
+			if (!strcmp(w.terms[j].form, g.terms[i].form))
+				had = w.terms[j].count;
+		if (g.terms[i].count == had)
+			continue;
+		if (g.terms[i].count < had || *form) {
+			more = -1;
+			break;
+		}
+		*form = xstrdup(g.terms[i].form);
+		more = (long)(g.terms[i].count - had);
+	}
+	/* a helper the targets take alone that did not run */
+	for (size_t j = 0; j < w.n && more >= 0; j++) {
+		int ran = 0;
+		for (size_t i = 0; i < g.n; i++)
+			ran |= !strcmp(w.terms[j].form, g.terms[i].form);
+		more = ran ? more : -1;
+	}
+	if (more <= 0) {
+		free(*form);
+		*form = NULL;
+	}
+	kernel_done(&g);
+	kernel_done(&w);
+	return more;
+}
+
+int map_measure_extra(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles,
+		      int *status, char **errors, unsigned *extra, char **extra_form)
 {
 	char **helpers = xcalloc(n + 1, sizeof(char *));
 	int rc = map_measure_helpers(mp, ks, n, cycles, status, errors, helpers);
 	for (size_t i = 0; i < n; i++) {
 		char *want = status[i] == 0 ? map_helpers_expected(mp, &ks[i]) : NULL;
 		const char *got = helpers[i] ? helpers[i] : "";
+		long more = 0;
+		if (extra) {
+			extra[i] = 0;
+			extra_form[i] = NULL;
+		}
 		if (status[i] == 0 && strcmp(got, want ? want : "")) {
-			status[i] = -1;
-			errors[i] = xasprintf("timed with helpers (%s), not its forms' (%s)",
-					      got[0] ? got : "none", want ? want : "none");
+			more = extra ? extra_helpers(got, want ? want : "", &extra_form[i]) : -1;
+			if (more > 0) {
+				extra[i] = (unsigned)more;
+			} else {
+				status[i] = -1;
+				errors[i] = xasprintf("timed with helpers (%s), not its forms' (%s)",
+						      got[0] ? got : "none", want ? want : "none");
+			}
 		}
 		free(want);
 		free(helpers[i]);
 	}
 	free(helpers);
 	return rc;
+}
+
+int map_measure(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles, int *status,
+		char **errors)
+{
+	return map_measure_extra(mp, ks, n, cycles, status, errors, NULL, NULL);
 }
 
 void map_batch_init(struct batch *b, size_t n)
@@ -252,6 +313,66 @@ static size_t plan_every_resource(const struct mapping *mp, size_t t, size_t g, 
 	return n;
 }
 
+/* The helper cost of every base that probes p[i] with extra helpers
+ * ran on and that has none yet: base and helpers as in the first such
+ * probe, less the base alone, per helper. */
+static int measure_helper_costs(struct mapping *mp, const struct probe *p, size_t np,
+				const struct batch *pb, const unsigned *extra, char *const *extra_form)
+{
+	struct batch b;
+	size_t *which = xmalloc((mp->nbases + 1) * sizeof(size_t)), n = 0;
+	unsigned char *queued = xcalloc(mp->nbases + 1, 1);
+	for (size_t i = 0; i < np; i++)
+		if (pb->status[i] == 0 && extra[i] && !mp->bases[p[i].base].helper &&
+		    !queued[p[i].base]) {
+			queued[p[i].base] = 1;
+			which[n++] = i;
+		}
+	map_batch_init(&b, n);
+	for (size_t k = 0; k < n; k++) {
+		const struct probe *q = &p[which[k]];
+		map_base_kernel(&mp->core, &mp->bases[q->base], q->copies, &b.ks[k]);
+		kernel_add(&b.ks[k], extra_form[which[k]], extra[which[k]]);
+	}
+	if (n)
+		infer_meter_label(mp->mt, "mapping: %zu bases beside zero idioms", n);
+	int rc = n ? map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors) : 0;
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		const struct probe *q = &p[which[k]];
+		struct map_base *base = &mp->bases[q->base];
+		double added = b.cycles[k] - q->copies * base->cycles;
+		base->helper = xstrdup(extra_form[which[k]]);
+		base->helper_cost = b.status[k] == 0 ? fmax(0, added / extra[which[k]]) : NAN;
+	}
+	map_batch_done(&b);
+	free(which);
+	free(queued);
+	return rc;
+}
+
+/* Probes that ran beside more helpers than their target takes alone (a
+ * flag reader beside a base that writes flags gets a zero idiom before
+ * each instance: gen_plan.c): the helpers' cycles on the base are taken
+ * off, or the probe is left out when they are not known. */
+static int take_helpers_off(struct mapping *mp, const struct probe *p, size_t np, struct batch *b,
+			    const unsigned *extra, char *const *extra_form)
+{
+	int rc = measure_helper_costs(mp, p, np, b, extra, extra_form);
+	for (size_t i = 0; rc == 0 && i < np; i++) {
+		if (b->status[i] != 0 || !extra[i])
+			continue;
+		const struct map_base *base = &mp->bases[p[i].base];
+		if (base->helper && !strcmp(base->helper, extra_form[i]) &&
+		    isfinite(base->helper_cost)) {
+			b->cycles[i] -= extra[i] * base->helper_cost;
+			mp->stats->beside_helpers++;
+		} else {
+			b->status[i] = -1;
+		}
+	}
+	return rc;
+}
+
 /* Probes targets [from, to) against every group, then the groups that
  * read positive resource by resource. */
 static int probe_chunk(struct mapping *mp, size_t from, size_t to)
@@ -280,10 +401,19 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 			probe_kernel(mp, &p[i], &b.ks[i]);
 		infer_meter_label(mp->mt, "mapping: forms %zu-%zu of %zu, %s", from + 1, to, mp->nt,
 				  round ? "resource by resource" : "against each group");
-		rc = map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors);
+		unsigned *extra = xcalloc(np + 1, sizeof(unsigned));
+		char **extra_form = xcalloc(np + 1, sizeof(char *));
+		rc = map_measure_extra(mp, b.ks, b.n, b.cycles, b.status, b.errors, extra,
+				       extra_form);
+		if (rc == 0)
+			rc = take_helpers_off(mp, p, np, &b, extra, extra_form);
 		for (size_t i = 0; rc == 0 && i < np; i++)
 			if (b.status[i] == 0)
 				read_probe(mp, &p[i], b.cycles[i], round ? -1 : (int)p[i].base);
+		for (size_t i = 0; i < np; i++)
+			free(extra_form[i]);
+		free(extra);
+		free(extra_form);
 		mp->stats->probes += (unsigned)np;
 		mp->stats->refined += round ? (unsigned)np : 0;
 		map_batch_done(&b);

@@ -47,6 +47,8 @@ struct infer_map_stats {
 	unsigned benchmarks;	 /* kernels measured in all */
 	unsigned with_helpers;	 /* forms mapped with their helpers, then the helpers'
 				  * usages taken off (infer_map_helpers.c) */
+	unsigned beside_helpers; /* probes read beside more helpers than their form's alone
+				  * (zero idioms breaking flags), their cycles taken off */
 	int template_mode;	 /* probed against a few resources, the usages combinations of
 				  * the core forms' (infer_map_template.c) */
 };

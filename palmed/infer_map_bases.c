@@ -46,6 +46,7 @@ void map_bases_free(struct map_base *bases, size_t n)
 	for (size_t b = 0; b < n; b++) {
 		free(bases[b].res);
 		free(bases[b].sigma);
+		free(bases[b].helper);
 	}
 	free(bases);
 }
@@ -149,6 +150,7 @@ static void add_base(const struct map_core *c, const unsigned char *in, const do
 	*bases = xrealloc(*bases, (*nbases + 1) * sizeof(**bases));
 	struct map_base *b = &(*bases)[(*nbases)++];
 	memset(b, 0, sizeof(*b));
+	b->helper_cost = NAN;
 	b->res = xmalloc((c->R + 1) * sizeof(size_t));
 	for (size_t r = 0; r < c->R; r++)
 		if (in[r])

@@ -23,6 +23,12 @@ struct map_base {
 	double T;      /* the model's cycles: the load of every resource of the group */
 	double margin; /* 1 - (heaviest load outside the group) / T */
 	double cycles; /* measured; 0 when it could not be */
+	/* The zero idiom the runner puts beside a probe's flag reader when the
+	 * base writes flags (gen_plan.c), and its cycles per instance on this
+	 * base, measured the first time a probe needs them (NULL, NAN: not
+	 * yet; a NULL form with NAN: could not be measured). */
+	char *helper;
+	double helper_cost;
 };
 
 void map_core_init(struct map_core *c, const struct model *m);
@@ -104,6 +110,12 @@ void map_helpers_check(struct mapping *mp);
  * (the model adds usages: form + helpers loads each resource by the sum),
  * after every target is in the model. */
 void map_helpers_subtract(struct mapping *mp);
+/* map_measure, but a kernel timed beside more helpers than its targets
+ * take alone is not refused when all the more are instances of one form:
+ * extra[i] says how many, extra_form[i] (the caller frees) which; the
+ * cycles are those of the kernel and those helpers together. */
+int map_measure_extra(struct mapping *mp, const struct kernel *ks, size_t n, double *cycles,
+		      int *status, char **errors, unsigned *extra, char **extra_form);
 void map_batch_init(struct batch *b, size_t n);
 void map_batch_done(struct batch *b);
 
