@@ -61,32 +61,25 @@ static long extra_helpers(const char *got, const char *want, char **form)
 	*form = NULL;
 	if (kernel_parse(got, &g) < 0)
 		return -1;
-	if (!want[0])
-		kernel_init(&w); /* kernel_parse refuses an empty kernel */
-	else if (kernel_parse(want, &w) < 0) {
+	kernel_init(&w); /* kernel_parse refuses an empty kernel */
+	if (want[0] && kernel_parse(want, &w) < 0) {
 		kernel_done(&g);
 		return -1;
 	}
+	/* every helper the targets take alone ran */
+	for (size_t j = 0; j < w.n && more == 0; j++)
+		if (kernel_count(&g, w.terms[j].form) < w.terms[j].count)
+			more = -1;
 	for (size_t i = 0; i < g.n && more >= 0; i++) {
-		unsigned had = 0;
-		for (size_t j = 0; j < w.n; j++)
-			if (!strcmp(w.terms[j].form, g.terms[i].form))
-				had = w.terms[j].count;
+		unsigned had = kernel_count(&w, g.terms[i].form);
 		if (g.terms[i].count == had)
 			continue;
-		if (g.terms[i].count < had || *form) {
+		if (*form) {
 			more = -1;
 			break;
 		}
 		*form = xstrdup(g.terms[i].form);
 		more = (long)(g.terms[i].count - had);
-	}
-	/* a helper the targets take alone that did not run */
-	for (size_t j = 0; j < w.n && more >= 0; j++) {
-		int ran = 0;
-		for (size_t i = 0; i < g.n; i++)
-			ran |= !strcmp(w.terms[j].form, g.terms[i].form);
-		more = ran ? more : -1;
 	}
 	if (more <= 0) {
 		free(*form);
@@ -105,13 +98,12 @@ int map_measure_extra(struct mapping *mp, const struct kernel *ks, size_t n, dou
 	for (size_t i = 0; i < n; i++) {
 		char *want = status[i] == 0 ? map_helpers_expected(mp, &ks[i]) : NULL;
 		const char *got = helpers[i] ? helpers[i] : "";
-		long more = 0;
 		if (extra) {
 			extra[i] = 0;
 			extra_form[i] = NULL;
 		}
 		if (status[i] == 0 && strcmp(got, want ? want : "")) {
-			more = extra ? extra_helpers(got, want ? want : "", &extra_form[i]) : -1;
+			long more = extra ? extra_helpers(got, want ? want : "", &extra_form[i]) : -1;
 			if (more > 0) {
 				extra[i] = (unsigned)more;
 			} else {

@@ -36,6 +36,14 @@ void kernel_add(struct kernel *k, const char *form, unsigned count)
 	k->n++;
 }
 
+unsigned kernel_count(const struct kernel *k, const char *form)
+{
+	for (size_t t = 0; t < k->n; t++)
+		if (!strcmp(k->terms[t].form, form))
+			return k->terms[t].count;
+	return 0;
+}
+
 static int valid_form_char(int c)
 {
 	return isalnum(c) || c == '_' || c == '.';

@@ -27,6 +27,9 @@ void kernel_add(struct kernel *k, const char *form, unsigned count);
 /* The canonical spec, "A^2 B C^3"; the caller frees it. */
 char *kernel_to_string(const struct kernel *k);
 
+/* How many instances of form k holds (0: none). */
+unsigned kernel_count(const struct kernel *k, const char *form);
+
 /* Total number of instructions, sum of counts. */
 unsigned kernel_size(const struct kernel *k);
 

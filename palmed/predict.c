@@ -7,14 +7,6 @@
 #include "palmed/form.h"
 #include "palmed/lift.h"
 
-static unsigned term_count(const struct kernel *k, const char *form)
-{
-	for (size_t t = 0; t < k->n; t++)
-		if (!strcmp(k->terms[t].form, form))
-			return k->terms[t].count;
-	return 0;
-}
-
 int predict_is_control(const struct model *m, const char *form)
 {
 	return strstr(lift_uncovered_reason(m, form), "control flow") != NULL;
@@ -27,7 +19,7 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 	unsigned control = 0;
 	for (size_t u = 0; u < p->nuncovered; u++)
 		if (predict_is_control(m, p->uncovered[u]))
-			control += term_count(k, p->uncovered[u]);
+			control += kernel_count(k, p->uncovered[u]);
 	fprintf(out, "kernel:      %s\n", spec);
 	fprintf(out, "cycles/iter: %.3f\n", p->cycles);
 	fprintf(out,
@@ -38,7 +30,7 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 		size_t r = p->bottlenecks[b];
 		fprintf(out, "%s %s:", b ? "            " : "bottleneck: ", m->res[r].name);
 		for (size_t i = 0, shown = 0; i < m->nforms; i++) {
-			unsigned c = term_count(k, m->forms[i]);
+			unsigned c = kernel_count(k, m->forms[i]);
 			if (c && model_rho(m, i, r) > 0)
 				fprintf(out, "%s %s %u x %.3g", shown++ ? "," : "", m->forms[i], c,
 					model_rho(m, i, r));
@@ -48,6 +40,6 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 	for (size_t u = 0; u < p->nuncovered; u++)
 		fprintf(out, "%s %s x%u: %s\n",
 			u ? "            " : "uncovered:  ", p->uncovered[u],
-			term_count(k, p->uncovered[u]), lift_uncovered_reason(m, p->uncovered[u]));
+			kernel_count(k, p->uncovered[u]), lift_uncovered_reason(m, p->uncovered[u]));
 	free(spec);
 }
