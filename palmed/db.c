@@ -14,6 +14,8 @@
 #include "palmed/db_private.h"
 
 #define QUICK_CHECK_MAX_BYTES (16 << 20)
+/* How long a database busy with another perpi is waited for. */
+#define BUSY_TIMEOUT_MS 10000
 
 static const char schema[] =
     "CREATE TABLE machine(id INTEGER PRIMARY KEY, vendor TEXT NOT NULL, family INTEGER,"
@@ -125,6 +127,31 @@ static int check_or_create(struct db *db)
 	return ok ? 0 : -1;
 }
 
+/* The file in WAL mode, once for all. The conversion of a new file needs
+ * an exclusive lock that SQLite takes without calling the busy handler
+ * (a connection that waits for it while holding a shared lock could
+ * deadlock), so several perpi processes opening one new database at once
+ * (test_db.sh's race, under load) get "database is locked" at once:
+ * tried again for as long as the busy timeout. */
+static int set_wal(struct db *db)
+{
+	struct timespec start, now, pause = {0, 5000000};
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		int rc = sqlite3_exec(db->sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+				      NULL, NULL, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double waited = (double)(now.tv_sec - start.tv_sec) +
+				(double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		if (rc == SQLITE_OK)
+			return 0;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+		    waited > BUSY_TIMEOUT_MS / 1000.0)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
 int db_open(const char *path, struct db **out)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
@@ -135,7 +162,7 @@ int db_open(const char *path, struct db **out)
 		db_close(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db->sql, 10000);
+	sqlite3_busy_timeout(db->sql, BUSY_TIMEOUT_MS);
 	/* Checked and created in one write transaction: two perpi processes
 	 * opening a new database at once (a build and 'perpi db export') must
 	 * not see it half created. A file that is no database fails here and
@@ -144,9 +171,7 @@ int db_open(const char *path, struct db **out)
 	int checked = check_or_create(db);
 	if (in_tx)
 		sqlite3_exec(db->sql, checked < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
-	if (checked < 0 ||
-	    sqlite3_exec(db->sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
-			 NULL) != SQLITE_OK ||
+	if (checked < 0 || set_wal(db) < 0 ||
 	    sqlite3_exec(db->sql, schema_additions, NULL, NULL, NULL) != SQLITE_OK) {
 		if (!strstr(perpi_error(), path))
 			perpi_set_error("database %s: %s", path, sqlite3_errmsg(db->sql));
