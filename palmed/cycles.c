@@ -112,6 +112,8 @@ struct cycles *cycles_new(const struct model *m, const struct core *c)
 	cy->rob = xcalloc(cy->window, sizeof(*cy->rob));
 	cy->dispatch = -1.0 / cy->width;
 	cy->line_res = m ? m->nres : 0; /* one more resource: stores to new lines */
+	cy->use.front = xcalloc(cy->line_res + 1, 1);
+	cycles_front_resources(m, cy->use.front);
 	sched_init(&cy->sched, cy->line_res + 1);
 	cy->bp = bpred_new();
 	cy->l1 = l1_new((unsigned)c->value[CORE_L1_SIZE], (unsigned)c->value[CORE_L1_WAYS],
@@ -130,6 +132,7 @@ void cycles_delete(struct cycles *cy)
 	free(cy->st);
 	free(cy->use.res);
 	free(cy->use.rho);
+	free(cy->use.front);
 	sched_done(&cy->sched);
 	bpred_delete(cy->bp);
 	l1_delete(cy->l1);
@@ -362,19 +365,26 @@ static void store_bytes(struct cycles *cy, const struct perpi_mem_access *a,
 }
 
 /* Dispatch: in order, width per cycle, behind the front end, and not
- * before the instruction `window` places earlier has retired. */
-static double dispatch_time(struct cycles *cy)
+ * before the instruction `window` places earlier has retired; and where
+ * the instruction's front-end resources have room (booked here, in
+ * order: they hold up the instructions after it, never its own issue). */
+static double dispatch_time(struct cycles *cy, const struct cycles_static *s)
 {
 	double d = cy->dispatch + 1.0 / cy->width;
 	d = fmax(d, cy->front);
 	d = fmax(d, cy->rob[cy->n % cy->window]);
+	if (d > (double)cy->sched.floor + 1)
+		sched_advance(&cy->sched, (uint64_t)d);
+	if (s->nfront) {
+		uint64_t b = sched_book(&cy->sched, (uint64_t)d, cy->use.res + s->first_use,
+					cy->use.rho + s->first_use, s->nfront);
+		d = fmax(d, (double)b);
+	}
 	if (cy->after_taken) {
 		cy->block_start = d;
 		cy->after_taken = 0;
 	}
 	cy->dispatch = d;
-	if (d > (double)cy->sched.floor + 1)
-		sched_advance(&cy->sched, (uint64_t)d);
 	return d;
 }
 
@@ -385,8 +395,9 @@ static double dispatch_time(struct cycles *cy)
 static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
 		     uint64_t from, int stores)
 {
-	const uint16_t *res = cy->use.res + s->first_use;
-	const float *rho = cy->use.rho + s->first_use;
+	const uint16_t *res = cy->use.res + s->first_use + s->nfront; /* (booked at dispatch) */
+	const float *rho = cy->use.rho + s->first_use + s->nfront;
+	size_t nuse = s->nuse - s->nfront;
 	uint16_t r2[128];
 	float rho2[128];
 	uint64_t line = 0;
@@ -394,14 +405,14 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
 		if (ev->mem[m].write)
 			line = (ev->mem[m].addr >> cy->l1_shift) + 1;
 	double cost = cy->core->value[CORE_STORE_LINE];
-	if (!line || line == cy->last_store_line || cost <= 0 || s->nuse >= 127)
-		return sched_book(&cy->sched, from, res, rho, s->nuse);
+	if (!line || line == cy->last_store_line || cost <= 0 || nuse >= 127)
+		return sched_book(&cy->sched, from, res, rho, nuse);
 	cy->last_store_line = line;
-	memcpy(r2, res, s->nuse * sizeof(*r2));
-	memcpy(rho2, rho, s->nuse * sizeof(*rho2));
-	r2[s->nuse] = (uint16_t)cy->line_res;
-	rho2[s->nuse] = (float)cost;
-	return sched_book(&cy->sched, from, r2, rho2, s->nuse + 1u);
+	memcpy(r2, res, nuse * sizeof(*r2));
+	memcpy(rho2, rho, nuse * sizeof(*rho2));
+	r2[nuse] = (uint16_t)cy->line_res;
+	rho2[nuse] = (float)cost;
+	return sched_book(&cy->sched, from, r2, rho2, nuse + 1u);
 }
 
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
@@ -412,7 +423,7 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 	for (size_t m = 0; m < ev->n_mem; m++)
 		*(ev->mem[m].write ? &stores : &loads) += 1;
 	sources(cy, ev, s, &addr, &data);
-	t->dispatch = dispatch_time(cy);
+	t->dispatch = dispatch_time(cy, s);
 	/* the width spreads dispatch over a cycle: all of them may issue in
 	 * the cycle they dispatch in */
 	t->ready = fmax(floor(t->dispatch + EPS), cycle_ceil(loads ? addr : fmax(addr, data)));

@@ -26,6 +26,7 @@ struct cycles_static {
 	uint8_t fp; /* FP or vector class: 1 fast (latency < 2.5), 2 slower; 0 other */
 	uint8_t addr_unit[2]; /* base and index GPR units of its memory operand */
 	uint16_t nuse;	      /* resources it uses: use[first .. first + nuse) */
+	uint16_t nfront;      /* the first nfront of them are the front end's */
 	uint32_t first_use;
 	float latency;	   /* cycles from its data to its result */
 	uint64_t addr_key; /* the address expression (renaming); 0: none */
@@ -35,7 +36,9 @@ struct cycles_usage {
 	uint16_t *res;
 	float *rho;
 	size_t n, cap;
+	unsigned char *front; /* per resource: the front end's (cycles_front_resources) */
 };
+
 
 /* The static facts of insn (decoded from its bytes), given the event that
  * first ran it (for its destination units). */

@@ -95,19 +95,32 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 	if (f < 0)
 		return;
 	s->mapped = 1;
-	for (size_t r = 0; r < m->nres; r++) {
-		double rho = model_rho(m, (size_t)f, r);
-		if (rho <= 0)
-			continue;
-		if (u->n == u->cap) {
-			u->cap = u->cap ? 2 * u->cap : 256;
-			u->res = xrealloc(u->res, u->cap * sizeof(*u->res));
-			u->rho = xrealloc(u->rho, u->cap * sizeof(*u->rho));
+	for (int front = 1; front >= 0; front--) /* the front end's first */
+		for (size_t r = 0; r < m->nres; r++) {
+			double rho = model_rho(m, (size_t)f, r);
+			if (rho <= 0 || (u->front && u->front[r]) != front)
+				continue;
+			if (u->n == u->cap) {
+				u->cap = u->cap ? 2 * u->cap : 256;
+				u->res = xrealloc(u->res, u->cap * sizeof(*u->res));
+				u->rho = xrealloc(u->rho, u->cap * sizeof(*u->rho));
+			}
+			u->res[u->n] = (uint16_t)r;
+			u->rho[u->n++] = (float)rho;
+			s->nuse++;
+			s->nfront += (uint16_t)front;
 		}
-		u->res[u->n] = (uint16_t)r;
-		u->rho[u->n++] = (float)rho;
-		s->nuse++;
+}
+
+size_t cycles_front_resources(const struct model *m, unsigned char *front)
+{
+	size_t n = 0;
+	long nop = m ? model_form_index(m, "NOP") : -1;
+	for (size_t r = 0; m && r < m->nres; r++) {
+		front[r] = nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
+		n += front[r];
 	}
+	return n;
 }
 
 static int accesses_memory(const struct perpi_event *ev)

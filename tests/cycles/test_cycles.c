@@ -503,6 +503,36 @@ static void indirect(struct cycles *cy)
 	}
 }
 
+/* A model whose one resource F is the front end's: a NOP loads it (a
+ * quarter of a cycle), and the loads and adds take half a cycle of it. */
+static struct model *front_model(void)
+{
+	struct model *m = model_new("test");
+	size_t f = model_add_resource(m, "F", NULL);
+	model_set_rho(m, model_add_form(m, "NOP", 0.25), f, 0.25);
+	model_set_rho(m, model_add_form(m, "ADD_GPR64_GPR64", 0.5), f, 0.5);
+	model_set_rho(m, model_add_form(m, "MOV_GPR64_M64", 0.5), f, 0.5);
+	return m;
+}
+
+/* 100 times: two loads addressed by rcx, then add rcx, rdx (a chain, like
+ * a loop's index). F takes two instructions a cycle, at dispatch, in
+ * order: instruction i dispatches at floor(i/2) + (i odd) / 4, so add k
+ * (i = 3k + 2) issues at floor((3k + 2) / 2) >= the chain's k + 1, and
+ * rcx is ready at that + 1. In the last round (k = 99): rcx from add 98
+ * (issued at 148) at 149; the loads issue at 149 and complete at 153 (L1
+ * latency 4), the add at 150; retiring in order: 153, 153.25, 153.5.
+ * Booked when they issue instead, the two loads that rcx releases fill F
+ * in that cycle and the add waits one more: 2 cycles a round. */
+static void front_end(struct cycles *cy)
+{
+	for (uint64_t k = 0; k < 100; k++) {
+		feed(cy, 9, 0x6000 + 16 * k);
+		feed(cy, 9, 0x6008 + 16 * k);
+		feed(cy, 2, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cycles_figures f, fn;
@@ -573,11 +603,20 @@ int main(int argc, char **argv)
 	if (f.mispredicts > 40)
 		check("4 targets: at most 40 mispredictions", f.mispredicts, 40);
 
+	struct model *front = front_model();
+	unsigned char is_front[1];
+	check("a NOP's resource is the front end's", cycles_front_resources(front, is_front), 1);
+	const struct model *saved = model;
+	model = front;
+	check("front end taken at dispatch", run(64, front_end, NULL, NULL), 153.5);
+	model = saved;
+	model_delete(front);
+
 	model_delete((struct model *)model);
 	if (!failures)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
-		       "calls, "
+		       "calls, front end, "
 		       "L1\n");
 	return failures ? 1 : 0;
 }
