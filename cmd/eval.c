@@ -43,12 +43,16 @@ static void usage(FILE *out)
 	      "                     (default: eval-cycles)\n"
 	      "  --no-mca           leave llvm-mca out\n"
 	      "  --db FILE          measurement database for missing latencies\n"
+	      "  --again DIR        neither record nor time: predict DIR's recordings again\n"
+	      "                     against the native figures of DIR/eval-cycles.csv (an\n"
+	      "                     earlier run's -o; another model on the same natives)\n"
 	      "'man perpi-eval' tells more.\n",
 	      out);
 }
 
 struct eval_args {
 	const char *model, *core, *function, *dir, *db;
+	const char *again; /* an earlier run's -o: its recordings and native figures */
 	long calls, runs;
 	int no_mca;
 	int driver; /* the driver's rdtsc is the native figure, not perpi measure */
@@ -61,7 +65,7 @@ static int parse(int argc, char **argv, struct eval_args *a)
 	    {"function", required_argument, NULL, 'f'}, {"calls", required_argument, NULL, 'n'},
 	    {"runs", required_argument, NULL, 'r'},	{"output", required_argument, NULL, 'o'},
 	    {"no-mca", no_argument, NULL, 'x'},		{"db", required_argument, NULL, 'd'},
-	    {"native", required_argument, NULL, 'N'},
+	    {"native", required_argument, NULL, 'N'},	{"again", required_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
 	int c;
 	*a = (struct eval_args){.function = "kernel", .dir = "eval-cycles", .calls = 3, .runs = 20};
@@ -93,6 +97,9 @@ static int parse(int argc, char **argv, struct eval_args *a)
 		case 'd':
 			a->db = optarg;
 			break;
+		case 'A':
+			a->again = optarg;
+			break;
 		case 'N':
 			if (strcmp(optarg, "measure") && strcmp(optarg, "driver"))
 				return perpi_set_error("--native: 'measure' or 'driver', not '%s'",
@@ -111,6 +118,10 @@ static int parse(int argc, char **argv, struct eval_args *a)
 	if (optind >= argc)
 		return perpi_set_error(
 		    "no kernel given (sh bench/kernels/build.sh DIR builds them)");
+	if (a->again && !strcmp(a->again, a->dir))
+		return perpi_set_error("--again %s: the same directory as -o (it would be "
+				       "overwritten): give another -o",
+				       a->again);
 	return 1;
 }
 
@@ -368,8 +379,48 @@ struct suite {
 	size_t n;
 };
 
-/* Records and times each kernel; stops early (keeping what was done) on
- * Ctrl-C. */
+static int earlier_recording(const char *path)
+{
+	if (access(path, R_OK) < 0)
+		return perpi_set_error("--again: %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* k's native figures from the row of k->name in an earlier run's
+ * eval-cycles.csv (eval_cycles_write_csv's columns: kernel, native, the
+ * predictions, calls, instructions, l1_miss_rate, flagged,
+ * mispredicts_per_call, measure, driver, slowed). */
+static int earlier_natives(const struct eval_args *a, struct eval_cycles_kernel *k)
+{
+	char *path = xasprintf("%s/eval-cycles.csv", a->again), line[1024];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+	if (!f) {
+		perpi_set_error("--again: cannot read '%s': %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *field[13], *save = NULL, *t = strtok_r(line, ",\n", &save);
+		size_t n = 0;
+		for (; t && n < 13; t = strtok_r(NULL, ",\n", &save))
+			field[n++] = t;
+		if (n != 13 || strcmp(field[0], k->name))
+			continue;
+		found = 1;
+		k->measured = strtod(field[10], NULL);
+		k->driver = strtod(field[11], NULL);
+		k->slowed = atoi(field[12]);
+	}
+	fclose(f);
+	if (!found)
+		perpi_set_error("--again: %s: no row for %s", path, k->name);
+	free(path);
+	return found ? 0 : -1;
+}
+
+/* Records and times each kernel (with --again, reads both from the earlier
+ * run); stops early (keeping what was done) on Ctrl-C. */
 static void measure_suite(const struct eval_args *a, char **bins, size_t n, struct suite *s)
 {
 	s->ks = xcalloc(n + 1, sizeof(*s->ks));
@@ -383,13 +434,13 @@ static void measure_suite(const struct eval_args *a, char **bins, size_t n, stru
 			k->pred[p] = NAN;
 		k->measured = k->driver = NAN;
 		fprintf(stderr, "perpi eval: [%zu/%zu] %s\n", i + 1, n, k->name);
-		char *path = xasprintf("%s/%s.data", a->dir, k->name);
-		if (record_kernel(a, bins[i], path) < 0) {
+		char *path = xasprintf("%s/%s.data", a->again ? a->again : a->dir, k->name);
+		if ((a->again ? earlier_recording(path) : record_kernel(a, bins[i], path)) < 0) {
 			perpi_warn("%s", perpi_error());
 			free(path);
 			path = NULL;
 		}
-		if (measure_kernel(a, bins[i], k) < 0)
+		if ((a->again ? earlier_natives(a, k) : measure_kernel(a, bins[i], k)) < 0)
 			perpi_warn("%s", perpi_error());
 		k->native = a->driver ? k->driver : k->measured;
 		s->paths[s->n++] = path;

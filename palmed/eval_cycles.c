@@ -427,9 +427,13 @@ void eval_cycles_print(FILE *out, const struct eval_cycles_kernel *ks, size_t n)
 	for (int p = 0; p < PRED_COUNT; p++) {
 		struct eval_cycles_metrics mt;
 		eval_cycles_metrics(ks, n, p, &mt);
-		fprintf(out, "%-10s %11.1f%% %12.3f %6.0f%% (%zu of %zu)\n",
-			eval_cycles_predictor[p], 100 * mt.rms, mt.tau, 100 * mt.coverage,
-			mt.covered, n);
+		if (!mt.covered) /* (llvm-mca left out, or it failed on every kernel) */
+			fprintf(out, "%-10s %12s %12s %6.0f%% (0 of %zu)\n", eval_cycles_predictor[p],
+				"-", "-", 0.0, n);
+		else
+			fprintf(out, "%-10s %11.1f%% %12.3f %6.0f%% (%zu of %zu)\n",
+				eval_cycles_predictor[p], 100 * mt.rms, mt.tau, 100 * mt.coverage,
+				mt.covered, n);
 	}
 	print_agreement(out, ks, n);
 	if (slowed)
