@@ -7,13 +7,14 @@
  * indirect branch's target); the longest matching history predicts, unless
  * its entry is new and weak, when the next longest does (use-alt-on-new);
  * a misprediction allocates an entry with a longer history.
- * Indirect jumps and calls: three target tables, by address, and by
- * address hashed with the targets of the last 8 and 16 taken branches (a
- * path history: an interpreter's dispatch follows the bytecode's path);
+ * Indirect jumps and calls: four target tables, by address, and by
+ * address hashed with the targets of the last 8, 16 and 32 taken branches
+ * (a path history: an interpreter's dispatch follows the bytecode's path,
+ * about three taken branches a bytecode op);
  * the longest matching one predicts. Returns: a 32-entry return stack.
- * Direct jumps and calls are taken as predicted. About 40 KiB of state:
- * real predictors are larger, so this one errs on the side of
- * mispredicting. */
+ * Direct jumps and calls are taken as predicted. 16K bimodal counters,
+ * 16K tagged entries and 8K targets: real predictors are larger, so this
+ * one errs on the side of mispredicting. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +26,14 @@
 #define TABLE_BITS 11
 #define TAG_BITS 11
 #define HIST_MAX 256 /* bits of global history kept (a ring) */
-#define IND_TABLES 3
+#define IND_TABLES 4
+#define PATH_WORDS 4 /* of 8 taken targets each */
 #define IND_BITS 11
 #define RAS_SIZE 32
 #define U_RESET (1u << 18) /* branches between ageing the usefulness bits */
 
 static const unsigned hist_len[TAGGED] = {4, 7, 12, 20, 34, 57, 96, 200};
-static const unsigned path_len[IND_TABLES] = {0, 8, 16}; /* taken branches */
+static const unsigned path_len[IND_TABLES] = {0, 8, 16, 32}; /* taken branches */
 
 struct folded {
 	uint32_t value;
@@ -58,7 +60,7 @@ struct bpred {
 	struct folded idx[TAGGED], tag[TAGGED][2];
 	int use_alt; /* -8..7: >= 0 trusts the alternate over a new weak entry */
 	struct target ind[IND_TABLES][1 << IND_BITS];
-	uint64_t path[2]; /* the last 16 taken targets, 8 bits each */
+	uint64_t path[PATH_WORDS]; /* the last 8 PATH_WORDS taken targets, 8 bits each */
 	uint64_t ras[RAS_SIZE];
 	unsigned ras_top; /* entries pushed, modulo wraps */
 	unsigned count;
@@ -168,7 +170,8 @@ static void counter(int8_t *c, int taken, int lo, int hi)
 /* A taken branch's target enters the path history. */
 static void push_path(struct bpred *b, uint64_t target)
 {
-	b->path[1] = (b->path[1] << 8) | (b->path[0] >> 56);
+	for (unsigned w = PATH_WORDS - 1; w > 0; w--)
+		b->path[w] = (b->path[w] << 8) | (b->path[w - 1] >> 56);
 	b->path[0] = (b->path[0] << 8) ^ ((target >> 2) & 0xff) ^ ((target >> 10) & 0xff);
 }
 
@@ -246,10 +249,8 @@ static uint64_t mix(uint64_t x)
 static unsigned target_index(const struct bpred *b, unsigned t, uint64_t pc, uint16_t *tag)
 {
 	uint64_t h = pc ^ (pc >> IND_BITS);
-	if (path_len[t] >= 8)
-		h ^= mix(b->path[0]);
-	if (path_len[t] >= 16)
-		h ^= mix(b->path[1] ^ 0x9E3779B97F4A7C15ull);
+	for (unsigned w = 0; w < path_len[t] / 8 && w < PATH_WORDS; w++)
+		h ^= mix(b->path[w] ^ 0x9E3779B97F4A7C15ull * w);
 	*tag = (uint16_t)(((h >> IND_BITS) & 0x7fff) | 0x8000);
 	return (unsigned)(h & ((1u << IND_BITS) - 1));
 }

@@ -503,6 +503,21 @@ static void indirect(struct cycles *cy)
 	}
 }
 
+/* jmp rax, 50 times the sequence of targets A x 20, B, A x 20, C: the 16
+ * targets before B and before C are all A, so a path of 16 cannot tell
+ * them apart (two mispredictions a round: 100); a path of 32 targets holds
+ * the B or C before, and after learning (each table allocates on a
+ * misprediction) it is right: at most 20. */
+static void long_path(struct cycles *cy)
+{
+	for (int k = 0; k < 50; k++)
+		for (int j = 0; j < 42; j++) {
+			uint64_t target = j == 20 ? 0x9040 : j == 41 ? 0x9080 : 0x9000;
+			feed(cy, 15, 0);
+			feed_units(cy, 2, target, 0, 0, NULL, NULL);
+		}
+}
+
 /* A model whose one resource F is the front end's: a NOP loads it (a
  * quarter of a cycle), and the loads and adds take half a cycle of it. */
 static struct model *front_model(void)
@@ -611,6 +626,11 @@ int main(int argc, char **argv)
 	check("front end taken at dispatch", run(64, front_end, NULL, NULL), 153.5);
 	model = saved;
 	model_delete(front);
+
+	run(64, long_path, &f, NULL);
+	check("A x 20, B, A x 20, C: branches", f.branches, 2100);
+	if (f.mispredicts > 20)
+		check("A x 20, B, A x 20, C: at most 20 mispredictions", f.mispredicts, 20);
 
 	model_delete((struct model *)model);
 	if (!failures)
