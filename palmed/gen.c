@@ -134,15 +134,21 @@ static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
  * displacement d where the shape has one. */
 void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d)
 {
+	gen_address_base(out, k, "r14", x, d);
+}
+
+void gen_address_base(struct strbuf *out, enum form_kind k, const char *base, const char *x,
+		      unsigned d)
+{
 	switch (k) {
 	case FORM_MEMBI:
-		strbuf_addf(out, "[r14 + %s]", x);
+		strbuf_addf(out, "[%s + %s]", base, x);
 		break;
 	case FORM_MEMBIS:
-		strbuf_addf(out, "[r14 + %s*4]", x);
+		strbuf_addf(out, "[%s + %s*4]", base, x);
 		break;
 	case FORM_MEMBID:
-		strbuf_addf(out, "[r14 + %s*4 + %u]", x, d);
+		strbuf_addf(out, "[%s + %s*4 + %u]", base, x, d);
 		break;
 	case FORM_MEMIS:
 		strbuf_addf(out, "[%s*4 + %u]", x, d);
@@ -151,7 +157,7 @@ void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d
 		strbuf_addf(out, "[rip + %u]", d);
 		break;
 	default:
-		strbuf_addf(out, "[r14 + %u]", d);
+		strbuf_addf(out, "[%s + %u]", base, d);
 		break;
 	}
 }

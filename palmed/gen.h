@@ -61,6 +61,10 @@ extern const char *const gen_gpr_names[4][16];
 /* A memory operand in the shape of its kind (form.h): index register x,
  * displacement d where the shape has one ([r14 + d] for plain memory). */
 void gen_address(struct strbuf *out, enum form_kind k, const char *x, unsigned d);
+/* The same with another base register than r14 (a latency chain through
+ * LEA's base). */
+void gen_address_base(struct strbuf *out, enum form_kind k, const char *base, const char *x,
+		      unsigned d);
 
 struct gen_params {
 	unsigned unroll_size; /* at least this many instructions in the body */

@@ -146,8 +146,16 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k, 
 /* LEA's address, in the shape its kind names (index: a read register). */
 static void add_address(struct strbuf *out, struct pools *pl, enum form_kind k, int index)
 {
-	/* never 0: a displacement is encoded */
-	gen_address(out, k, gen_gpr64[index], next_displacement(pl, 0, k, 0) + 8);
+	/* never 0: a displacement is encoded; a latency chain goes through
+	 * the base (the index where there is none) */
+	unsigned d = next_displacement(pl, 0, k, 0) + 8;
+	int chain = pl->chain[C_GPR];
+	if (chain >= 0 && k == FORM_MEMIS)
+		gen_address(out, k, gen_gpr64[chain], d);
+	else if (chain >= 0)
+		gen_address_base(out, k, gen_gpr64[chain], gen_gpr64[index], d);
+	else
+		gen_address(out, k, gen_gpr64[index], d);
 }
 
 static void add_mnemonic(struct strbuf *out, const struct form *f, int twin)
@@ -229,6 +237,23 @@ static int choose_chain(const struct gen_form_info *info, struct pools *pl)
 			return 0;
 		}
 	}
+	/* LEA: through its address's base (Zen 5: a 3-component LEA takes 2
+	 * cycles from its base, 1 from its index; the others 1) */
+	for (unsigned i = 0; i < f->n; i++)
+		if (form_kind_is_address(f->op[i]) && f->op[i] != FORM_MEMRIP)
+			for (unsigned j = 0; j < f->n; j++)
+				if (class_of(f->op[j]) == C_GPR && (info->access[j] & GEN_WRITE)) {
+					/* not rbp or r13: as a base they take a
+					 * displacement byte, which makes [b + i] a
+					 * 3-component address (2 cycles) */
+					unsigned w = 0;
+					while (w + 1 < pl->n_write[C_GPR] &&
+					       (!strcmp(gen_gpr64[pl->write[C_GPR][w]], "rbp") ||
+						!strcmp(gen_gpr64[pl->write[C_GPR][w]], "r13")))
+						w++;
+					pl->chain[C_GPR] = pl->write[C_GPR][w];
+					return 0;
+				}
 	if (info->flags_read && info->flags_written)
 		return 0;
 	return perpi_set_error("latency of %s: it reads no register of the class it writes, so "

@@ -215,6 +215,36 @@ static void check_recurrence(struct bench_ctx *b, const char *spec, int recurren
 	}
 }
 
+/* The latency kernel of an LEA form (Pipedream's chain): every lea reads
+ * what the one before wrote, through the address's base (Zen 5: a
+ * 3-component LEA takes 2 cycles from its base, 1 from its index), so the
+ * longest chain over 3 passes of the body is 3 x its leas; and the base is
+ * neither rbp nor r13, which take a displacement byte and make [b + i] a
+ * 3-component address. */
+static void check_lea_chain(struct bench_ctx *b, const char *spec)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	char *text = bench_kernel_asm(b, &k, 1);
+	kernel_done(&k);
+	size_t len;
+	unsigned char *code = text ? pd_assemble_body(text, dir, &len) : NULL;
+	long leas = 0;
+	for (const char *t = text; t && (t = strstr(t, "\tlea ")); t++)
+		leas++;
+	int odd_base = text && (strstr(text, "[rbp") || strstr(text, "[r13"));
+	long three = code ? longest_chain(code, len, 3) : -1;
+	if (!code || !leas || three < 3 * leas || odd_base) {
+		printf("FAIL: latency %s: %ld leas, longest chain %ld over 3 passes%s%s\n", spec, leas,
+		       three, odd_base ? ", based on rbp or r13" : "", text ? "" : perpi_error());
+		failures++;
+	} else {
+		printf("ok: latency %s: a chain of %ld over 3 passes\n", spec, three);
+	}
+	free(code);
+	free(text);
+}
+
 /* rmw: the kernel has read-modify-write forms (chains allowed, links >= 8);
  * flagged: 1 the generator must flag a dependency it cannot avoid, 2 flag
  * the kernel for another reason (SSE/AVX transitions). */
@@ -288,6 +318,12 @@ int main(void)
 	struct bench_options o;
 	bench_options_default(&o);
 	struct bench_ctx *b = bench_new(&o, NULL);
+	check_lea_chain(b, "LEA_GPR64_MEM");
+	check_lea_chain(b, "LEA_GPR64_MEMBI");
+	check_lea_chain(b, "LEA_GPR64_MEMBIS");
+	check_lea_chain(b, "LEA_GPR64_MEMBID");
+	check_lea_chain(b, "LEA_GPR32_MEMBID");
+	check_lea_chain(b, "LEA_GPR64_MEMIS");
 	check(b, "MOV_GPR64_GPR64", 0, 0);
 	check(b, "IMUL_GPR64_GPR64_IMM8", 0, 0);
 	check(b, "LEA_GPR64_MEM", 0, 0);
