@@ -35,6 +35,9 @@ enum core_param {
 				   * operand comes from a slower one */
 	CORE_STORE_LINE,	  /* cycles per store to another cache line than the
 				   * store before it */
+	CORE_CMOV_SIGNED,	  /* more cycles from the flags to a cmovcc on a signed
+				   * comparison (l, ge, le, g: SF, OF and ZF) */
+	CORE_CMOV_UNSIGNED,	  /* the same for a/be (CF and ZF) */
 	CORE_L1_SIZE,		  /* L1 data cache bytes */
 	CORE_L1_WAYS,
 	CORE_L1_LINE,

@@ -34,6 +34,9 @@ enum probe {
 	P_FP_ADD,
 	P_FP_MUL_ADD,
 	P_STORE_LINES,
+	P_CMOVE,
+	P_CMOVL,
+	P_CMOVA,
 	P_COUNT
 };
 
@@ -72,6 +75,11 @@ static const struct probe_def probes[P_COUNT] = {
     [P_FP_MUL_ADD] = {FP_SETUP, "\tmulsd xmm0, xmm1\n\taddsd xmm0, xmm2\n", 32, 1, 400},
     [P_STORE_LINES] = {"\t.set off, 0\n", "\tmov [rdx + off], rax\n\t.set off, off + 64\n", 64, 1,
 		       400},
+    /* a compare and a cmov in a chain through rax (and through the flags
+     * each cmov reads): a cmove's condition is one flag */
+    [P_CMOVE] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmove rax, rcx\n", 32, 1, 400},
+    [P_CMOVL] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmovl rax, rcx\n", 32, 1, 400},
+    [P_CMOVA] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmova rax, rcx\n", 32, 1, 400},
 };
 
 /* The branch probes: fill the table with fresh random bits (or ones, by
@@ -256,6 +264,13 @@ static void derive(struct core *c, const struct core_probes *p)
 	double bypass = p->fp_mul_add - p->fp_mul - p->fp_add;
 	if (isfinite(bypass))
 		core_set_measured(c, CORE_FP_BYPASS, bypass > 0.25 ? bypass : 0);
+	/* a cmov on combined flags against one on a single flag (Zen 5:
+	 * cmp + cmovl and cmp + cmova take 3 cycles, cmp + cmove 2) */
+	double sgn = p->cmovl - p->cmove, uns = p->cmova - p->cmove;
+	if (isfinite(sgn))
+		core_set_measured(c, CORE_CMOV_SIGNED, sgn > 0.25 ? sgn : 0);
+	if (isfinite(uns))
+		core_set_measured(c, CORE_CMOV_UNSIGNED, uns > 0.25 ? uns : 0);
 	long size = sysconf(_SC_LEVEL1_DCACHE_SIZE), ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
 	long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	if (size > 0 && ways > 0 && line > 0) {
@@ -290,6 +305,9 @@ int core_measure_params(struct core *c, int cpu, struct core_probes *out)
 					 .fp_add = v[P_FP_ADD],
 					 .fp_mul_add = v[P_FP_MUL_ADD],
 					 .store_lines = v[P_STORE_LINES],
+					 .cmove = v[P_CMOVE],
+					 .cmovl = v[P_CMOVL],
+					 .cmova = v[P_CMOVA],
 					 .nwindow = WINDOW_FILLS};
 		p.window_fill = xcalloc(WINDOW_FILLS, sizeof(*p.window_fill));
 		p.window_cycles = xcalloc(WINDOW_FILLS, sizeof(*p.window_cycles));

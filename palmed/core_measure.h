@@ -20,6 +20,7 @@ struct core_probes {
 	double nops, mix, loop, branch_random, branch_fixed;
 	double fp_mul, fp_add, fp_mul_add; /* mulsd, addsd and mulsd + addsd chains */
 	double store_lines;		   /* 8-byte stores 64 bytes apart */
+	double cmove, cmovl, cmova;	   /* cmp + cmovcc chains */
 	size_t nwindow;
 	unsigned *window_fill; /* instructions between the two chains */
 	double *window_cycles; /* cycles per iteration for each fill */

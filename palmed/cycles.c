@@ -325,6 +325,8 @@ static void sources(const struct cycles *cy, const struct perpi_event *ev,
 		double ready = cy->avail[u];
 		if (s->fp == 1 && cy->producer[u] == 2)
 			ready += cy->core->value[CORE_FP_BYPASS];
+		if (UNIT_IS_FLAG(u))
+			ready += s->flags_extra;
 		if (is_addr_unit(s, u))
 			*addr = fmax(*addr, ready);
 		else

@@ -29,6 +29,7 @@ struct cycles_static {
 	uint16_t nfront;      /* the first nfront of them are the front end's */
 	uint32_t first_use;
 	float latency;	   /* cycles from its data to its result */
+	float flags_extra; /* more from the flags it reads (a cmov on combined flags) */
 	uint64_t addr_key; /* the address expression (renaming); 0: none */
 };
 

@@ -4,6 +4,7 @@
  * indirect branch. Decoded once, from the instruction's bytes, with
  * Capstone (the form also through Zydis, palmed/lift.h). */
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -73,6 +74,24 @@ static void operands(struct cycles_static *s, const struct perpi_insn *insn)
 		s->addr_key = op->mem.base == X86_REG_RIP ? 0 : key;
 	}
 	cs_free(ci, 1);
+}
+
+/* The core's extra cycles from the flags to a cmovcc on combined flags:
+ * signed comparisons (l, ge, le, g and their n forms), a and be. */
+static float cmov_extra(const char *text, const struct core *c)
+{
+	static const char *const sgn[] = {"l", "nge", "ge", "nl", "le", "ng", "g", "nle"};
+	static const char *const uns[] = {"a", "nbe", "be", "na"};
+	char cc[8];
+	if (!c || strncmp(text, "cmov", 4) || sscanf(text + 4, "%7[a-z]", cc) != 1)
+		return 0;
+	for (size_t i = 0; i < sizeof(sgn) / sizeof(sgn[0]); i++)
+		if (!strcmp(cc, sgn[i]))
+			return (float)c->value[CORE_CMOV_SIGNED];
+	for (size_t i = 0; i < sizeof(uns) / sizeof(uns[0]); i++)
+		if (!strcmp(cc, uns[i]))
+			return (float)c->value[CORE_CMOV_UNSIGNED];
+	return 0;
 }
 
 /* push/pop/call/ret: their RSP update is the stack engine's ("pop rsp"
@@ -159,6 +178,7 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 		s->latency = accesses_memory(ev) ? 0 : 1;
 		s->timed = 1;
 	}
+	s->flags_extra = cmov_extra(insn->text, c);
 	if (insn->klass == CLASS_FP || insn->klass == CLASS_VEC)
 		s->fp = s->latency > 0.5 && s->latency < 2.5 ? 1 : 2;
 }

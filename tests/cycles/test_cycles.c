@@ -47,7 +47,7 @@ static void check(const char *what, double got, double want)
 struct code {
 	const char *hex, *text;
 	int ctrl;
-	uint8_t src[4], dst[4]; /* units, terminated by 0xff */
+	uint8_t src[6], dst[6]; /* units, terminated by 0xff */
 	int mem;		/* 0 none, 'r' a load, 'w' a store (8 bytes) */
 };
 
@@ -109,6 +109,15 @@ static const struct code code[] = {
      {UNIT_VEC_PART(0, 0), END},
      0},
     /* 15 */ {"ffe0", "jmp rax", CTRL_JUMP, {UNIT_RAX, END}, {END}, 0},
+    /* 16 */
+    {"480f4cc3",
+     "cmovl rax, rbx",
+     CTRL_NONE,
+     {UNIT_RAX, UNIT_RBX, UNIT_SF, UNIT_OF, END},
+     {UNIT_RAX, END},
+     0},
+    /* 17 */
+    {"480f44c3", "cmove rax, rbx", CTRL_NONE, {UNIT_RAX, UNIT_RBX, ZF, END}, {UNIT_RAX, END}, 0},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -180,6 +189,7 @@ static struct model *the_model(void)
 
 static double bypass = 1;     /* the core's FP bypass */
 static double store_line = 0; /* the core's cost of a store to a new line */
+static double cmov_signed = 0; /* more from the flags to a cmovl */
 
 static struct core *the_core(unsigned window)
 {
@@ -208,6 +218,7 @@ static struct core *the_core(unsigned window)
 	core_set_latency(c, "ADDPD_XMM_XMM", 2);
 	core_set_measured(c, CORE_FP_BYPASS, bypass);
 	core_set_measured(c, CORE_STORE_LINE, store_line);
+	core_set_measured(c, CORE_CMOV_SIGNED, cmov_signed);
 	return c;
 }
 
@@ -518,6 +529,21 @@ static void long_path(struct cycles *cy)
 		}
 }
 
+/* 10 times cmp rax, rbx (flags at +1) then cmovcc rax, rbx, a chain
+ * through rax and the flags: a cmove takes its flags in 1 cycle, 2 a pair,
+ * the last completes (and retires) at 20; a cmovl (SF and OF) with the
+ * core's cmov_signed 1 takes them 1 later, 3 a pair: 30. */
+static size_t cmov_insn;
+static void cmp_cmov(struct cycles *cy)
+{
+	static const uint8_t src[] = {UNIT_RAX, UNIT_RBX, END};
+	static const uint8_t flags[] = {ZF, UNIT_SF, UNIT_OF, UNIT_CF, END};
+	for (int k = 0; k < 10; k++) {
+		feed_units(cy, 4, 0, 0, 0, src, flags);
+		feed(cy, cmov_insn, 0);
+	}
+}
+
 /* A model whose one resource F is the front end's: a NOP loads it (a
  * quarter of a cycle), and the loads and adds take half a cycle of it. */
 static struct model *front_model(void)
@@ -627,6 +653,16 @@ int main(int argc, char **argv)
 	model = saved;
 	model_delete(front);
 
+	cmov_insn = 17;
+	check("cmp + cmove chain", run(64, cmp_cmov, NULL, NULL), 20);
+	cmov_insn = 16;
+	check("cmp + cmovl chain, cmov_signed 0", run(64, cmp_cmov, NULL, NULL), 20);
+	cmov_signed = 1;
+	check("cmp + cmovl chain, cmov_signed 1", run(64, cmp_cmov, NULL, NULL), 30);
+	cmov_insn = 17;
+	check("cmp + cmove chain, cmov_signed 1", run(64, cmp_cmov, NULL, NULL), 20);
+	cmov_signed = 0;
+
 	run(64, long_path, &f, NULL);
 	check("A x 20, B, A x 20, C: branches", f.branches, 2100);
 	if (f.mispredicts > 20)
@@ -636,7 +672,7 @@ int main(int argc, char **argv)
 	if (!failures)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
-		       "calls, front end, "
+		       "calls, front end, cmov, "
 		       "L1\n");
 	return failures ? 1 : 0;
 }
