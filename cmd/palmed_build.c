@@ -53,6 +53,8 @@ static void build_usage(FILE *out)
 		     "                 combination of core forms, from N probes\n"
 		     "  --exhaustive   map every form against every core resource alone (Palmed's\n"
 		     "                 way: slower; for measuring what the groups cost)\n"
+		     "  --no-split     keep each core resource whole, even where pairs of mapped\n"
+		     "                 forms would show that they do not share it\n"
 		     "  --training N   random short kernels of core forms measured after the\n"
 		     "                 search, for the final fit (default: 1000 + 100n, at most\n"
 		     "                 15000; 0: none)\n"
@@ -80,7 +82,7 @@ struct build_args {
 	const char *sim, *forms_file, *core_file, *db_path, *out;
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
-	int no_db, quiet, exhaustive, retry_refused;
+	int no_db, quiet, exhaustive, retry_refused, no_split;
 	long budget, training, probes, resources;
 };
 
@@ -303,6 +305,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	o.progress = a->quiet ? NULL : stderr;
 	o.core = p.core.n ? (const char *const *)p.core.v : NULL;
 	o.map_exhaustive = a->exhaustive;
+	o.map_no_split = a->no_split;
 	o.map_probes = a->probes > 0 ? (unsigned)a->probes : 0;
 	o.ncore = p.core.n;
 	if (sim) {
@@ -333,6 +336,7 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"training", required_argument, NULL, 't'},
 					      {"core", required_argument, NULL, 'c'},
 					      {"exhaustive", no_argument, NULL, 'x'},
+					      {"no-split", no_argument, NULL, 'S'},
 					      {"probes", required_argument, NULL, 'p'},
 					      {"retry-refused", no_argument, NULL, 'R'},
 					      {"resources", required_argument, NULL, 'r'},
@@ -377,6 +381,9 @@ static int parse_option(int c, struct build_args *a)
 		return 0; /* the catalogue: the default now */
 	case 'x':
 		a->exhaustive = 1;
+		return 0;
+	case 'S':
+		a->no_split = 1;
 		return 0;
 	case 'R':
 		a->retry_refused = 1;

@@ -381,6 +381,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	struct infer_map_options mo;
 	infer_map_options_default(&mo, o->tol);
 	mo.exhaustive = o->map_exhaustive;
+	mo.no_split = o->map_no_split;
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
@@ -391,7 +392,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
 				 "%u forms bounded by %u resources of their own; %u measured "
 				 "with helpers, their usages taken off; %u probes beside zero "
-				 "idioms, the idioms' cycles taken off",
+				 "idioms, the idioms' cycles taken off; %u resources split off "
+				 "for %u forms from %u pairs",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
 				 stats->map.template_mode
 				     ? ": too many, each form a combination of "
@@ -399,7 +401,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				     : "",
 				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
 				 stats->map.own, stats->map.own_resources, stats->map.with_helpers,
-				 stats->map.beside_helpers);
+				 stats->map.beside_helpers, stats->map.split_resources,
+				 stats->map.split_forms, stats->map.split_pairs);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ struct infer_options {
 	const char *const *core;
 	size_t ncore;
 	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
+	int map_no_split;    /* the mapping leaves the core's resources whole */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
 	FILE *progress;	     /* NULL: quiet */
 	/* When *stop becomes non-zero (a signal handler sets it), the

@@ -524,6 +524,8 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	free(own);
 	if (rc == 0)
 		map_helpers_subtract(&mp);
+	if (rc == 0 && !o->no_split)
+		rc = map_split_shared(&mp);
 	if (rc == 0)
 		model_sort(m);
 	mapping_done(&mp);

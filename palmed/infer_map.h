@@ -29,6 +29,7 @@ struct infer_map_options {
 	int exhaustive;	     /* probe every resource alone, as Palmed does (to measure
 			      * what the groups cost) */
 	unsigned max_probes; /* more groups than this: template mode (24) */
+	int no_split;	     /* leave the core's resources whole (infer_map_split.c) */
 };
 
 void infer_map_options_default(struct infer_map_options *o, double tol);
@@ -49,6 +50,9 @@ struct infer_map_stats {
 				  * usages taken off (infer_map_helpers.c) */
 	unsigned beside_helpers; /* probes read beside more helpers than their form's alone
 				  * (zero idioms breaking flags), their cycles taken off */
+	unsigned split_pairs;	 /* pairs of mapped forms measured to split resources */
+	unsigned split_resources; /* copies of core resources made for them */
+	unsigned split_forms;	 /* forms moved to those copies */
 	int template_mode;	 /* probed against a few resources, the usages combinations of
 				  * the core forms' (infer_map_template.c) */
 };

@@ -125,6 +125,10 @@ void map_batch_done(struct batch *b);
  * together, the others one each. Returns 0, or -1 when interrupted. */
 int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
 
+/* infer_map_split.c: each core resource (but the front end's) that mapped
+ * forms load fully is split where pairs of them show that they do not
+ * share it. Returns 0, or -1 when interrupted. */
+int map_split_shared(struct mapping *mp);
 /* Template mode: up to k single-resource bases (indices into bases) that
  * cover the core forms, into out; returns how many. */
 size_t map_choose_probes(const struct mapping *mp, size_t *out, size_t k);
