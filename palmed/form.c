@@ -271,7 +271,10 @@ int form_from_operands(const struct x86_operands *d, struct form *out)
 			k = address_kind(o);
 			break;
 		case X86_OPND_MEM:
-			k = memory_kind(o->size);
+			/* an embedded broadcast {1toN} reads one element: the form
+			 * of the full-width operand stands for it (the same µops
+			 * on the CPUs perpi knows; the generator writes no {1toN}) */
+			k = memory_kind(o->bcast ? o->size * o->bcast : o->size);
 			break;
 		}
 		out->op[out->n++] = k;

@@ -206,6 +206,7 @@ static void cs_operand(csh cs, const cs_x86 *x, const cs_x86_op *op, struct x86_
 		o->scale = op->mem.index ? (uint8_t)op->mem.scale : 1;
 		o->disp = op->mem.disp;
 		o->disp_size = x->encoding.disp_size;
+		o->bcast = op->avx_bcast ? (uint8_t)(1u << op->avx_bcast) : 0;
 		break;
 	default:
 		break;
@@ -311,6 +312,12 @@ static void zy_operand(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 		o->scale = o->index == X86_NO_REG ? 1 : op->mem.scale;
 		o->disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
 		o->disp_size = (uint8_t)(zi->raw.disp.size / 8);
+		/* {1to2} ... {1to64} (the size is the element's, as Capstone's) */
+		if (!agen && !zi->avx.broadcast.is_static &&
+		    zi->avx.broadcast.mode >= ZYDIS_BROADCAST_MODE_1_TO_2 &&
+		    zi->avx.broadcast.mode <= ZYDIS_BROADCAST_MODE_1_TO_64)
+			o->bcast = (uint8_t)(1u << (zi->avx.broadcast.mode -
+						    ZYDIS_BROADCAST_MODE_1_TO_2 + 1));
 		break;
 	}
 	default:

@@ -48,6 +48,7 @@ struct x86_operand {
 	uint8_t scale;	    /* 1 2 4 8 */
 	uint8_t disp_size;  /* bytes of the encoded displacement: 0, 1, 4 (8: moffs) */
 	int64_t disp;
+	uint8_t bcast; /* an EVEX embedded broadcast {1toN}: N (size: one element); 0 none */
 	/* X86_OPND_IMM */
 	uint8_t imm_size; /* bytes encoded: 1 2 4 8; 0: implicit (shift by 1) */
 	int64_t imm;

@@ -111,6 +111,18 @@ int main(void)
 	DECODED("ADDSD_XMM_M64", 0xf2, 0x0f, 0x58, 0x07);
 	/* VEX.256.66.0F 58 /r (C5 FD): vaddpd ymm0, ymm0, ymm1 */
 	DECODED("VADDPD_YMM_YMM_YMM", 0xc5, 0xfd, 0x58, 0xc1);
+	/* EVEX embedded broadcasts {1toN}: one element read, named by the
+	 * full-width operand (the form the model measures) */
+	/* EVEX.512.66.0F38.W1 A8 /r, EVEX.b: vfmadd213pd zmm0, zmm1, [rax]{1to8} */
+	DECODED("VFMADD213PD_ZMM_ZMM_M512", 0x62, 0xf2, 0xf5, 0x58, 0xa8, 0x00);
+	/* EVEX.512.0F.W0 58 /r, EVEX.b: vaddps zmm0, zmm1, [rax]{1to16} */
+	DECODED("VADDPS_ZMM_ZMM_M512", 0x62, 0xf1, 0x74, 0x58, 0x58, 0x00);
+	/* EVEX.256.66.0F.W1 58 /r, EVEX.b: vaddpd ymm0, ymm1, [rax]{1to4} */
+	DECODED("VADDPD_YMM_YMM_M256", 0x62, 0xf1, 0xf5, 0x38, 0x58, 0x00);
+	/* EVEX.128.66.0F.W0 FE /r, EVEX.b: vpaddd xmm0, xmm1, [rax]{1to4} */
+	DECODED("VPADDD_XMM_XMM_M128", 0x62, 0xf1, 0x75, 0x18, 0xfe, 0x00);
+	/* the same without the broadcast: vaddpd zmm0, zmm1, [rax] */
+	DECODED("VADDPD_ZMM_ZMM_M512", 0x62, 0xf1, 0xf5, 0x48, 0x58, 0x00);
 	/* REX.W D3 /4: shl rax, cl */
 	DECODED("SHL_GPR64_CL", 0x48, 0xd3, 0xe0);
 	/* REX.W D1 /4: shl rax, 1 (no immediate byte) */
