@@ -13,8 +13,7 @@
  * new cluster); the forms left after them get a resource each. */
 #define MAX_CLUSTERS 32
 
-/* a instances of form i and b of form j, as many cycles each. */
-static void balance(double ci, double cj, unsigned *a, unsigned *b)
+void map_balance(double ci, double cj, unsigned *a, unsigned *b)
 {
 	double best = INFINITY;
 	for (unsigned y = 1; y <= 8; y++) {
@@ -59,7 +58,7 @@ static int grow_cluster(struct mapping *mp, size_t rep, size_t *left, size_t *n,
 		 *xb = xmalloc((*n + 1) * sizeof(unsigned));
 	map_batch_init(&b, *n);
 	for (size_t k = 0; k < *n; k++) {
-		balance(mp->m->form_cycles[left[k]], mp->m->form_cycles[rep], &xa[k], &xb[k]);
+		map_balance(mp->m->form_cycles[left[k]], mp->m->form_cycles[rep], &xa[k], &xb[k]);
 		kernel_add(&b.ks[k], mp->m->forms[left[k]], xa[k]);
 		kernel_add(&b.ks[k], mp->m->forms[rep], xb[k]);
 	}

@@ -124,6 +124,10 @@ void map_batch_done(struct batch *b);
  * of two of them takes the sum of their cycles) get one resource
  * together, the others one each. Returns 0, or -1 when interrupted. */
 int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
+/* a instances of a form of ci cycles alone and b of one of cj, as many
+ * cycles each (b from 1 to 8): the pairs of the own resources and of the
+ * split. */
+void map_balance(double ci, double cj, unsigned *a, unsigned *b);
 
 /* infer_map_split.c: each core resource (but the front end's) that mapped
  * forms load fully is split where pairs of them show that they do not

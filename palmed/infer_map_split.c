@@ -31,21 +31,6 @@
 #define SPLIT_ROUNDS 6	  /* clusters per resource at most; the forms left stay on r */
 #define SPLIT_CONTRAST 0.25 /* sharing must predict this much more than not sharing */
 
-/* a instances of form i and b of form j, as many cycles each (1 to 8 of j). */
-static void balance(double ci, double cj, unsigned *a, unsigned *b)
-{
-	double best = INFINITY;
-	for (unsigned y = 1; y <= 8; y++) {
-		unsigned x = (unsigned)fmax(1, round(y * cj / ci));
-		double off = fabs(x * ci - y * cj) / fmax(x * ci, y * cj);
-		if (off < best - 1e-12) {
-			best = off;
-			*a = x;
-			*b = y;
-		}
-	}
-}
-
 /* The resources a NOP loads (half its cycles alone or more) are the front
  * end's: every form shares them, and they are not split. */
 static int front_end(const struct model *m, size_t r)
@@ -82,7 +67,7 @@ static int round_of(struct mapping *mp, size_t r, size_t *left, size_t *n, size_
 	unsigned *xa = xmalloc((k + 1) * sizeof(unsigned)), *xb = xmalloc((k + 1) * sizeof(unsigned));
 	map_batch_init(&b, k);
 	for (size_t q = 0; q < k; q++) {
-		balance(m->form_cycles[left[q + 1]], m->form_cycles[rep], &xa[q], &xb[q]);
+		map_balance(m->form_cycles[left[q + 1]], m->form_cycles[rep], &xa[q], &xb[q]);
 		kernel_add(&b.ks[q], m->forms[left[q + 1]], xa[q]);
 		kernel_add(&b.ks[q], m->forms[rep], xb[q]);
 	}

@@ -190,15 +190,27 @@ static long longest_chain(const unsigned char *code, size_t len, int passes)
  * one register in every copy: imul's latency, 3.00 cycles where the
  * throughput is 2.29); recurrent: a kernel of read-modify-writes alone,
  * whose chains no pool can break (the check's own control). */
-static void check_recurrence(struct bench_ctx *b, const char *spec, int recurrent)
+/* The kernel's loop body (latency: its chain), assembled; its text into
+ * *text (NULL: freed). NULL when it cannot be generated or assembled. */
+static unsigned char *body_of(struct bench_ctx *b, const char *spec, int latency, char **text,
+			      size_t *len)
 {
 	struct kernel k;
 	kernel_parse(spec, &k);
-	char *text = bench_kernel_asm(b, &k, 0);
+	char *t = bench_kernel_asm(b, &k, latency);
 	kernel_done(&k);
+	unsigned char *code = t ? pd_assemble_body(t, dir, len) : NULL;
+	if (text)
+		*text = t;
+	else
+		free(t);
+	return code;
+}
+
+static void check_recurrence(struct bench_ctx *b, const char *spec, int recurrent)
+{
 	size_t len;
-	unsigned char *code = text ? pd_assemble_body(text, dir, &len) : NULL;
-	free(text);
+	unsigned char *code = body_of(b, spec, 0, NULL, &len);
 	if (!code) {
 		printf("FAIL: %s: no body\n", spec);
 		failures++;
@@ -223,12 +235,9 @@ static void check_recurrence(struct bench_ctx *b, const char *spec, int recurren
  * 3-component address. */
 static void check_lea_chain(struct bench_ctx *b, const char *spec)
 {
-	struct kernel k;
-	kernel_parse(spec, &k);
-	char *text = bench_kernel_asm(b, &k, 1);
-	kernel_done(&k);
+	char *text;
 	size_t len;
-	unsigned char *code = text ? pd_assemble_body(text, dir, &len) : NULL;
+	unsigned char *code = body_of(b, spec, 1, &text, &len);
 	long leas = 0;
 	for (const char *t = text; t && (t = strstr(t, "\tlea ")); t++)
 		leas++;
