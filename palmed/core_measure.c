@@ -234,14 +234,20 @@ static double window_from(const struct core_probes *p)
 }
 
 /* window_from on the window probe's timings v[P_COUNT ...] of one round. */
-static double window_of(const double *v)
+double core_window_of(const double *cycles, size_t n)
 {
 	unsigned fill[WINDOW_FILLS];
-	struct core_probes p = {.nwindow = WINDOW_FILLS, .window_fill = fill,
-				.window_cycles = (double *)(v + P_COUNT), .window_base = v[P_COUNT]};
-	for (int w = 0; w < WINDOW_FILLS; w++)
+	n = n < WINDOW_FILLS ? n : WINDOW_FILLS;
+	struct core_probes p = {.nwindow = n, .window_fill = fill,
+				.window_cycles = (double *)cycles, .window_base = cycles[0]};
+	for (size_t w = 0; w < n; w++)
 		fill[w] = WINDOW_STEP * (unsigned)(w + 1);
 	return window_from(&p);
+}
+
+static double window_of(const double *v)
+{
+	return core_window_of(v + P_COUNT, WINDOW_FILLS);
 }
 
 static void set_if(struct core *c, enum core_param param, double v)

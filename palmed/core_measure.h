@@ -28,6 +28,13 @@ struct core_probes {
 };
 void core_probes_done(struct core_probes *p);
 
+/* The reorder window that one round of the window probe shows: cycles[i]
+ * per iteration for a fill of 16 (i + 1) nops between two chains of 8
+ * square roots, i < n (32 at most): the fill before the largest rise, plus
+ * the two chains' 16; NAN without a rise of a quarter of cycles[0]. Of
+ * three rounds, `perpi core` keeps the largest window. */
+double core_window_of(const double *cycles, size_t n);
+
 /* Measures every parameter but the latencies into c (marked measured);
  * cpu: the CPU to pin the probes to (-1: the current one). A parameter
  * whose probe fails keeps its value and a warning says why. Returns 0, or

@@ -31,6 +31,7 @@
 
 #include "common/util.h"
 #include "ilp/trace_file.h"
+#include "palmed/core_measure.h"
 #include "palmed/cycles.h"
 
 static int failures;
@@ -544,6 +545,15 @@ static void cmp_cmov(struct cycles *cy)
 	}
 }
 
+/* Two rounds of `perpi core`'s window probe on this Zen 5, 2026-11-25
+ * (cycles per iteration for fills of 16 ... 512 nops between two chains of
+ * 8 sqrtsd): at 14:04, the core's other hardware thread busy, the chains
+ * stop overlapping from fill 224 (222 -> 344 cycles: a window of 208 +
+ * 16 = 224, half the reorder buffer); at 14:18 from 448 (236 -> 355: 432 +
+ * 16 = 448, AMD's documented 448). */
+static const double window_busy[32] = {155, 155, 156, 155, 154, 154, 178, 184, 192, 199, 207, 215, 222, 344, 351, 360, 368, 376, 382, 390, 398, 400, 407, 414, 419, 428, 436, 455, 464, 470, 480, 486};
+static const double window_alone[32] = {160, 160, 160, 161, 161, 160, 160, 161, 161, 161, 161, 161, 161, 180, 184, 190, 192, 196, 200, 204, 210, 212, 217, 221, 224, 228, 236, 355, 359, 363, 367, 371};
+
 /* A model whose one resource F is the front end's: a NOP loads it (a
  * quarter of a cycle), and the loads and adds take half a cycle of it. */
 static struct model *front_model(void)
@@ -644,6 +654,10 @@ int main(int argc, char **argv)
 	if (f.mispredicts > 40)
 		check("4 targets: at most 40 mispredictions", f.mispredicts, 40);
 
+	check("window probe, sibling thread busy", core_window_of(window_busy, 32), 224);
+	check("window probe, core alone", core_window_of(window_alone, 32), 448);
+	check("window probe, no rise", isnan(core_window_of(window_alone, 13)), 1);
+
 	struct model *front = front_model();
 	unsigned char is_front[1];
 	check("a NOP's resource is the front end's", cycles_front_resources(front, is_front), 1);
@@ -672,7 +686,7 @@ int main(int argc, char **argv)
 	if (!failures)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
-		       "calls, front end, cmov, "
+		       "calls, front end, cmov, window probe, "
 		       "L1\n");
 	return failures ? 1 : 0;
 }
