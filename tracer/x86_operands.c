@@ -74,6 +74,22 @@ static uint8_t evex_mask(const uint8_t *b, size_t len)
 	return i + 3 < len && b[i] == 0x62 ? b[i + 3] & 7 : 0;
 }
 
+/* An EVEX embedded broadcast {1toN} of a memory operand of elem bytes: N,
+ * from the prefix (EVEX.b with a memory ModRM; L'L the vector's length),
+ * or 0 (Capstone 5 no longer says so in avx_bcast). */
+static uint8_t evex_broadcast(const uint8_t *b, size_t len, unsigned elem)
+{
+	size_t i = 0;
+	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 ||
+			   b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (i + 5 >= len || b[i] != 0x62 || !(b[i + 3] & 0x10) || (b[i + 5] >> 6) == 3 ||
+	    (elem != 2 && elem != 4 && elem != 8))
+		return 0;
+	unsigned bytes = 16u << ((b[i + 3] >> 5) & 3);
+	return bytes <= 64 ? (uint8_t)(bytes / elem) : 0;
+}
+
 /* A register by name, as either decoder prints it. */
 static void set_register(struct x86_operand *o, const char *name, unsigned size)
 {
@@ -256,6 +272,9 @@ static int from_capstone(const uint8_t *bytes, size_t avail, struct x86_operands
 			if (out->op[j].type == X86_OPND_MEM &&
 			    !strcmp(out->mnemonic, cs_memory_sizes[i].mnemonic))
 				out->op[j].size = cs_memory_sizes[i].size;
+	for (unsigned j = 0; j < out->n; j++)
+		if (out->op[j].type == X86_OPND_MEM && !out->op[j].bcast)
+			out->op[j].bcast = evex_broadcast(bytes, insn->size, out->op[j].size);
 	cs_x87_both(out);
 	/* VEX and EVEX immediates are one byte (Capstone 4 says 4 for rorx) */
 	for (unsigned j = 0; j < out->n && out->encoding != X86_ENC_LEGACY; j++)
