@@ -507,6 +507,16 @@ static int eval_cycles(int argc, char **argv)
 		fprintf(stderr, "perpi eval: %s\n", perpi_error());
 		return 1;
 	}
+	char *csv = a.again ? xasprintf("%s/eval-cycles.csv", a.again) : NULL;
+	if (csv && access(csv, R_OK) < 0) {
+		fprintf(stderr, "perpi eval: --again %s: no %s (%s): give the -o of an earlier run\n",
+			a.again, csv, strerror(errno));
+		free(csv);
+		model_delete(m);
+		core_delete(c);
+		return 1;
+	}
+	free(csv);
 	if (mkdir(a.dir, 0755) < 0 && errno != EEXIST) {
 		fprintf(stderr, "perpi eval: %s: %s\n", a.dir, strerror(errno));
 		model_delete(m);

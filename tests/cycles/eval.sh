@@ -57,6 +57,10 @@ ev --again "$tmp/B" -o "$tmp/B" "$k" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc = 2 ] && grep -q 'the same directory' "$tmp/err" ||
 	{ echo "FAIL: --again DIR -o DIR: status $rc:"; cat "$tmp/err"; fail=1; }
+ev --again "$tmp/kernels" -o "$tmp/F" "$k" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q 'give the -o of an earlier run' "$tmp/err" ||
+	{ echo "FAIL: --again on a directory no run wrote: status $rc:"; cat "$tmp/err"; fail=1; }
 cp "$k" "$tmp/kernels/other"
 ev --again "$tmp/B" -o "$tmp/E" "$k" "$tmp/kernels/other" > /dev/null 2> "$tmp/err" ||
 	{ echo "FAIL: --again with a kernel it lacks stopped"; cat "$tmp/err"; fail=1; }
