@@ -76,10 +76,9 @@ struct cycles *cycles_new(const struct model *m, const struct core *c);
 void cycles_delete(struct cycles *cy);
 void cycles_set_observer(struct cycles *cy, cycles_observer_fn fn, void *ctx);
 
-/* The resources of m that a NOP loads (for half its cycles alone or more):
- * a NOP executes nowhere, so they are the front end's (decode, rename,
- * dispatch, retire), taken in order at dispatch, not when an instruction
- * issues; into front[0 .. m->nres). Returns how many. */
+/* The front end's resources of m (model_front_end) into front[0 ..
+ * m->nres): the cycle model takes them in order at dispatch, not when an
+ * instruction issues. Returns how many. */
 size_t cycles_front_resources(const struct model *m, unsigned char *front);
 
 /* Feed one event (a perpi_event_fn); returns 0. */

@@ -40,7 +40,6 @@ struct cycles_usage {
 	unsigned char *front; /* per resource: the front end's (cycles_front_resources) */
 };
 
-
 /* The static facts of insn (decoded from its bytes), given the event that
  * first ran it (for its destination units). */
 void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,

@@ -85,10 +85,10 @@ static float cmov_extra(const char *text, const struct core *c)
 	char cc[8];
 	if (!c || strncmp(text, "cmov", 4) || sscanf(text + 4, "%7[a-z]", cc) != 1)
 		return 0;
-	for (size_t i = 0; i < sizeof(sgn) / sizeof(sgn[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sgn); i++)
 		if (!strcmp(cc, sgn[i]))
 			return (float)c->value[CORE_CMOV_SIGNED];
-	for (size_t i = 0; i < sizeof(uns) / sizeof(uns[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(uns); i++)
 		if (!strcmp(cc, uns[i]))
 			return (float)c->value[CORE_CMOV_UNSIGNED];
 	return 0;
@@ -134,11 +134,8 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 size_t cycles_front_resources(const struct model *m, unsigned char *front)
 {
 	size_t n = 0;
-	long nop = m ? model_form_index(m, "NOP") : -1;
-	for (size_t r = 0; m && r < m->nres; r++) {
-		front[r] = nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
-		n += front[r];
-	}
+	for (size_t r = 0; m && r < m->nres; r++)
+		n += front[r] = (unsigned char)model_front_end(m, r);
 	return n;
 }
 

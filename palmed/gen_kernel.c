@@ -243,13 +243,12 @@ static int choose_chain(const struct gen_form_info *info, struct pools *pl)
 		if (form_kind_is_address(f->op[i]) && f->op[i] != FORM_MEMRIP)
 			for (unsigned j = 0; j < f->n; j++)
 				if (class_of(f->op[j]) == C_GPR && (info->access[j] & GEN_WRITE)) {
-					/* not rbp or r13: as a base they take a
-					 * displacement byte, which makes [b + i] a
-					 * 3-component address (2 cycles) */
+					/* not rbp or r13 (number 5 modulo 8): as a
+					 * base they take a displacement byte, which
+					 * makes [b + i] a 3-component address */
 					unsigned w = 0;
 					while (w + 1 < pl->n_write[C_GPR] &&
-					       (!strcmp(gen_gpr64[pl->write[C_GPR][w]], "rbp") ||
-						!strcmp(gen_gpr64[pl->write[C_GPR][w]], "r13")))
+					       (pl->write[C_GPR][w] & 7) == 5)
 						w++;
 					pl->chain[C_GPR] = pl->write[C_GPR][w];
 					return 0;

@@ -31,14 +31,6 @@
 #define SPLIT_ROUNDS 6	  /* clusters per resource at most; the forms left stay on r */
 #define SPLIT_CONTRAST 0.25 /* sharing must predict this much more than not sharing */
 
-/* The resources a NOP loads (half its cycles alone or more) are the front
- * end's: every form shares them, and they are not split. */
-static int front_end(const struct model *m, size_t r)
-{
-	long nop = model_form_index(m, "NOP");
-	return nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
-}
-
 /* The model's cycles for a x form i + b x form j: *shared with r as it is,
  * *apart if i and j did not share r (the most of their cycles alone and
  * every other resource). */
@@ -140,7 +132,8 @@ int map_split_shared(struct mapping *mp)
 	for (size_t i = 0; i < mp->nt; i++)
 		tf[i] = mp->t[i].helpers ? -1 : model_form_index(m, mp->t[i].name);
 	for (size_t r = 0; r < mp->core.R && rc == 0; r++) {
-		size_t n = front_end(m, r) ? 0 : sharing(mp, tf, r, left);
+		/* the front end's: every form shares them */
+		size_t n = model_front_end(m, r) ? 0 : sharing(mp, tf, r, left);
 		if (n < 2)
 			continue;
 		memset(in_cluster, 0, m->nforms + 1);

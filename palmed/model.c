@@ -191,6 +191,12 @@ long model_form_index(const struct model *m, const char *form)
 	return -1;
 }
 
+int model_front_end(const struct model *m, size_t r)
+{
+	long nop = model_form_index(m, "NOP");
+	return nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
+}
+
 void model_forget_unmapped(struct model *m, const char *form)
 {
 	size_t kept = 0;

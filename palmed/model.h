@@ -77,6 +77,10 @@ void model_forget_unmapped(struct model *m, const char *form);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* Index of form, or -1. */
 long model_form_index(const struct model *m, const char *form);
+/* Whether resource r is the front end's: a NOP loads it for half its
+ * cycles alone or more (a NOP executes nowhere, so what it loads is
+ * decode, rename, dispatch or retirement). 0 when m has no NOP. */
+int model_front_end(const struct model *m, size_t r);
 /* Why form is unmapped, or NULL if the model never saw it. */
 const char *model_unmapped_reason(const struct model *m, const char *form);
 

@@ -64,26 +64,31 @@ static uint8_t encoding_of(const uint8_t *b, size_t len)
 	return X86_ENC_LEGACY;
 }
 
-/* The EVEX write mask register (aaa of the prefix's third byte), or 0. */
-static uint8_t evex_mask(const uint8_t *b, size_t len)
+/* Where the EVEX prefix (62 P0 P1 P2) starts, past legacy prefixes; -1
+ * if there is none with an opcode and ModRM after it. */
+static long evex_at(const uint8_t *b, size_t len)
 {
 	size_t i = 0;
 	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 ||
 			   b[i] == 0x64 || b[i] == 0x65))
 		i++;
-	return i + 3 < len && b[i] == 0x62 ? b[i + 3] & 7 : 0;
+	return i + 5 < len && b[i] == 0x62 ? (long)i : -1;
+}
+
+/* The EVEX write mask register (aaa of the prefix's third byte), or 0. */
+static uint8_t evex_mask(const uint8_t *b, size_t len)
+{
+	long i = evex_at(b, len);
+	return i >= 0 ? b[i + 3] & 7 : 0;
 }
 
 /* An EVEX embedded broadcast {1toN} of a memory operand of elem bytes: N,
  * from the prefix (EVEX.b with a memory ModRM; L'L the vector's length),
- * or 0 (Capstone 5 no longer says so in avx_bcast). */
+ * or 0. From the bytes: Capstone 5 leaves avx_bcast unset. */
 static uint8_t evex_broadcast(const uint8_t *b, size_t len, unsigned elem)
 {
-	size_t i = 0;
-	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 ||
-			   b[i] == 0x64 || b[i] == 0x65))
-		i++;
-	if (i + 5 >= len || b[i] != 0x62 || !(b[i + 3] & 0x10) || (b[i + 5] >> 6) == 3 ||
+	long i = evex_at(b, len);
+	if (i < 0 || !(b[i + 3] & 0x10) || (b[i + 5] >> 6) == 3 ||
 	    (elem != 2 && elem != 4 && elem != 8))
 		return 0;
 	unsigned bytes = 16u << ((b[i + 3] >> 5) & 3);
@@ -222,7 +227,6 @@ static void cs_operand(csh cs, const cs_x86 *x, const cs_x86_op *op, struct x86_
 		o->scale = op->mem.index ? (uint8_t)op->mem.scale : 1;
 		o->disp = op->mem.disp;
 		o->disp_size = x->encoding.disp_size;
-		o->bcast = op->avx_bcast ? (uint8_t)(1u << op->avx_bcast) : 0;
 		break;
 	default:
 		break;
@@ -273,7 +277,7 @@ static int from_capstone(const uint8_t *bytes, size_t avail, struct x86_operands
 			    !strcmp(out->mnemonic, cs_memory_sizes[i].mnemonic))
 				out->op[j].size = cs_memory_sizes[i].size;
 	for (unsigned j = 0; j < out->n; j++)
-		if (out->op[j].type == X86_OPND_MEM && !out->op[j].bcast)
+		if (out->op[j].type == X86_OPND_MEM)
 			out->op[j].bcast = evex_broadcast(bytes, insn->size, out->op[j].size);
 	cs_x87_both(out);
 	/* VEX and EVEX immediates are one byte (Capstone 4 says 4 for rorx) */
