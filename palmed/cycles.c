@@ -74,6 +74,8 @@ struct cycles {
 	size_t line_res;	  /* the resource of stores to another line */
 	unsigned l1_shift;	  /* log2 of the line size */
 	uint64_t last_store_line; /* the line of the last store, + 1 */
+	size_t pipe_res;	  /* the pipes: 4 per resource from this resource on */
+	unsigned *steer;	  /* per resource: the pipe the next one is steered to */
 	struct shadow *mem;	  /* per byte: 1 + the store number of its last writer */
 	struct store *stores;
 	uint64_t nstores;
@@ -114,7 +116,9 @@ struct cycles *cycles_new(const struct model *m, const struct core *c)
 	cy->line_res = m ? m->nres : 0; /* one more resource: stores to new lines */
 	cy->use.front = xcalloc(cy->line_res + 1, 1);
 	cycles_front_resources(m, cy->use.front);
-	sched_init(&cy->sched, cy->line_res + 1);
+	cy->pipe_res = cy->line_res + 1;
+	cy->steer = xcalloc(cy->line_res + 1, sizeof(*cy->steer));
+	sched_init(&cy->sched, cy->pipe_res + 4 * (cy->line_res + 1));
 	cy->bp = bpred_new();
 	cy->l1 = l1_new((unsigned)c->value[CORE_L1_SIZE], (unsigned)c->value[CORE_L1_WAYS],
 			(unsigned)c->value[CORE_L1_LINE]);
@@ -133,6 +137,7 @@ void cycles_delete(struct cycles *cy)
 	free(cy->use.res);
 	free(cy->use.rho);
 	free(cy->use.front);
+	free(cy->steer);
 	sched_done(&cy->sched);
 	bpred_delete(cy->bp);
 	l1_delete(cy->l1);
@@ -393,9 +398,10 @@ static double dispatch_time(struct cycles *cy, const struct cycles_static *s)
 /* Books the instruction's resources from cycle from; a store to another
  * line than the last store's also takes the line resource (L1 takes one
  * new line per cycle: 8-byte stores 64 bytes apart run at 1 a cycle, 8
- * bytes apart at 2). */
+ * bytes apart at 2); an instruction steered to a pipe (pipe >= 0) takes
+ * all of that pipe's cycle too. */
 static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
-		     uint64_t from, int stores)
+		     uint64_t from, int stores, int pipe)
 {
 	const uint16_t *res = cy->use.res + s->first_use + s->nfront; /* (booked at dispatch) */
 	const float *rho = cy->use.rho + s->first_use + s->nfront;
@@ -407,14 +413,21 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
 		if (ev->mem[m].write)
 			line = (ev->mem[m].addr >> cy->l1_shift) + 1;
 	double cost = cy->core->value[CORE_STORE_LINE];
-	if (!line || line == cy->last_store_line || cost <= 0 || nuse >= 127)
+	int new_line = line && line != cy->last_store_line && cost > 0;
+	if ((!new_line && pipe < 0) || nuse >= 126)
 		return sched_book(&cy->sched, from, res, rho, nuse);
-	cy->last_store_line = line;
 	memcpy(r2, res, nuse * sizeof(*r2));
 	memcpy(rho2, rho, nuse * sizeof(*rho2));
-	r2[nuse] = (uint16_t)cy->line_res;
-	rho2[nuse] = (float)cost;
-	return sched_book(&cy->sched, from, r2, rho2, nuse + 1u);
+	if (new_line) {
+		cy->last_store_line = line;
+		r2[nuse] = (uint16_t)cy->line_res;
+		rho2[nuse++] = (float)cost;
+	}
+	if (pipe >= 0) {
+		r2[nuse] = (uint16_t)(cy->pipe_res + 4 * s->bind_res + (size_t)pipe);
+		rho2[nuse++] = 1.0f;
+	}
+	return sched_book(&cy->sched, from, r2, rho2, nuse);
 }
 
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
@@ -429,7 +442,9 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 	/* the width spreads dispatch over a cycle: all of them may issue in
 	 * the cycle they dispatch in */
 	t->ready = fmax(floor(t->dispatch + EPS), cycle_ceil(loads ? addr : fmax(addr, data)));
-	t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores);
+	/* steered in dispatch order, round robin over the resource's pipes */
+	int pipe = s->bind_n ? (int)(cy->steer[s->bind_res]++ % s->bind_n) : -1;
+	t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores, pipe);
 	t->data = t->issue;
 	if (loads) {
 		double mem = 0;

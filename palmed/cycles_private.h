@@ -27,6 +27,8 @@ struct cycles_static {
 	uint8_t addr_unit[2]; /* base and index GPR units of its memory operand */
 	uint16_t nuse;	      /* resources it uses: use[first .. first + nuse) */
 	uint16_t nfront;      /* the first nfront of them are the front end's */
+	uint16_t bind_res;    /* the resource whose pipes it is steered to ... */
+	uint8_t bind_n;	      /* ... bind_n of them; 0: not steered */
 	uint32_t first_use;
 	float latency;	   /* cycles from its data to its result */
 	float flags_extra; /* more from the flags it reads (a cmov on combined flags) */

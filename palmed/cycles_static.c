@@ -4,6 +4,7 @@
  * indirect branch. Decoded once, from the instruction's bytes, with
  * Capstone (the form also through Zydis, palmed/lift.h). */
 #include <capstone/capstone.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,7 +117,7 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 	s->mapped = 1;
 	for (int front = 1; front >= 0; front--) /* the front end's first */
 		for (size_t r = 0; r < m->nres; r++) {
-			double rho = model_rho(m, (size_t)f, r);
+			double rho = model_rho_slot(m, (size_t)f, r);
 			if (rho <= 0 || (u->front && u->front[r]) != front)
 				continue;
 			if (u->n == u->cap) {
@@ -129,6 +130,30 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 			s->nuse++;
 			s->nfront += (uint16_t)front;
 		}
+}
+
+/* An FP or vector instruction goes to one of n pipes when it is
+ * dispatched, and waits for that one (docs/CYCLES.md, "Pipes"): the pipes
+ * are those of the resource that binds its form alone, when that resource
+ * serves n = 2 to 4 of it a cycle (a usage of 1/n, within 10%). */
+static void pipes(struct cycles_static *s, const char *form, const struct model *m,
+		  const struct cycles_usage *u)
+{
+	long f = m ? model_form_index(m, form) : -1;
+	if (f < 0)
+		return;
+	double cycles = m->form_cycles[f], best = 0;
+	for (size_t r = 0; r < m->nres; r++) {
+		double rho = model_rho(m, (size_t)f, r);
+		if ((u->front && u->front[r]) || rho < 0.95 * cycles || rho <= best)
+			continue;
+		double n = 1 / rho;
+		if (n < 1.9 || n > 4.2 || fabs(n - round(n)) > 0.1 * n)
+			continue;
+		best = rho;
+		s->bind_res = (uint16_t)r;
+		s->bind_n = (uint8_t)lround(n);
+	}
 }
 
 size_t cycles_front_resources(const struct model *m, unsigned char *front)
@@ -164,6 +189,8 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 		usages(s, form, m, u);
 	else
 		s->first_use = (uint32_t)u->n;
+	if (named && (insn->klass == CLASS_FP || insn->klass == CLASS_VEC))
+		pipes(s, form, m, u);
 	s->latency = 1;
 	if (named && c && core_latency(c, form, &lat) == 0) {
 		s->latency = (float)lat;

@@ -191,10 +191,22 @@ long model_form_index(const struct model *m, const char *form)
 	return -1;
 }
 
+#define FRONT_BINDS 0.95 /* a usage this close to the form's cycles binds it */
+
 int model_front_end(const struct model *m, size_t r)
 {
 	long nop = model_form_index(m, "NOP");
 	return nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
+}
+
+double model_rho_slot(const struct model *m, size_t i, size_t r)
+{
+	double rho = model_rho(m, i, r);
+	long nop = model_form_index(m, "NOP");
+	if (nop < 0 || !model_front_end(m, r) || rho >= FRONT_BINDS * m->form_cycles[i])
+		return rho;
+	double slot = model_rho(m, (size_t)nop, r);
+	return rho < slot ? rho : slot;
 }
 
 void model_forget_unmapped(struct model *m, const char *form)
@@ -245,7 +257,7 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 		}
 		out->covered += k->terms[t].count;
 		for (size_t r = 0; r < m->nres; r++)
-			load[r] += k->terms[t].count * model_rho(m, (size_t)i, r);
+			load[r] += k->terms[t].count * model_rho_slot(m, (size_t)i, r);
 	}
 	if (out->covered == 0) { /* fails owning nothing (model.h) */
 		free(load);

@@ -81,11 +81,19 @@ long model_form_index(const struct model *m, const char *form);
  * cycles alone or more (a NOP executes nowhere, so what it loads is
  * decode, rename, dispatch or retirement). 0 when m has no NOP. */
 int model_front_end(const struct model *m, size_t r);
+/* rho(i, r), except on a front-end resource that does not bind form i
+ * alone (its usage under 95% of the form's cycles): there at most a NOP's
+ * usage, one dispatch slot. The mapping's LP fixes those usages on mixes
+ * of the form with a saturating kernel (six ALU operations and the form),
+ * where the CPU slows beyond any additive model; in a balanced mix they
+ * are far too high (docs/CYCLES.md, "The front end's share"). */
+double model_rho_slot(const struct model *m, size_t i, size_t r);
 /* Why form is unmapped, or NULL if the model never saw it. */
 const char *model_unmapped_reason(const struct model *m, const char *form);
 
-/* Predicts k. Forms the model does not map are listed in out->uncovered and
- * left out of the cycles. Returns 0, and the caller owns what out points to
+/* Predicts k: max over resources of the usages, front-end usages taken
+ * by model_rho_slot. Forms the model does not map are listed in
+ * out->uncovered and left out of the cycles. Returns 0, and the caller owns what out points to
  * (prediction_done frees it); or -1 with perpi_error() set when k is empty
  * or no instruction of it is covered, and out owns nothing (zeroed: there
  * is nothing to free, and prediction_done on it does nothing). */

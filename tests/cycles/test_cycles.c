@@ -591,6 +591,76 @@ static void front_end(struct cycles *cy)
 	}
 }
 
+/* The front end of a model where a load's usage of F (0.45) does not
+ * bind it (its cycles alone, 0.5, are its load resource L's): the cycle
+ * model takes a NOP's usage (0.25, one slot) instead; a cmp's (0.5, its
+ * cycles) binds it and is kept. */
+static struct model *slot_model(void)
+{
+	struct model *m = model_new("test");
+	size_t f = model_add_resource(m, "F", NULL), l = model_add_resource(m, "L", NULL);
+	model_set_rho(m, model_add_form(m, "NOP", 0.25), f, 0.25);
+	size_t load = model_add_form(m, "MOV_GPR64_M64", 0.5);
+	model_set_rho(m, load, f, 0.45);
+	model_set_rho(m, load, l, 0.5);
+	model_set_rho(m, model_add_form(m, "CMP_GPR64_GPR64", 0.5), f, 0.5);
+	return m;
+}
+
+/* 100 times: a load (mov rcx, [rsi]) and cmp rax, rbx; no dependencies.
+ * F takes 0.25 + 0.5 a round, booked at dispatch in order: round k's load
+ * starts at 0.75k of F, in cycle floor(0.75k), its cmp 0.25 later. Round
+ * 99: the load at 74.25 (cycle 74: dispatch and issue at 74, completes at
+ * 78, L1 latency 4), the cmp at 74.5 (dispatch 74.25, issue 74, completes
+ * 75); both retire after the load: 78, 78.25. With the load's 0.45 of F,
+ * 0.95 a round: round 99 in cycle 94, the end at 98.25. */
+static void slots(struct cycles *cy)
+{
+	for (uint64_t k = 0; k < 100; k++) {
+		feed(cy, 7, 0x6000 + 8 * k);
+		feed(cy, 4, 0);
+	}
+}
+
+static double issued[8];
+
+static void note_issue(void *ctx, const struct cycles_insn_times *t)
+{
+	(void)ctx;
+	if (t->index < 8)
+		issued[t->index] = t->issue;
+}
+
+/* Four addsd (R1: 0.5 each, two pipes; latency 3), dispatched in cycle 0
+ * (W = 4) and steered round robin to pipes 0, 1, 0, 1: A (xmm0 += xmm15)
+ * issues at 0 on pipe 0; B (xmm2 from A's xmm0) waits for A: 3, pipe 1;
+ * C (xmm5 from xmm6, ready at 0) finds its pipe 0 taken by A at 0 and
+ * issues at 1, though R1 has room at 0; D (xmm7 from xmm8) on pipe 1,
+ * free at 0 (B holds it at 3): 0. Steered to whichever pipe is free, C
+ * would issue at 0. */
+static void steered(void)
+{
+	static const uint8_t a_src[] = {UNIT_VEC_PART(0, 0), UNIT_VEC_PART(15, 0), END};
+	static const uint8_t a_dst[] = {UNIT_VEC_PART(0, 0), END};
+	static const uint8_t b_src[] = {UNIT_VEC_PART(0, 0), END}, b_dst[] = {UNIT_VEC_PART(2, 0), END};
+	static const uint8_t c_src[] = {UNIT_VEC_PART(6, 0), END}, c_dst[] = {UNIT_VEC_PART(5, 0), END};
+	static const uint8_t d_src[] = {UNIT_VEC_PART(8, 0), END}, d_dst[] = {UNIT_VEC_PART(7, 0), END};
+	struct core *c = the_core(64);
+	struct cycles *cy = cycles_new(model, c);
+	cycles_set_observer(cy, note_issue, NULL);
+	feed_units(cy, 3, 0, 0, 0, a_src, a_dst);
+	feed_units(cy, 3, 0, 0, 0, b_src, b_dst);
+	feed_units(cy, 3, 0, 0, 0, c_src, c_dst);
+	feed_units(cy, 3, 0, 0, 0, d_src, d_dst);
+	cycles_finish(cy);
+	check("steered: A issues", issued[0], 0);
+	check("steered: B issues after A", issued[1], 3);
+	check("steered: C waits for its pipe", issued[2], 1);
+	check("steered: D on the other pipe", issued[3], 0);
+	cycles_delete(cy);
+	core_delete(c);
+}
+
 int main(int argc, char **argv)
 {
 	struct cycles_figures f, fn;
@@ -669,8 +739,13 @@ int main(int argc, char **argv)
 	const struct model *saved = model;
 	model = front;
 	check("front end taken at dispatch", run(64, front_end, NULL, NULL), 153.5);
+	model = slot_model();
+	check("front end: a slot for a load it does not bind", run(64, slots, NULL, NULL), 78.25);
+	model_delete((struct model *)model);
 	model = saved;
 	model_delete(front);
+
+	steered();
 
 	cmov_insn = 17;
 	check("cmp + cmove chain", run(64, cmp_cmov, NULL, NULL), 20);
@@ -690,7 +765,7 @@ int main(int argc, char **argv)
 	if (!failures)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
-		       "calls, front end, cmov, window probe, "
+		       "calls, front end, FP pipes, cmov, window probe, "
 		       "L1\n");
 	return failures ? 1 : 0;
 }

@@ -33,6 +33,20 @@ static struct model *hand_model(void)
 	return m;
 }
 
+/* F is the front end's (a NOP loads it); L binds LOAD alone (0.5 of its
+ * 0.5 cycles), F does not (0.45); F binds CMP (0.5 of 0.5). */
+static struct model *front_model(void)
+{
+	struct model *m = model_new("test cpu");
+	size_t f = model_add_resource(m, "F", "NOP"), l = model_add_resource(m, "L", "LOAD");
+	model_set_rho(m, model_add_form(m, "NOP", 0.25), f, 0.25);
+	size_t load = model_add_form(m, "LOAD", 0.5);
+	model_set_rho(m, load, f, 0.45);
+	model_set_rho(m, load, l, 0.5);
+	model_set_rho(m, model_add_form(m, "CMP", 0.5), f, 0.5);
+	return m;
+}
+
 static void predict(const struct model *m, const char *spec, double cycles, double ipc,
 		    const char *bottlenecks)
 {
@@ -91,6 +105,19 @@ int main(void)
 	predict(m, "A C", 1, 2, "R0,R1");
 	/* B^4: 2 on each resource. */
 	predict(m, "B^4", 2, 2, "R0,R1");
+
+	/* LOAD takes one slot of F, a NOP's 0.25, not its 0.45: LOAD CMP loads
+	 * F with 0.75 (not 0.95), L with 0.5; LOAD alone is L's (0.5) and
+	 * CMP^2 F's (1). */
+	struct model *fm = front_model();
+	check(model_rho_slot(fm, (size_t)model_form_index(fm, "LOAD"), 0) == 0.25 &&
+		  model_rho_slot(fm, (size_t)model_form_index(fm, "LOAD"), 1) == 0.5 &&
+		  model_rho_slot(fm, (size_t)model_form_index(fm, "CMP"), 0) == 0.5,
+	      "a front-end usage that does not bind its form: a NOP's");
+	predict(fm, "LOAD CMP", 0.75, 2 / 0.75, "F");
+	predict(fm, "LOAD^2", 1, 2, "L");
+	predict(fm, "CMP^2", 1, 2, "F");
+	model_delete(fm);
 
 	struct kernel k;
 	struct prediction p;
