@@ -56,6 +56,7 @@ struct sched {
 	size_t nres;
 	float *used;	/* nres x SCHED_RING */
 	uint64_t *next; /* nres x SCHED_RING: a cycle >= this one that may have room */
+	uint64_t *stamp; /* nres x SCHED_RING: 1 + the cycle the slot holds (else empty) */
 	uint64_t floor;
 };
 void sched_init(struct sched *s, size_t nres);

@@ -15,40 +15,46 @@
 #define RING_MASK (SCHED_RING - 1)
 #define FULL 0.999f /* a cycle with less room than this is full */
 
-/* Slot of cycle b's resource r: the resources of a cycle side by side. */
-#define SLOT(s, r, b) (((b)&RING_MASK) * (s)->nres + (r))
+/* Slot of resource r's cycle b: each resource's cycles side by side (a
+ * booking walks one resource's cycles). */
+#define SLOT(s, r, b) ((r)*SCHED_RING + ((b)&RING_MASK))
 
 void sched_init(struct sched *s, size_t nres)
 {
 	s->nres = nres;
 	s->floor = 0;
+	/* zeroed and filled lazily: a resource no instruction uses costs no
+	 * memory (calloc's pages stay unmapped until written) */
 	s->used = xcalloc(nres * SCHED_RING + 1, sizeof(*s->used));
-	s->next = xmalloc((nres * SCHED_RING + 1) * sizeof(*s->next));
-	for (size_t r = 0; r < nres; r++)
-		for (uint64_t b = 0; b < SCHED_RING; b++)
-			s->next[SLOT(s, r, b)] = b;
+	s->next = xcalloc(nres * SCHED_RING + 1, sizeof(*s->next));
+	s->stamp = xcalloc(nres * SCHED_RING + 1, sizeof(*s->stamp));
 }
 
 void sched_done(struct sched *s)
 {
 	free(s->used);
 	free(s->next);
+	free(s->stamp);
 }
 
+/* Slot b % RING stands for cycle b from now on: cleared lazily, when a
+ * booking first looks at it for cycle b (so that advancing costs nothing,
+ * however many resources there are). */
 void sched_advance(struct sched *s, uint64_t floor)
 {
-	if (floor <= s->floor)
-		return;
-	uint64_t from = s->floor, to = floor;
-	if (to - from > SCHED_RING)
-		from = to - SCHED_RING;
-	/* slot b % RING now stands for cycle b + RING */
-	for (uint64_t b = from; b < to; b++)
-		for (size_t r = 0; r < s->nres; r++) {
-			s->used[SLOT(s, r, b)] = 0;
-			s->next[SLOT(s, r, b)] = b + SCHED_RING;
-		}
-	s->floor = floor;
+	if (floor > s->floor)
+		s->floor = floor;
+}
+
+static inline size_t fresh(struct sched *s, size_t r, uint64_t b)
+{
+	size_t i = SLOT(s, r, b);
+	if (s->stamp[i] != b + 1) {
+		s->stamp[i] = b + 1;
+		s->used[i] = 0;
+		s->next[i] = b;
+	}
+	return i;
 }
 
 /* The first cycle >= b where resource r has room, or the end of the ring. */
@@ -57,14 +63,16 @@ static uint64_t find(struct sched *s, size_t r, uint64_t b)
 	uint64_t x = b, end = s->floor + SCHED_RING;
 	if (b >= end)
 		return b;
-	while (x < end && s->used[SLOT(s, r, x)] >= FULL) {
-		uint64_t n = s->next[SLOT(s, r, x)];
+	size_t i;
+	while (x < end && s->used[i = fresh(s, r, x)] >= FULL) {
+		uint64_t n = s->next[i];
 		x = n > x ? n : x + 1;
 	}
 	x = x < end ? x : end;
 	for (uint64_t y = b; y < x;) { /* path compression */
-		uint64_t n = s->next[SLOT(s, r, y)];
-		s->next[SLOT(s, r, y)] = x;
+		size_t j = fresh(s, r, y);
+		uint64_t n = s->next[j];
+		s->next[j] = x;
 		y = n > y ? n : y + 1;
 	}
 	return x;
