@@ -174,6 +174,8 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 static void add_instance(struct strbuf *out, const struct eg_form *e, struct pools *pl)
 {
 	unsigned read_at[3] = {0};
+	struct strbuf last; /* the last register operand, for a same-register one */
+	strbuf_init(&last);
 	strbuf_add(out, "\t", 1);
 	for (const char *m = e->form.mnemonic; *m; m++)
 		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
@@ -186,7 +188,9 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 			    e->access[i] & EG_WRITE
 				? next_write(pl, c, e->access[i] & EG_READ)
 				: pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
-			eg_register(out, k, reg);
+			last.len = 0;
+			eg_register(&last, k, reg);
+			strbuf_add(out, last.buf, last.len);
 			if (c == 1 && (unsigned)reg > pl->max_vec)
 				pl->max_vec = (unsigned)reg;
 			pl->use_zmm |= k == FORM_ZMM || (c == 1 && reg >= 16);
@@ -194,8 +198,10 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 		} else if (k >= FORM_M8 && k <= FORM_M512) {
 			add_memory(out, pl, k, (e->access[i] & EG_WRITE) != 0,
 				   e->access[i] == (EG_READ | EG_WRITE));
-		} else if (k == FORM_MEM) {
-			strbuf_addf(out, "[rsi + %u]", 64 * (pl->cursor[0]++ % 16));
+		} else if (k == FORM_SAME) {
+			strbuf_add(out, last.buf, last.len);
+		} else if (form_kind_is_address(k)) { /* rdi: a constant, never written */
+			eg_address(out, k, "rsi", "rdi", 64 * (1 + pl->cursor[0]++ % 16));
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else {
@@ -203,6 +209,7 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 		}
 	}
 	strbuf_add(out, "\n", 1);
+	strbuf_done(&last);
 }
 
 /* One copy's instances in an order of the kernel's own (seeded), with a
@@ -430,11 +437,13 @@ static void roles_init(const struct eval_gen *g, struct roles *r)
 			r->v[a][f] = xmalloc((g->n + 1) * sizeof(char *));
 	for (size_t i = 0; i < g->n; i++) {
 		int file, role;
-		/* non-temporal stores bypass the caches: their cost is the
-		 * memory's bandwidth (one in 2-20 cycles here, by the other
-		 * stores' pattern), no core resource's; held out of the draws */
+		/* non-temporal and direct stores (movnt*, movdiri, movdir64b)
+		 * bypass the caches: their cost is the memory's bandwidth (one
+		 * in 2-20 cycles here, by the other stores' pattern; a kernel
+		 * with two movdiri ran at 0.01 instructions a cycle), no core
+		 * resource's; held out of the draws */
 		if (!g->f[i].learnt || g->f[i].refused || !strncmp(g->f[i].name, "MOVNT", 5) ||
-		    !strncmp(g->f[i].name, "VMOVNT", 6))
+		    !strncmp(g->f[i].name, "VMOVNT", 6) || !strncmp(g->f[i].name, "MOVDIR", 6))
 			continue;
 		role = role_of(&g->f[i], &file);
 		r->v[role][file][r->n[role][file]++] = g->f[i].name;

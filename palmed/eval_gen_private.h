@@ -40,6 +40,10 @@ const struct eg_form *eg_find(const struct eval_gen *g, const char *name);
  * (rax = 0; xmm n = n). */
 void eg_register(struct strbuf *out, enum form_kind k, int reg);
 const char *eg_immediate(enum form_kind k);
+/* An address of LEA's shape k (form.h) from base and index registers and
+ * a displacement (not 0), into out; 0 for another kind (nothing added). */
+int eg_address(struct strbuf *out, enum form_kind k, const char *base, const char *index,
+	       unsigned disp);
 const char *eg_memory_keyword(enum form_kind k);
 int eg_class(enum form_kind k); /* 0 GPR, 1 vector, 2 mask, -1 other */
 

@@ -77,8 +77,32 @@ const struct eg_form *eg_find(const struct eval_gen *g, const char *name)
 	return NULL;
 }
 
+/* An address of LEA's shape k (form.h) from base and index registers and
+ * a displacement (not 0), into out; 0 for another kind (nothing added). */
+int eg_address(struct strbuf *out, enum form_kind k, const char *base, const char *index,
+	       unsigned disp)
+{
+	if (k == FORM_MEM)
+		strbuf_addf(out, "[%s + %u]", base, disp);
+	else if (k == FORM_MEMBI)
+		strbuf_addf(out, "[%s + %s]", base, index);
+	else if (k == FORM_MEMBIS)
+		strbuf_addf(out, "[%s + %s*4]", base, index);
+	else if (k == FORM_MEMIS)
+		strbuf_addf(out, "[%s*4 + %u]", index, disp);
+	else if (k == FORM_MEMBID)
+		strbuf_addf(out, "[%s + %s*4 + %u]", base, index, disp);
+	else if (k == FORM_MEMRIP)
+		strbuf_addf(out, "[rip + %u]", disp);
+	else
+		return 0;
+	return 1;
+}
+
 /* One instance, every register operand a different register (GPRs from
- * r8 up, vectors from 1 up, or from 17 with high), memory at [rbx + 64]. */
+ * r8 up, vectors from 1 up, or from 17 with high; a same-register operand
+ * the one before it), memory at [rbx + 64], LEA's addresses from rbx
+ * alone. */
 static int sample(const struct form *f, int high, struct strbuf *out)
 {
 	strbuf_add(out, "\t", 1);
@@ -87,19 +111,21 @@ static int sample(const struct form *f, int high, struct strbuf *out)
 	for (unsigned i = 0; i < f->n; i++) {
 		enum form_kind k = f->op[i];
 		strbuf_addf(out, "%s", i ? ", " : " ");
-		if (eg_class(k) >= 0) {
+		if (k == FORM_SAME && i && eg_class(f->op[i - 1]) >= 0) {
+			int c = eg_class(f->op[i - 1]);
+			eg_register(out, f->op[i - 1],
+				    c == 0 ? 8 + (int)i - 1 : (high ? 17 : 1) + (int)i - 1);
+		} else if (eg_class(k) >= 0) {
 			eg_register(out, k,
 				    eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
 		} else if (k >= FORM_M8 && k <= FORM_M512) {
 			const char *kw = eg_memory_keyword(k);
 			strbuf_addf(out, "%s%s[rbx + 64]", kw ? kw : "", kw ? " ptr " : "");
-		} else if (k == FORM_MEM) {
-			strbuf_addf(out, "[rbx + 64]");
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else if (eg_immediate(k)) {
 			strbuf_addf(out, "%s", eg_immediate(k));
-		} else {
+		} else if (!eg_address(out, k, "rbx", "rbx", 64)) {
 			return perpi_set_error("operand kind %s: not generated", form_kind_name(k));
 		}
 	}
@@ -154,7 +180,7 @@ static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
 			e->access[i] = (unsigned char)operand_access(&e->form, i, ev);
 	for (unsigned m = 0; m < ev->n_mem; m++)
 		for (unsigned i = 0; i < e->form.n; i++)
-			if (form_kind_is_memory(e->form.op[i]) && e->form.op[i] != FORM_MEM)
+			if (form_kind_is_memory(e->form.op[i]) && !form_kind_is_address(e->form.op[i]))
 				e->access[i] |= ev->mem[m].write ? EG_WRITE : EG_READ;
 	for (unsigned s = 0; s < ev->n_src; s++) {
 		unsigned u = ev->src[s];

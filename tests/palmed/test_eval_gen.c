@@ -107,7 +107,7 @@ static void check_body(const struct kernel *k, const uint8_t *code, size_t len)
 	char *spec = kernel_to_string(k);
 	memset(&regs, 0, sizeof(regs));
 	regs.rsi = 0x100000, regs.rdi = 0x104000, regs.rsp = 0x7f0000, regs.r8 = 8, regs.rcx = 1;
-	struct x86_state st = {&regs, fetch_xstate, NULL};
+	struct x86_state st = {&regs, fetch_xstate, NULL, 0};
 	engine_add_observer(e, observe, &s, 1);
 	kernel_init(&got);
 	for (int turn = 0; turn < 2; turn++)
@@ -195,6 +195,9 @@ int main(void)
 	check(g, "ADC_GPR64_GPR64 CMP_GPR64_GPR64^2 CMOVNE_GPR64_GPR64^2", NULL);
 	check(g, "SETNE_GPR8^2 TEST_GPR64_GPR64 SHL_GPR64_CL", NULL);
 	check(g, "VFMADD231PD_YMM_YMM_YMM^4 VADDPD_YMM_YMM_M256 LEA_GPR64_MEM", NULL);
+	check(g, "LEA_GPR64_MEMBI LEA_GPR64_MEMBIS LEA_GPR32_MEMBID LEA_GPR64_MEMIS LEA_GPR64_MEMRIP^2",
+	      NULL);
+	check(g, "XOR_GPR32_SAME^2 PXOR_XMM_SAME SUB_GPR64_SAME ADD_GPR64_GPR64", NULL);
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
 	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
 	eval_gen_delete(g);
