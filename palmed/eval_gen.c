@@ -118,8 +118,8 @@ static int make_pools(const struct eg_form *const *fs, const struct kernel *k, i
 	}
 	for (unsigned v = 0; v + need[1] < nvec; v++)
 		pl->write[1][pl->n_write[1]++] = (int)v;
-	for (int k = 1; k + (int)need[2] < 8; k++)
-		pl->write[2][pl->n_write[2]++] = k;
+	for (int mask = 1; mask + (int)need[2] < 8; mask++)
+		pl->write[2][pl->n_write[2]++] = mask;
 	for (int c = 0; c < 3; c++) {
 		if (need[c] && pl->n_write[c] < 2)
 			return perpi_set_error("no register left to write");
@@ -185,7 +185,7 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 		strbuf_addf(out, "%s", i ? ", " : " ");
 		if (c >= 0) {
 			int reg =
-			    e->access[i] & EG_WRITE
+			    (e->access[i] & EG_WRITE)
 				? next_write(pl, c, e->access[i] & EG_READ)
 				: pl->read[c][read_at[c]++ % (pl->n_read[c] ? pl->n_read[c] : 1)];
 			last.len = 0;
