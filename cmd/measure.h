@@ -21,6 +21,12 @@ struct measure_outcome {
 	 * (perpi bench's reference; 0 if unknown) and its slowest after a run,
 	 * and in how many runs it was more than MEASURE_SLOWED slower. */
 	double probe_best, probe_worst;
+	/* The window probe after each run (timing_window_ratio): its largest,
+	 * and in how many runs the window was split (above
+	 * TIMING_WINDOW_SPLIT: a busy sibling thread, latency-bound code
+	 * slowed); those runs count as slowed too. */
+	double window_worst;
+	unsigned split_runs;
 	unsigned slowed_runs;
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/measure.h"
+#include "palmed/timing.h"
 #include "common/util.h"
 
 static void clock_text(FILE *out, const struct measured *m)
@@ -64,6 +65,10 @@ void measure_print_text(FILE *out, const struct measured *m, const char *program
 				o->probe_best, o->slowed_runs, o->slowed_runs == 1 ? "" : "s",
 				100 * (MEASURE_SLOWED - 1));
 		fprintf(out, "\n");
+		fprintf(out, "# window probe after the runs: %.2f at the largest (%u run%s above %.2f: "
+			"the reorder window split)\n",
+			o->window_worst, o->split_runs, o->split_runs == 1 ? "" : "s",
+			timing_window_split());
 	}
 	for (size_t i = 0; o && i < o->n_problems; i++)
 		fprintf(out, "# incomplete: %s\n", o->problems[i]);
@@ -129,6 +134,8 @@ void measure_print_json(FILE *out, const struct measured *m, const char *program
 						      ? json_object_new_double(o->probe_best)
 						      : NULL);
 		json_object_object_add(p, "slowed_runs", json_object_new_int((int)o->slowed_runs));
+		json_object_object_add(p, "window_largest", json_object_new_double(o->window_worst));
+		json_object_object_add(p, "split_runs", json_object_new_int((int)o->split_runs));
 		json_object_object_add(j, "probe", p);
 	}
 	json_object_object_add(j, "complete", json_object_new_boolean(!o || !o->n_problems));

@@ -128,6 +128,48 @@ static uint64_t front_ticks(void)
 	return minus_overhead(timing_tsc() - t0);
 }
 
+/* One pass of the window probe: 64 turns of a chain of 8 sqrtsd on xmm0,
+ * FILL nops, a chain of 8 sqrtsd on xmm1 (the chains carry over the
+ * turns). When the reorder window holds a turn, the two chains overlap;
+ * when it does not, the second waits for the first to retire. */
+#define WINDOW_PASS(FILL)                                                                          \
+	__asm__ volatile("xorpd %%xmm0, %%xmm0\n\txorpd %%xmm1, %%xmm1\n\t"                         \
+			 "1:\n\t.rept 8\n\tsqrtsd %%xmm0, %%xmm0\n\t.endr\n\t"                           \
+			 ".rept " #FILL "\n\tnop\n\t.endr\n\t"                                           \
+			 ".rept 8\n\tsqrtsd %%xmm1, %%xmm1\n\t.endr\n\tdec %[n]\n\tjnz 1b"                 \
+			 : [n] "+r"(n)                                                             \
+			 :                                                                         \
+			 : "cc", "xmm0", "xmm1")
+
+static uint64_t window_ticks(int wide)
+{
+	uint64_t best = UINT64_MAX;
+	for (int k = 0; k < 5; k++) {
+		uint64_t n = 64, t0 = timing_tsc();
+		if (wide)
+			WINDOW_PASS(288);
+		else
+			WINDOW_PASS(64);
+		uint64_t t = timing_tsc() - t0;
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+double timing_window_ratio(void)
+{
+	uint64_t narrow = window_ticks(0), wide = window_ticks(1);
+	return narrow ? (double)wide / (double)narrow : 0;
+}
+
+double timing_window_split(void)
+{
+	const char *e = getenv("PERPI_WINDOW_SPLIT");
+	char *end;
+	double v = e ? strtod(e, &end) : 0;
+	return e && end != e && v > 0 ? v : TIMING_WINDOW_SPLIT;
+}
+
 uint64_t timing_probe_ticks(enum timing_probe p)
 {
 	switch (p) {

@@ -36,6 +36,16 @@ static inline uint64_t timing_tsc(void)
 /* The probes; each returns TSC ticks, with the timer's own cost removed. */
 uint64_t timing_chain_ticks(void);
 uint64_t timing_probe_ticks(enum timing_probe p);
+/* The reorder window now: ticks of two chains of sqrtsd around 288 nops
+ * over the same around 64. About 1 when the window holds 300 instructions
+ * (448 on Zen 5); 1.3 to 2 when a busy SMT sibling has split it (224 on
+ * Zen 5), which slows latency-bound code by as much and no throughput
+ * probe sees. */
+#define TIMING_WINDOW_SPLIT 1.10
+double timing_window_ratio(void);
+/* The ratio above which the window counts as split: TIMING_WINDOW_SPLIT,
+ * or $PERPI_WINDOW_SPLIT (a machine whose probe reads otherwise; tests). */
+double timing_window_split(void);
 /* Ticks a timed empty region costs (the minimum of many reads). */
 uint64_t timing_overhead(void);
 
