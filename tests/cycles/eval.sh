@@ -68,5 +68,15 @@ grep -q 'other' "$tmp/err" || { echo "FAIL: the kernel the earlier run lacks is 
 [ "$(field evalk "$tmp/E" 2)" = 1234.5 ] && [ "$(field other "$tmp/E" 3)" = nan ] ||
 	{ echo "FAIL: --again with a kernel it lacks:"; cat "$tmp/E/eval-cycles.csv"; fail=1; }
 
-[ $fail = 0 ] && echo "PASS: eval cycles: prediction, bound, --again, bad input"
+# Every run slowed (the window probe's threshold set by hand below any
+# ratio: perpi-measure(1)): measured twice more, on the calmest CPU, and
+# marked slowed.
+PERPI_WINDOW_SPLIT=0.0001 ev -o "$tmp/G" "$k" > "$tmp/out" 2> "$tmp/err" ||
+	{ echo "FAIL: eval cycles with every run slowed"; cat "$tmp/err"; fail=1; }
+[ "$(grep -c 'every run slowed; measured again on CPU [0-9]' "$tmp/err")" = 2 ] ||
+	{ echo "FAIL: every run slowed, not measured again twice:"; cat "$tmp/err"; fail=1; }
+[ "$(field evalk "$tmp/G" 13)" = 1 ] && grep -q '^evalk  *[0-9]*~' "$tmp/out" ||
+	{ echo "FAIL: every run slowed, not marked:"; cat "$tmp/G/eval-cycles.csv" "$tmp/out"; fail=1; }
+
+[ $fail = 0 ] && echo "PASS: eval cycles: prediction, bound, --again, bad input, slowed runs"
 exit $fail
