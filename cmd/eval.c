@@ -330,11 +330,16 @@ static int measure_once(const struct eval_args *a, const char *binary, int cpu,
 	snprintf(runs, sizeof(runs), "%ld", a->runs);
 	snprintf(on, sizeof(on), "%d", cpu);
 	char *path = xasprintf("%s/measure.json", a->dir);
-	char *argv[] = {"/proc/self/exe", "measure", "-q",	  "--function", (char *)a->function,
-			"--runs",	  runs,	     "--json",	  "-o",		path,
-			"--cpu",	  on,	     (char *)binary, calls,	NULL};
-	if (cpu < 0) /* no --cpu */
-		memmove(&argv[10], &argv[12], 3 * sizeof(*argv));
+	char *argv[16] = {"/proc/self/exe", "measure", "-q",  "--function", (char *)a->function,
+			  "--runs",	    runs,      "--json", "-o",	       path};
+	size_t n = 10;
+	if (cpu >= 0) {
+		argv[n++] = "--cpu";
+		argv[n++] = on;
+	}
+	argv[n++] = (char *)binary;
+	argv[n++] = calls;
+	argv[n] = NULL;
 	k->measured = k->driver = NAN;
 	int rc = run_program(argv, out, sizeof(out));
 	json_object *root = rc == 0 ? json_object_from_file(path) : NULL, *fns;

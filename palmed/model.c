@@ -193,19 +193,27 @@ long model_form_index(const struct model *m, const char *form)
 
 #define FRONT_BINDS 0.95 /* a usage this close to the form's cycles binds it */
 
-int model_front_end(const struct model *m, size_t r)
+/* NOP's usage of r when r is the front end's (NOP loads it for half its
+ * cycles alone or more), else -1. */
+static double nop_slot(const struct model *m, size_t r)
 {
 	long nop = model_form_index(m, "NOP");
-	return nop >= 0 && model_rho(m, (size_t)nop, r) >= 0.5 * m->form_cycles[nop];
+	if (nop < 0)
+		return -1;
+	double rho = model_rho(m, (size_t)nop, r);
+	return rho >= 0.5 * m->form_cycles[nop] ? rho : -1;
+}
+
+int model_front_end(const struct model *m, size_t r)
+{
+	return nop_slot(m, r) >= 0;
 }
 
 double model_rho_slot(const struct model *m, size_t i, size_t r)
 {
-	double rho = model_rho(m, i, r);
-	long nop = model_form_index(m, "NOP");
-	if (nop < 0 || !model_front_end(m, r) || rho >= FRONT_BINDS * m->form_cycles[i])
+	double rho = model_rho(m, i, r), slot;
+	if (rho >= FRONT_BINDS * m->form_cycles[i] || (slot = nop_slot(m, r)) < 0)
 		return rho;
-	double slot = model_rho(m, (size_t)nop, r);
 	return rho < slot ? rho : slot;
 }
 
