@@ -70,13 +70,13 @@ static const char *memory_keyword(enum form_kind k)
 	}
 }
 
-const char *gen_immediate_text(enum form_kind k)
+const char *gen_immediate_text(enum form_kind k, int alone)
 {
 	switch (k) {
 	case FORM_IMM8:
 		return "3";
-	case FORM_IMM16:
-		return "0x1234";
+	case FORM_IMM16: /* alone (push): as says push 0x1234 is push imm32 */
+		return alone ? "word ptr 0x1234" : "0x1234";
 	case FORM_IMM32:
 		return "0x12345";
 	case FORM_IMM64:
@@ -194,7 +194,7 @@ static void sample(const struct form *f, const unsigned char *access, int twin, 
 		} else if (form_kind_is_memory(k)) {
 			strbuf_addf(out, "%s[r14 + 64]", memory_keyword(k));
 		} else if (form_kind_is_immediate(k)) {
-			strbuf_addf(out, "%s", gen_immediate_text(k));
+			strbuf_addf(out, "%s", gen_immediate_text(k, f->n == 1));
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else {

@@ -50,8 +50,9 @@ int gen_form_info_from_text(const char *name, const char *text, struct gen_form_
 /* The text of one instance of f with every register and memory operand
  * chosen the simple way (for discovery and probing). */
 /* An immediate operand's text, large enough that GNU as picks the encoding
- * the kind names (IMM8...IMM64; ONE is "1"). */
-const char *gen_immediate_text(enum form_kind k);
+ * the kind names (IMM8...IMM64; ONE is "1"); alone: the instruction's only
+ * operand, where IMM16 needs "word ptr" (push). */
+const char *gen_immediate_text(enum form_kind k, int alone);
 
 void gen_sample_instance(const struct form *f, struct strbuf *out);
 

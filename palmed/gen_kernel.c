@@ -213,7 +213,7 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, i
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else {
-			strbuf_addf(out, "%s", gen_immediate_text(k));
+			strbuf_addf(out, "%s", gen_immediate_text(k, info->form.n == 1));
 		}
 	}
 	strbuf_add(out, "\n", 1);

@@ -34,6 +34,16 @@ static const char *base_mnemonic(const struct form *f)
 	return dot ? dot + 1 : f->mnemonic;
 }
 
+/* The bytes a push or pop moves rsp by: 2 for a 16-bit operand (push bx,
+ * push word ptr [m], push imm16 with an operand-size prefix), else 8. */
+static int stack_bytes(const struct form *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->op[i] == FORM_GPR16 || f->op[i] == FORM_M16 || f->op[i] == FORM_IMM16)
+			return 2;
+	return 8;
+}
+
 static int is_string(const struct form *f)
 {
 	static const char *const ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
@@ -206,7 +216,7 @@ int gen_plan_make(const struct kernel *k, const struct gen_form_info *const *inf
 		if (tp->kind == TERM_STACK)
 			*(!strncmp(base_mnemonic(&infos[t]->form), "PUSH", 4) ? &pl->pushes
 									      : &pl->pops) +=
-			    (int)k->terms[t].count;
+			    (int)k->terms[t].count * stack_bytes(&infos[t]->form);
 	}
 	if (breaks && (pl->breaker = pick_breaker(implicit)) < 0)
 		return perpi_set_error("no register left to break the flags' dependencies");
@@ -286,7 +296,7 @@ int gen_plan_check_size(const struct kernel *k, const struct plan *pl, unsigned 
 
 void gen_plan_body_end(const struct plan *pl, unsigned copies, struct strbuf *out)
 {
-	int balance = (pl->pushes - pl->pops) * (int)copies * 8;
+	int balance = (pl->pushes - pl->pops) * (int)copies;
 	if (pl->stack && balance)
 		strbuf_addf(out, "\tlea rsp, [rsp + %d]\n", balance);
 }

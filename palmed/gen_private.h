@@ -41,7 +41,7 @@ struct plan {
 	struct term_plan *terms; /* per kernel term; owned */
 	int breaker;		 /* GPR whose zero idiom breaks flag chains, or -1 */
 	int stack, string, divide;
-	int pushes, pops; /* per copy of the multiset */
+	int pushes, pops; /* bytes pushed and popped per copy of the multiset */
 	int legacy_only;  /* the vector forms are all legacy SSE */
 	int any_vec;
 	uint32_t reserved; /* GPRs no pool may use */

@@ -62,6 +62,46 @@ for r in rs:
 sys.exit(1 if bad else 0)
 PY
 
+# Stack forms of every width leave rsp where the loop found it: GNU as
+# assembles the generated loop, objdump (not perpi) reads the pushes and
+# pops back, and each moves rsp by its operand's size (2 bytes for push bx,
+# pushw 0x1234, push word ptr [m]; 8 for the 64-bit ones); then the kernels
+# run without faulting.
+for k in PUSH_GPR16 POP_GPR16 PUSH_M16 POP_M16 PUSH_IMM16 'PUSH_GPR16^3 POP_GPR64' \
+	'PUSH_IMM8 POP_M16^2' PUSH_M64; do
+	"$PERPI" bench --show-asm "$k" | grep -v '^#' >"$t/s.s" && as "$t/s.s" -o "$t/s.o" ||
+		{ echo "FAIL: $k: the loop does not assemble"; fail=1; continue; }
+	objdump -d -M intel --no-show-raw-insn "$t/s.o" >"$t/s.d"
+	net=$(python3 - "$t/s.d" <<'PY'
+import re, sys
+net, on = 0, False
+for line in open(sys.argv[1]):
+    ins = line.split("\t", 1)[1].strip() if "\t" in line else ""
+    if ins.startswith("lea") and "rsp,[rip" in ins:   # the loop follows
+        on = True
+        continue
+    if not on:
+        continue
+    if re.match(r"j(ne|nz) ", ins):
+        break
+    m = re.match(r"(push|pop)(w|q)?\s+(.*)", ins)
+    if m:
+        op = m.group(3)
+        w = 2 if (m.group(2) == "w" or re.match(r"word ptr", op, re.I) or
+                  re.fullmatch(r"[abcd]x|si|di|bp|r\d+w", op)) else 8
+        net += -w if m.group(1) == "push" else w
+    m = re.match(r"lea\s+rsp,\[rsp([+-])(0x[0-9a-f]+)\]", ins)
+    if m:
+        net += int(m.group(1) + m.group(2), 16)
+print(net)
+PY
+)
+	[ "$net" = 0 ] || { echo "FAIL: $k: one iteration moves rsp by $net bytes"; fail=1; }
+	case $k in PUSH_IMM16) grep -q 'pushw' "$t/s.d" || { echo "FAIL: PUSH_IMM16 assembled as a 64-bit push"; fail=1; } ;; esac
+done
+"$PERPI" bench --no-db PUSH_GPR16 POP_M16 PUSH_IMM16 >"$t/out" 2>"$t/err" ||
+	{ busy "$t/err"; echo "FAIL: 16-bit stack kernels: $(cat "$t/err")"; fail=1; }
+
 # bad input: message and status, no crash
 for k in 'FOO_GPR99' 'ADD_GPR64_GPR64^0' ''; do
 	"$PERPI" bench --no-db "$k" >/dev/null 2>"$t/err"; rc=$?
