@@ -455,7 +455,9 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 	}
 	t->complete = t->data + s->latency;
 	t->store_data = loads ? t->complete : fmax(t->issue, data);
-	t->retire = fmax(t->complete, cy->retire + 1.0 / cy->retire_width);
+	/* not before it issued: a renamed load's data (and so its completion)
+	 * may come before the load itself runs, its retirement may not */
+	t->retire = fmax(fmax(t->complete, t->issue), cy->retire + 1.0 / cy->retire_width);
 }
 
 static void commit(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,

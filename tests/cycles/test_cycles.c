@@ -622,6 +622,30 @@ static void slots(struct cycles *cy)
 	}
 }
 
+/* A model whose load (mov rcx, [rdi]) takes 4 whole cycles of R. */
+static struct model *slow_load_model(void)
+{
+	struct model *m = model_new("test");
+	size_t r = model_add_resource(m, "R", NULL);
+	model_set_rho(m, model_add_form(m, "MOV_GPR64_M64", 4), r, 4);
+	return m;
+}
+
+/* 8 times: mov [rdi], rax (no resource: issues and has its data at 0),
+ * then mov rcx, [rdi], which repeats the store's address: its data comes
+ * renamed from the store, at 0 (renamed latency 0), and it completes
+ * then. But load k holds R for cycles 4k to 4k + 3: it issues at 4k, and
+ * an instruction retires no earlier than it issues: the last load at 28,
+ * the run's end. (Retiring at its completion instead, the run would end
+ * at 4, the retire width's pace: faster than R allows.) */
+static void renamed_loads(struct cycles *cy)
+{
+	for (int k = 0; k < 8; k++) {
+		feed(cy, 6, 0x5000);
+		feed(cy, 8, 0x5000);
+	}
+}
+
 static double issued[8];
 
 static void note_issue(void *ctx, const struct cycles_insn_times *t)
@@ -687,6 +711,14 @@ int main(int argc, char **argv)
 	load_insn = 7;
 	load_at = 0x6000;
 	check("load from L1", run(64, forwarding, NULL, NULL), 5);
+	{
+		const struct model *was = model;
+		struct model *slow = slow_load_model();
+		model = slow;
+		check("renamed loads retire after they issue", run(64, renamed_loads, NULL, NULL), 28);
+		model = was;
+		model_delete(slow);
+	}
 
 	check("mulsd then addpd, bypass 1", run(64, mul_add, NULL, NULL), 30);
 	check("addpd chain, bypass 1", run(64, add_chain, NULL, NULL), 10);
