@@ -9,7 +9,9 @@
 #    the coverage of their instructions that are not control transfers;
 # 3. `perpi palmed eval` on held-out kernels of the independent generator
 #    (-n KERNELS, default 300), of the training generator, and on the basic
-#    blocks of the runs; llvm-mca-19 beside it when installed.
+#    blocks of the runs; llvm-mca-19 beside it when installed, perpi's cycle
+#    model on the same code (the row "cycles", with the default core file),
+#    and the same kernels in the training harness (the row "harness").
 # Unattended: writes the rows of the tables (markdown, for
 # docs/BENCHMARKS.md), with the date, the CPU, the commit and the load, to
 # RESULTS (default palmed_real.md in the current directory) and to the
@@ -115,7 +117,7 @@ awk '
 FILENAME ~ /eval-blocks$/ && /^basic blocks/ { set = "basic blocks of the runs (weighted)" }
 FILENAME ~ /eval-pd$/ { set = "training generator, random mixes" }
 FILENAME ~ /eval$/ && !done[FILENAME]++ { set = "independent generator" }
-($1 == "palmed" || $1 == "llvm-mca") && set {
+($1 == "palmed" || $1 == "llvm-mca" || $1 == "cycles" || $1 == "harness") && set {
 	printf "| %s (%s) | %s | %s | %s | %s | %s |\n", set, $2, $1, $3, $4, $5, $6 }' \
 	"$tmp/eval" "$tmp/eval-pd" "$tmp/eval-blocks"
 echo

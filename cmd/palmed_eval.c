@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "palmed/bench.h"
@@ -25,7 +26,7 @@
 #include "palmed/sim.h"
 
 struct eval_args {
-	const char *model, *sim, *dir, *db_path, *generator;
+	const char *model, *sim, *dir, *db_path, *generator, *core;
 	const char **from; /* recorded runs, --from (repeatable) */
 	size_t nfrom;
 	unsigned count, seed;
@@ -49,7 +50,10 @@ static void usage(FILE *out)
 		"                 default: its own registers, memory patterns and loop-shaped\n"
 		"                 mixes) or 'pipedream' (the generator the model was trained on)\n"
 		"  --db FILE      measurement database for the native runs; --no-db: none\n"
-		"  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n");
+		"  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n"
+		"  --core FILE    the core's parameters for the cycle model's row (default:\n"
+		"                 $XDG_DATA_HOME/perpi/core.json, from 'perpi core'; without\n"
+		"                 it the row is left out)\n");
 }
 
 /* The native reference: a simulated machine, or this CPU through the
@@ -60,7 +64,8 @@ struct reference {
 	struct measure ms;     /* ib's, to measure many kernels at once */
 	struct eval_gen *gen;  /* the independent generator writes the code, or NULL */
 	char *gen_dir;
-	int mca; /* llvm-mca is a second predictor */
+	int mca;	   /* llvm-mca is a second predictor */
+	struct core *core; /* the cycle model on the generated code is a third, or NULL */
 };
 
 static volatile sig_atomic_t eval_stop;
@@ -319,13 +324,34 @@ static void predict_mca(struct reference *ref, struct eval_set *s, size_t pred,
 			const struct kernel *ks)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		char *text = ref->gen ? eval_gen_asm(ref->gen, &ks[i])
+		char *text = ref->gen ? eval_gen_asm(ref->gen, &ks[i], NULL)
 				      : bench_kernel_asm(ref->ib.bench, &ks[i], 0);
 		double ipc;
 		if (text && eval_mca_ipc(text, &ipc) == 0)
 			s->points[i].pred[pred] = ipc;
 		free(text);
 	}
+}
+
+/* The "cycles" row: perpi's cycle model on the code the native run timed
+ * (the independent generator's; palmed/eval_code.c). */
+static void predict_cycles(struct reference *ref, const struct model *m, struct eval_set *s,
+			   size_t pred, const struct kernel *ks)
+{
+	size_t failed = 0;
+	for (size_t i = 0; i < s->n && !eval_stop; i++) {
+		unsigned copies;
+		char *text = eval_gen_asm(ref->gen, &ks[i], &copies);
+		double ipc;
+		if (text && eval_code_ipc(m, ref->core, ref->gen_dir, text, copies,
+					  (unsigned)kernel_size(&ks[i]), &ipc) == 0)
+			s->points[i].pred[pred] = ipc;
+		else if (failed++ == 0)
+			perpi_warn("palmed eval: cycle model: %s", perpi_error());
+		free(text);
+	}
+	if (failed > 1)
+		perpi_warn("palmed eval: cycle model: %zu kernels not predicted", failed);
 }
 
 /* The "harness" row: each kernel timed as the build times the kernels a
@@ -383,6 +409,8 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 		predict_points(m, &s[k], pred, h[k].ks);
 		if (ref->mca)
 			predict_mca(ref, &s[k], eval_add_predictor(&s[k], "llvm-mca"), h[k].ks);
+		if (ref->gen && ref->core)
+			predict_cycles(ref, m, &s[k], eval_add_predictor(&s[k], "cycles"), h[k].ks);
 		if (ref->gen && ref->ms.cycles_many && s[k].n && !eval_stop)
 			predict_harness(ref, &s[k], eval_add_predictor(&s[k], "harness"), h[k].ks);
 	}
@@ -447,6 +475,32 @@ static int eval_sim(const struct eval_args *a)
 	return rc;
 }
 
+/* The core file for the cycle model's row: --core's (an error if it
+ * cannot be read), else the default one if there is one (NULL: no row). */
+static int load_core(const struct eval_args *a, struct core **out)
+{
+	*out = NULL;
+	if (a->core) {
+		if (core_load(a->core, out) < 0)
+			return -1;
+		core_check_cpu(*out);
+		return 0;
+	}
+	char *path = core_default_path();
+	int rc = 0;
+	if (path && access(path, R_OK) == 0) {
+		rc = core_load(path, out);
+		if (rc == 0)
+			core_check_cpu(*out);
+	} else {
+		perpi_warn("palmed eval: no core file (%s; 'perpi core' measures one): the "
+			   "cycle model's row is left out",
+			   path ? path : "no data directory");
+	}
+	free(path);
+	return rc;
+}
+
 static int eval_native(const struct eval_args *a)
 {
 	struct model *m;
@@ -470,7 +524,9 @@ static int eval_native(const struct eval_args *a)
 	ref.ib.stop = &eval_stop;
 	ref.mca = !a->no_mca && eval_mca_available();
 	int rc = 0;
-	if (strcmp(a->generator, "pipedream")) {
+	if (strcmp(a->generator, "pipedream"))
+		rc = load_core(a, &ref.core);
+	if (rc == 0 && strcmp(a->generator, "pipedream")) {
 		ref.gen_dir = harness_make_dir();
 		if (!ref.gen_dir)
 			rc = -1;
@@ -485,6 +541,8 @@ static int eval_native(const struct eval_args *a)
 		free(ref.gen_dir);
 	}
 	infer_bench_done(&ref.ib);
+	if (ref.core)
+		core_delete(ref.core);
 	if (db)
 		db_close(db);
 	model_delete(m);
@@ -509,7 +567,8 @@ static const struct option eval_options[] = {
     {"output", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
     {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
     {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
-    {"generator", required_argument, NULL, 'g'}, {0}};
+    {"generator", required_argument, NULL, 'g'}, {"core", required_argument, NULL, 'c'},
+    {0}};
 
 /* One option into a; returns 0, 2 (a usage error) or -1 (--help). */
 static int parse_option(int c, struct eval_args *a)
@@ -532,6 +591,9 @@ static int parse_option(int c, struct eval_args *a)
 		return 0;
 	case 'M':
 		a->no_mca = 1;
+		return 0;
+	case 'c':
+		a->core = optarg;
 		return 0;
 	case 'g':
 		a->generator = optarg;
@@ -574,8 +636,8 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 
 int palmed_eval_main(int argc, char **argv)
 {
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, 0, 200, 1,
-			      0,    0};
+	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, NULL, 0, 200,
+			      1,    0,	  0};
 	int rc = parse_args(argc, argv, &a);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

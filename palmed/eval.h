@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "palmed/core.h"
 #include "palmed/kernel.h"
 #include "palmed/model.h"
 
@@ -65,6 +66,15 @@ int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char 
 /* Predicted (y) against native (x) IPC with the diagonal; in a weighted
  * set a point's area is proportional to its weight. */
 int eval_write_svg(const struct eval_set *s, size_t predictor, const char *path);
+
+/* perpi's cycle model (palmed/cycles.h, with m's resources and c's
+ * parameters) on the loop of a generated kernel: text as eval_gen_kernel
+ * writes it, its body `copies` copies of a multiset of `size`
+ * instructions; *ipc per instruction of the multiset, as the native
+ * figure is. dir: a scratch directory. Returns 0, or -1 with perpi_error()
+ * set. (palmed/eval_code.c) */
+int eval_code_ipc(const struct model *m, const struct core *c, const char *dir, const char *text,
+		  unsigned copies, unsigned size, double *ipc);
 
 /* Whether llvm-mca-19 is on the PATH. */
 int eval_mca_available(void);

@@ -388,16 +388,18 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	return rc;
 }
 
-char *eval_gen_asm(struct eval_gen *g, const struct kernel *k)
+char *eval_gen_asm(struct eval_gen *g, const struct kernel *k, unsigned *copies)
 {
 	struct strbuf s;
-	unsigned copies;
+	unsigned n;
 	strbuf_init(&s);
 	strbuf_addf(&s, ".intel_syntax noprefix\n");
-	if (eval_gen_kernel(g, k, "perpi_eval", &s, &copies) < 0) {
+	if (eval_gen_kernel(g, k, "perpi_eval", &s, &n) < 0) {
 		strbuf_done(&s);
 		return NULL;
 	}
+	if (copies)
+		*copies = n;
 	return s.buf;
 }
 

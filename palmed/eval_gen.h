@@ -55,8 +55,10 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
 		      int *status, char **errors, const volatile sig_atomic_t *stop);
 
-/* The body of kernel k as eval_gen_kernel makes it, for llvm-mca
- * (eval_mca_ipc reads the loop of this text); caller frees. */
-char *eval_gen_asm(struct eval_gen *g, const struct kernel *k);
+/* The function of kernel k as eval_gen_kernel makes it, for llvm-mca
+ * (eval_mca_ipc reads the loop of this text) and the cycle model
+ * (eval_code_ipc); *copies (if not NULL) as eval_gen_kernel sets it;
+ * caller frees. */
+char *eval_gen_asm(struct eval_gen *g, const struct kernel *k, unsigned *copies);
 
 #endif

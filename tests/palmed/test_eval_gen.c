@@ -16,6 +16,10 @@
  * - a form that reads and writes an implicit register (mul) is refused
  *   with the reason, and so is a kernel whose flag reader would chain
  *   through itself (adc with no other flag writer).
+ * And the cycle model reads the same code (eval_code_ipc): two memory adds
+ * a cache line apart, on a hand model where they take half a cycle of one
+ * resource, run at 2 a cycle; when the core takes a cycle to store to
+ * another line than the last store's (Zen 5's 1.03), at 1 a cycle.
  * Skipped when GNU as is missing. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,8 @@
 
 #include "common/util.h"
 #include "ilp/engine.h"
+#include "palmed/core.h"
+#include "palmed/eval.h"
 #include "palmed/eval_gen.h"
 #include "palmed/form.h"
 #include "palmed/harness.h"
@@ -160,7 +166,7 @@ static void check(struct eval_gen *g, const char *spec, const char *refusal)
 	for (size_t t = 0; t < k.n; t++)
 		forms[t] = k.terms[t].form;
 	eval_gen_learn(g, forms, k.n);
-	char *text = eval_gen_asm(g, &k);
+	char *text = eval_gen_asm(g, &k, NULL);
 	size_t len;
 	uint8_t *code;
 	if (refusal) {
@@ -182,6 +188,46 @@ static void check(struct eval_gen *g, const char *spec, const char *refusal)
 	kernel_done(&k);
 }
 
+static void check_cycles(struct eval_gen *g, double store_line, double want)
+{
+	static const char spec[] = "ADD_M64_IMM8^2";
+	struct model *m = model_new("test");
+	model_set_rho(m, model_add_form(m, "ADD_M64_IMM8", 0.5), model_add_resource(m, "R", NULL),
+		      0.5);
+	struct core *c = core_new("test");
+	static const double v[CORE_PARAM_COUNT] = {
+	    [CORE_WIDTH] = 8,	      [CORE_RETIRE_WIDTH] = 8,	 [CORE_WINDOW] = 448,
+	    [CORE_LOAD_LATENCY] = 4,  [CORE_LOAD_LATENCY_VEC] = 7, [CORE_FORWARD_LATENCY] = 5,
+	    [CORE_FORWARD_LATENCY_VEC] = 6, [CORE_RENAMED_LATENCY] = 0, [CORE_MISPREDICT] = 10,
+	    [CORE_TAKEN_BRANCH] = 1,  [CORE_L1_SIZE] = 49152,	 [CORE_L1_WAYS] = 12,
+	    [CORE_L1_LINE] = 64};
+	for (size_t p = 0; p < CORE_PARAM_COUNT; p++)
+		core_set_measured(c, (enum core_param)p, v[p]);
+	core_set_measured(c, CORE_STORE_LINE, store_line);
+	struct kernel k;
+	kernel_parse(spec, &k);
+	const char *forms[] = {"ADD_M64_IMM8"};
+	eval_gen_learn(g, forms, 1);
+	unsigned copies;
+	char *text = eval_gen_asm(g, &k, &copies);
+	double ipc = 0;
+	if (!text || eval_code_ipc(m, c, dir, text, copies, 2, &ipc) < 0) {
+		printf("FAIL cycle model of %s: %s\n", spec, perpi_error());
+		failures++;
+	} else if (ipc < want * 0.97 || ipc > want * 1.03) {
+		printf("FAIL cycle model of %s, store to a new line %g cycles: IPC %.3f, want %g\n",
+		       spec, store_line, ipc, want);
+		failures++;
+	} else {
+		printf("ok cycle model of %s, store to a new line %g cycles: IPC %.3f (%g)\n", spec,
+		       store_line, ipc, want);
+	}
+	free(text);
+	kernel_done(&k);
+	core_delete(c);
+	model_delete(m);
+}
+
 int main(void)
 {
 	if (system("as --version >/dev/null 2>&1") != 0) {
@@ -200,6 +246,8 @@ int main(void)
 	check(g, "XOR_GPR32_SAME^2 PXOR_XMM_SAME SUB_GPR64_SAME ADD_GPR64_GPR64", NULL);
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
 	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
+	check_cycles(g, 0, 2);
+	check_cycles(g, 1, 1);
 	eval_gen_delete(g);
 	harness_remove_dir(dir);
 	free(dir);
