@@ -199,7 +199,8 @@ static void sample(const struct form *f, const unsigned char *access, int twin, 
 			strbuf_addf(out, "cl");
 		} else {
 			add_register(out, k, reg);
-			if (twin && i == 0 && access && access[0] == (GEN_READ | GEN_WRITE)) {
+			if (twin && i == 0 && access &&
+			    (access[0] == (GEN_READ | GEN_WRITE) || twin == GEN_TWIN_MERGE)) {
 				strbuf_addf(out, ", ");
 				add_register(out, k, reg);
 			}
@@ -394,7 +395,7 @@ static int decodes_as_twin(const ZydisDecoder *dec, const uint8_t *bytes, size_t
 }
 
 static void decode_twins(const char *dir, struct gen_form_info *infos, const size_t *line_form,
-			 size_t lines)
+			 size_t lines, int mode)
 {
 	char *obj = xasprintf("%s/twin.o", dir);
 	uint8_t *bytes;
@@ -410,15 +411,30 @@ static void decode_twins(const char *dir, struct gen_form_info *infos, const siz
 		int twin = decodes_as_twin(&dec, bytes + off, len - off, &info->form, &step);
 		if (twin < 0)
 			break;
-		info->twin = twin;
+		info->twin = twin ? mode : 0;
 	}
 	free(bytes);
 }
 
+/* Whether a twin in this mode is worth trying for info: a legacy-SSE form
+ * without one yet; GEN_TWIN_MERGE only for a vector destination the
+ * decoder has written only. */
+static int twin_candidate(const struct gen_form_info *info, int mode)
+{
+	if (!info->sse || info->twin)
+		return 0;
+	return mode != GEN_TWIN_MERGE ||
+	       (info->form.n >= 2 && info->access[0] == GEN_WRITE &&
+		kind_class(info->form.op[0]) == CLASS_VEC);
+}
+
 /* The VEX twins of the legacy-SSE forms understood, all assembled at once
  * (a line GNU as rejects is left out and the rest tried again); a twin is
- * kept when it decodes as VEX or EVEX with the mnemonic "v" + the form's. */
-static void probe_twins(const char *dir, struct gen_form_info *infos, const int *status, size_t n)
+ * kept when it decodes as VEX or EVEX with the mnemonic "v" + the form's.
+ * mode: 1, or GEN_TWIN_MERGE (the destination repeated, for the forms the
+ * first try left without a twin). */
+static void try_twins(const char *dir, struct gen_form_info *infos, const int *status, size_t n,
+		      int mode)
 {
 	size_t *line_form = xcalloc(n + 2, sizeof(*line_form));
 	int *bad = xcalloc(n + 1, sizeof(int));
@@ -428,15 +444,15 @@ static void probe_twins(const char *dir, struct gen_form_info *infos, const int 
 		strbuf_init(&s);
 		strbuf_addf(&s, ".intel_syntax noprefix\n");
 		for (size_t i = 0; i < n; i++)
-			if (!status[i] && infos[i].sse && !bad[i]) {
-				sample(&infos[i].form, infos[i].access, 1, &s);
+			if (!status[i] && twin_candidate(&infos[i], mode) && !bad[i]) {
+				sample(&infos[i].form, infos[i].access, mode, &s);
 				line_form[lines++] = i;
 			}
 		char *diag = NULL;
 		int rc = lines > 1 ? harness_assemble(dir, "twin", s.buf, &diag) : -1;
 		strbuf_done(&s);
 		if (rc == 0)
-			decode_twins(dir, infos, line_form, lines);
+			decode_twins(dir, infos, line_form, lines, mode);
 		for (const char *p = diag; rc < 0 && p && *p;
 		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 			int ln = line_of_error(p, "twin.s");
@@ -449,6 +465,12 @@ static void probe_twins(const char *dir, struct gen_form_info *infos, const int 
 	}
 	free(line_form);
 	free(bad);
+}
+
+static void probe_twins(const char *dir, struct gen_form_info *infos, const int *status, size_t n)
+{
+	try_twins(dir, infos, status, n, 1);
+	try_twins(dir, infos, status, n, GEN_TWIN_MERGE);
 }
 
 size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
@@ -513,7 +535,8 @@ size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 	return ok;
 }
 
-#define SEMANTICS_FORMAT "v2"
+/* v3: twins in GEN_TWIN_MERGE mode (v2 left sqrtsd, cvtss2sd... without) */
+#define SEMANTICS_FORMAT "v3"
 
 char *gen_form_info_to_text(const struct gen_form_info *info)
 {

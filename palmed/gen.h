@@ -32,8 +32,12 @@ struct gen_form_info {
 	int sse;  /* legacy-encoded, with XMM registers (SSE) */
 	int twin; /* sse, and its VEX twin assembles: "v" + mnemonic, a destination
 		   * that is also read repeated as the first source (addsd x1, x2 ->
-		   * vaddsd x1, x1, x2) */
+		   * vaddsd x1, x1, x2); GEN_TWIN_MERGE: repeated though the decoder
+		   * has it written only (sqrtsd, cvtss2sd, roundsd: a scalar result
+		   * merged into the register's upper bits, which the VEX form takes
+		   * from its first source: sqrtsd x1, x2 -> vsqrtsd x1, x1, x2) */
 };
+#define GEN_TWIN_MERGE 2
 
 /* Assemble one instance of each form, decode it and fill infos[i]. A form
  * that does not parse or assemble, or that is unsupported, gets

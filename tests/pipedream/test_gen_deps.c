@@ -374,6 +374,13 @@ int main(void)
 	/* legacy SSE beside VEX: its VEX twin (vaddsd x, x, y keeps addsd's chain) */
 	check(b, "ADDSD_XMM_XMM VADDPD_YMM_YMM_YMM", 1, 0);
 	check_text(b, "ADDSD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvaddsd xmm", "\taddsd");
+	/* a scalar result merged into a destination the decoders call written
+	 * only: the twin repeats it as the first source (vsqrtsd x, x, y), as
+	 * the legacy form keeps its upper half; flagged before (no twin) */
+	check(b, "SQRTSD_XMM_XMM VADDPD_YMM_YMM_YMM", 1, 0);
+	check_text(b, "SQRTSD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvsqrtsd xmm", "\tsqrtsd");
+	check_text(b, "CVTSS2SD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvcvtss2sd xmm", "\tcvtss2sd");
+	check_text(b, "ROUNDSD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM", 0, "\tvroundsd xmm", "\troundsd");
 	/* read-modify-writes of memory a qword apart (on Zen 5 byte RMWs of one
 	 * qword ran 28 cycles each, a chain through memory; 8 bytes apart,
 	 * 0.57): the write half starts at r15 + 2048, the second instance at
