@@ -45,7 +45,10 @@ static void build_usage(FILE *out)
 		     "                 measurements already there are reused: a build resumes\n"
 		     "  --no-db        neither read nor store measurements\n"
 		     "  --retry-refused  measure again the kernels the database remembers as\n"
-		     "                 refused (a busy host, repetitions that spread)\n"
+		     "                 refused (repetitions that spread, a form's verdict)\n"
+		     "  --busy-wait S  wait at most S seconds in all for a busy host (a sibling\n"
+		     "                 thread, another guest) to measure again the kernels it\n"
+		     "                 disturbed throughout (default 600; 0: leave them out)\n"
 		     "  --budget N     stop the core's search after N benchmarks (default:\n"
 		     "                 n^2/2 + 40n + 2000 for n core forms)\n"
 		     "  --probes N     map a form with at most about N probes (default 24): a\n"
@@ -84,6 +87,7 @@ struct build_args {
 	size_t nfrom;
 	int no_db, quiet, exhaustive, retry_refused, no_split;
 	long budget, training, probes, resources;
+	double busy_wait; /* --busy-wait (negative: the default) */
 };
 
 /* Names to model, owned. */
@@ -234,6 +238,8 @@ static void set_options(const struct build_args *a, const struct plan *p, struct
 			       : (unsigned)(n * 100 + 1000 < 15000 ? n * 100 + 1000 : 15000);
 	if (a->resources >= 0)
 		o->max_resources = (unsigned)a->resources;
+	if (a->busy_wait >= 0)
+		o->busy_wait = a->busy_wait > 0 ? a->busy_wait : -1;
 }
 
 /* This CPU: the runner, its database, Ctrl-C. */
@@ -339,6 +345,7 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"no-split", no_argument, NULL, 'S'},
 					      {"probes", required_argument, NULL, 'p'},
 					      {"retry-refused", no_argument, NULL, 'R'},
+					      {"busy-wait", required_argument, NULL, 'W'},
 					      {"resources", required_argument, NULL, 'r'},
 					      {0}};
 
@@ -388,6 +395,17 @@ static int parse_option(int c, struct build_args *a)
 	case 'R':
 		a->retry_refused = 1;
 		return 0;
+	case 'W': {
+		char *end;
+		a->busy_wait = strtod(optarg, &end);
+		if (end == optarg || *end || !(a->busy_wait >= 0 && a->busy_wait <= 86400)) {
+			fprintf(stderr,
+				"perpi: palmed build: --busy-wait: '%s': give seconds in [0, 86400]\n",
+				optarg);
+			return 2;
+		}
+		return 0;
+	}
 	case 'd':
 		a->db_path = optarg;
 		return 0;
@@ -416,6 +434,7 @@ static int parse_args(int argc, char **argv, struct build_args *a)
 {
 	int c, rc = -1;
 	a->budget = a->training = a->probes = a->resources = -1;
+	a->busy_wait = -1;
 	optind = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", build_options, NULL)) != -1) {
 		rc = parse_option(c, a);

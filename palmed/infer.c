@@ -417,6 +417,8 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
 	infer_meter_init(&meter, ms, o->stop, o->progress);
+	if (o->busy_wait)
+		meter.busy_wait = o->busy_wait > 0 ? o->busy_wait : 0;
 	st.ms = ms;
 	st.o = o;
 	st.stats = stats;

@@ -36,7 +36,11 @@ struct infer_options {
 	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
 	int map_no_split;    /* the mapping leaves the core's resources whole */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
-	FILE *progress;	     /* NULL: quiet */
+	/* Kernels a busy host disturbed throughout are measured again once it
+	 * is calm, waiting at most this many seconds in all (0: the default,
+	 * 10 minutes; negative: no wait, they are left out). */
+	double busy_wait;
+	FILE *progress; /* NULL: quiet */
 	/* When *stop becomes non-zero (a signal handler sets it), the
 	 * inference stops after the batch being measured (sooner when the
 	 * measurer watches the same flag: bench_options.stop) and infer_model

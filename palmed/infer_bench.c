@@ -19,6 +19,13 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 	char *spec = kernel_to_string(k);
 	int found = db_lookup(ib->db, spec, REFUSED, ib->key, &r) == 1;
 	free(spec);
+	/* A kernel refused for a legacy-SSE form without a VEX twin beside
+	 * VEX code is written anew: the generator decides again (it found
+	 * more twins since; palmed/gen.h's GEN_TWIN_MERGE). */
+	if (found && strstr(r.flag_reason, "and no VEX form of it")) {
+		bench_result_done(&r);
+		found = 0;
+	}
 	if (found) {
 		*reason = xstrdup(r.flag_reason); /* as the first time: the same model */
 		bench_result_done(&r);
@@ -26,11 +33,14 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 	return found;
 }
 
-/* Remembers that k was refused, unless it was only interrupted. */
+/* Remembers that k was refused, unless it was only interrupted or the
+ * host was busy throughout (bench_batch.c's "undisturbed by the host"):
+ * neither is the kernel's, and the next build measures it. */
 static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
 {
 	/* a refusal for helpers is the caller's choice, not the kernel's */
-	if (!ib->db || (ib->stop && *ib->stop) || !strncmp(reason, HELPERS_REFUSAL, 18))
+	if (!ib->db || (ib->stop && *ib->stop) || !strncmp(reason, HELPERS_REFUSAL, 18) ||
+	    strstr(reason, "undisturbed by the host"))
 		return;
 	struct bench_result r;
 	bench_result_init(&r);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -20,6 +21,13 @@
 #define SLICE_MAX 256
 /* The estimate of the time left follows about this many kernels. */
 #define RECENT_KERNELS 2000.0
+/* The default wait for a busy host, in all (infer_meter.busy_wait), and
+ * the longest pause between two tries. */
+#define BUSY_WAIT 600.0
+#define BUSY_PAUSE_MAX 30.0
+/* What the runner says of a kernel the host disturbed throughout
+ * (bench_batch.c, eval_gen_run.c). */
+#define BUSY_HOST "undisturbed by the host"
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 		      const volatile sig_atomic_t *stop, FILE *progress)
@@ -35,6 +43,8 @@ void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 	mt->last_line = 0;
 	mt->line_open = 0;
 	mt->label[0] = '\0';
+	mt->busy_wait = BUSY_WAIT;
+	mt->busy_waited = 0;
 }
 
 int infer_meter_stopped(const struct infer_meter *mt)
@@ -119,6 +129,106 @@ size_t infer_meter_run(struct infer_meter *mt, const struct kernel *ks, size_t n
 	return infer_meter_run_helpers(mt, ks, n, cycles, status, errors, NULL);
 }
 
+/* Sleeps s seconds, or less when a stop is requested. */
+static void pause_for(const struct infer_meter *mt, double s)
+{
+	for (double end = perpi_now() + s; perpi_now() < end && !infer_meter_stopped(mt);) {
+		struct timespec ts = {0, 100000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int busy(const int *status, char *const *errors, size_t i)
+{
+	return status[i] < 0 && errors[i] && strstr(errors[i], BUSY_HOST);
+}
+
+/* ks[at[0..m)] measured again, in one slice. */
+static void retry(const struct infer_meter *mt, const struct kernel *ks, const size_t *at, size_t m,
+		  double *cycles, int *status, char **errors, char **helpers)
+{
+	if (!m)
+		return;
+	struct kernel *sub = xcalloc(m, sizeof(*sub));
+	double *c = xcalloc(m, sizeof(*c));
+	int *st = xcalloc(m, sizeof(*st));
+	char **er = xcalloc(m, sizeof(*er)), **he = helpers ? xcalloc(m, sizeof(*he)) : NULL;
+	for (size_t j = 0; j < m; j++)
+		sub[j] = ks[at[j]];
+	slice(mt, sub, m, c, st, er, he);
+	for (size_t j = 0; j < m; j++) {
+		size_t i = at[j];
+		free(errors[i]);
+		cycles[i] = c[j];
+		status[i] = st[j];
+		errors[i] = er[j];
+		if (helpers) {
+			free(helpers[i]);
+			helpers[i] = he[j];
+		}
+	}
+	free(sub);
+	free(c);
+	free(st);
+	free(er);
+	free(he);
+}
+
+/* The kernels of ks[0..n) the host disturbed throughout, measured again
+ * once it is calm: a pause (1 s, doubling up to BUSY_PAUSE_MAX), then the
+ * first of them alone; when it comes back measured, the others. Such
+ * kernels are the host's loss, not the kernels': refused, they would be
+ * missing from the model (a pair of the core, a form unmapped). Gives up
+ * when mt->busy_wait is spent or a stop is requested. */
+static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_t n,
+			  double *cycles, int *status, char **errors, char **helpers)
+{
+	size_t *todo = NULL, ntodo = 0;
+	for (size_t i = 0; i < n; i++)
+		if (busy(status, errors, i)) {
+			todo = xrealloc(todo, (ntodo + 1) * sizeof(*todo));
+			todo[ntodo++] = i;
+		}
+	double pause = 1, start = perpi_now();
+	size_t first_count = ntodo, rounds = 0;
+	if (ntodo && mt->busy_waited < mt->busy_wait)
+		infer_meter_note(mt,
+				 "the host is busy: %zu kernel%s had no undisturbed repetition; "
+				 "waiting to measure %s again (%.0f s waited before, at most %.0f)",
+				 ntodo, ntodo == 1 ? "" : "s", ntodo == 1 ? "it" : "them",
+				 mt->busy_waited, mt->busy_wait);
+	while (ntodo && mt->busy_waited < mt->busy_wait && !infer_meter_stopped(mt)) {
+		double s = fmin(pause, mt->busy_wait - mt->busy_waited);
+		double t0 = perpi_now();
+		rounds++;
+		pause_for(mt, s);
+		mt->busy_waited += perpi_now() - t0;
+		pause = fmin(2 * pause, BUSY_PAUSE_MAX);
+		if (infer_meter_stopped(mt))
+			break;
+		/* the first alone, as a test of the host; then the rest together */
+		size_t first = todo[0], left = 0;
+		retry(mt, ks, &first, 1, cycles, status, errors, helpers);
+		if (busy(status, errors, first)) {
+			left = ntodo;
+		} else {
+			retry(mt, ks, todo + 1, ntodo - 1, cycles, status, errors, helpers);
+			for (size_t j = 1; j < ntodo; j++)
+				if (busy(status, errors, todo[j]))
+					todo[left++] = todo[j];
+		}
+		if (left < ntodo)
+			pause = 1;
+		ntodo = left;
+	}
+	if (rounds && !infer_meter_stopped(mt))
+		infer_meter_note(mt, "%zu of the %zu measured after %.0f s%s", first_count - ntodo,
+				 first_count, perpi_now() - start,
+				 ntodo ? "; the others are left out (the wait for the host is spent)"
+				       : "");
+	free(todo);
+}
+
 size_t infer_meter_run_helpers(struct infer_meter *mt, const struct kernel *ks, size_t n,
 			       double *cycles, int *status, char **errors, char **helpers)
 {
@@ -135,6 +245,9 @@ size_t infer_meter_run_helpers(struct infer_meter *mt, const struct kernel *ks, 
 		slice(mt, ks + done, m, cycles + done, status + done, errors + done,
 		      helpers ? helpers + done : NULL);
 		double took = perpi_now() - t0;
+		/* (the wait is not the kernels' time: left out of the estimate) */
+		wait_for_host(mt, ks + done, m, cycles + done, status + done, errors + done,
+			      helpers ? helpers + done : NULL);
 		/* The time and kernels of about the last RECENT_KERNELS kernels,
 		 * each slice weighted by its size: a disturbed spell or a run of
 		 * cached kernels moves the estimate, and a stage's short last

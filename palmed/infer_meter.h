@@ -23,6 +23,11 @@ struct infer_meter {
 	double last_line;		       /* when the progress line was last written */
 	int line_open;			       /* a progress line is on screen, unfinished */
 	char label[128];		       /* what is being measured, for the progress line */
+	/* Kernels the host disturbed throughout (no undisturbed repetition:
+	 * a busy sibling thread or another guest) are measured again once it
+	 * is calm, waiting for it at most busy_wait seconds in all (0: not at
+	 * all); busy_waited so far. */
+	double busy_wait, busy_waited;
 };
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,

@@ -1,0 +1,58 @@
+#!/bin/sh
+# A busy host during `perpi palmed build`: kernels it disturbs throughout are
+# the host's loss, not the kernels'.
+# - With a probe reference no repetition can reach (every probe at 0.07
+#   cycles an instruction, three to seven times faster than any core runs
+#   them), every repetition is judged disturbed, as on a host whose sibling
+#   thread never rests. The build says the host is busy, waits --busy-wait
+#   seconds for it (the second note: 0 of 1 measured, left out), fails
+#   for want of a measured form, and the database remembers no refusal.
+# - With the machine's own reference the same command then measures the
+#   kernel: nothing remembered held it back.
+# Skipped when this machine cannot time a kernel now.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/cache/perpi"
+export XDG_CACHE_HOME="$tmp/cache"
+if ! $PERPI bench --no-db ADD_GPR64_GPR64 >"$tmp/probe" 2>&1; then
+	echo "SKIP: this machine cannot time a kernel now: $(tail -1 "$tmp/probe")"
+	exit 77
+fi
+ref="$tmp/cache/perpi/probe-reference"
+[ -s "$ref" ] || { echo "FAIL: perpi bench wrote no probe reference"; exit 1; }
+cp "$ref" "$tmp/real-reference"
+# the machine's key, as perpi wrote it, with unreachable speeds
+awk -F'\t' '{ print $1 "\talu=0.07 load=0.07 fp=0.07 front=0.07" }' "$tmp/real-reference" >"$ref"
+echo ADD_GPR64_GPR64 >"$tmp/forms"
+fail=0
+$PERPI palmed build --forms "$tmp/forms" --training 0 --db "$tmp/db" --busy-wait 1 \
+	-o "$tmp/m.json" >"$tmp/out" 2>"$tmp/err"
+status=$?
+sed 's/^/  /' "$tmp/err"
+[ $status -ne 0 ] || { echo "FAIL: the build succeeded with no undisturbed repetition"; fail=1; }
+grep -q 'the host is busy: 1 kernel had no undisturbed repetition' "$tmp/err" ||
+	{ echo "FAIL: no word of the busy host"; fail=1; }
+grep -q '0 of the 1 measured after .* s; the others are left out' "$tmp/err" ||
+	{ echo "FAIL: no word of the wait's end"; fail=1; }
+refused=$($PERPI db --db "$tmp/db" export --csv | grep -c ',refused,')
+[ "$refused" = 0 ] || { echo "FAIL: $refused refusals remembered for a busy host"; fail=1; }
+[ -e "$tmp/m.json" ] && { echo "FAIL: a model was written"; fail=1; }
+
+# the host calm again (the real reference): the same build measures it
+cp "$tmp/real-reference" "$ref"
+$PERPI palmed build --forms "$tmp/forms" --training 0 --db "$tmp/db" -q \
+	-o "$tmp/m.json" >"$tmp/out2" 2>"$tmp/err2"
+status=$?
+if [ $status -ne 0 ] && grep -q 'undisturbed by the host' "$tmp/err2"; then
+	echo "SKIP: the host is really busy now: $(tail -1 "$tmp/err2")"
+	[ $fail = 0 ] && exit 77
+elif [ $status -ne 0 ]; then
+	echo "FAIL: the build after the busy spell: $(tail -1 "$tmp/err2")"
+	fail=1
+elif ! grep -q '"ADD_GPR64_GPR64"' "$tmp/m.json"; then
+	echo "FAIL: the model lacks ADD_GPR64_GPR64"
+	fail=1
+fi
+[ $fail = 0 ] && echo "ok: a busy host's kernels are waited for, left out, not remembered; measured once it is calm"
+exit $fail
