@@ -10,7 +10,8 @@
 # 3. `perpi palmed eval` on held-out kernels of the independent generator
 #    (-n KERNELS, default 300), of the training generator, and on the basic
 #    blocks of the runs; llvm-mca-19 beside it when installed, perpi's cycle
-#    model on the same code (the row "cycles", with the default core file),
+#    model on the same code (the row "cycles", with a core file measured
+#    by `perpi core -m` for the model's forms after the builds),
 #    and the same kernels in the training harness (the row "harness").
 # Unattended: writes the rows of the tables (markdown, for
 # docs/BENCHMARKS.md), with the date, the CPU, the commit and the load, to
@@ -61,6 +62,11 @@ extra=${PALMED_BUILD_ARGS:-}
 timed build $PERPI palmed build $extra --db "$tmp/db" -o "$tmp/model.json" || exit 1
 # shellcheck disable=SC2086
 timed rebuild $PERPI palmed build $extra --db "$tmp/db" -o "$tmp/model2.json" || true
+# The core's parameters and the latencies of the model's forms, for the
+# cycle model's row ("cycles") of the evaluations below.
+corearg=""
+timed core $PERPI core -m "$tmp/model.json" --db "$tmp/db" -o "$tmp/core.json" &&
+	corearg="--core $tmp/core.json"
 
 # The runs (modest: single-stepping runs about 45,000 instructions a second).
 seq 1 3000 | awk '{ print ($1 * 7919) % 10007 }' >"$tmp/numbers"
@@ -96,11 +102,13 @@ for r in summation horner ls gzip sort python; do
 done
 echo >>"$tmp/coverage.md"
 tee -a "$results" <"$tmp/coverage.md"
-timed eval $PERPI palmed eval -m "$tmp/model.json" --db "$tmp/db" -n "$kernels" -o "$tmp/eval.d" || true
+# shellcheck disable=SC2086
+timed eval $PERPI palmed eval -m "$tmp/model.json" --db "$tmp/db" -n "$kernels" $corearg \
+	-o "$tmp/eval.d" || true
 timed eval-pd $PERPI palmed eval -m "$tmp/model.json" --db "$tmp/db" -n "$kernels" \
 	--generator pipedream -o "$tmp/eval-pd.d" || true
 # shellcheck disable=SC2086
-timed eval-blocks $PERPI palmed eval -m "$tmp/model.json" --db "$tmp/db" -n 0 $runs \
+timed eval-blocks $PERPI palmed eval -m "$tmp/model.json" --db "$tmp/db" -n 0 $runs $corearg \
 	-o "$tmp/eval-blocks.d" || true
 row() { # name, build output, seconds
 	set -- "$1" "$(cat "$3")" $(sed -n 's/.*: \([0-9]*\) forms on \([0-9]*\) resources (\([0-9]*\) unmapped) from \([0-9]*\) benchmarks.*/\1 \2 \3 \4/p' "$2")
