@@ -171,11 +171,15 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 		strbuf_addf(out, "[%s + %u]", written ? "rdi" : "rsi", disp);
 }
 
-static void add_instance(struct strbuf *out, const struct eg_form *e, struct pools *pl)
+/* One instance of e; twin: as its VEX twin in that mode (eg_twin_text),
+ * 0: as itself. */
+static void add_instance(struct strbuf *dest, const struct eg_form *e, int twin, struct pools *pl)
 {
 	unsigned read_at[3] = {0};
 	struct strbuf last; /* the last register operand, for a same-register one */
+	struct strbuf text, *out = twin ? &text : dest;
 	strbuf_init(&last);
+	strbuf_init(&text);
 	strbuf_add(out, "\t", 1);
 	for (const char *m = e->form.mnemonic; *m; m++)
 		strbuf_addf(out, "%c", *m == '.' ? ' ' : tolower((unsigned char)*m));
@@ -210,6 +214,9 @@ static void add_instance(struct strbuf *out, const struct eg_form *e, struct poo
 	}
 	strbuf_add(out, "\n", 1);
 	strbuf_done(&last);
+	if (twin)
+		eg_twin_text(dest, text.buf, twin);
+	strbuf_done(&text);
 }
 
 /* One copy's instances in an order of the kernel's own (seeded), with a
@@ -282,6 +289,33 @@ static int kernel_forms(struct eval_gen *g, const struct kernel *k, const struct
 	return 0;
 }
 
+/* Legacy SSE beside VEX or EVEX vector forms: the SSE forms as their VEX
+ * twins (twin[t], else 0), as a compiler targeting AVX writes them; a
+ * form without a twin holds the kernel out (-1: mixed, an Intel core
+ * pays state transitions no compiled code does). *sse_only: legacy SSE
+ * and no VEX, the registers then set without VEX (eval_gen_kernel). */
+static int kernel_twins(const struct kernel *k, const struct eg_form *const *fs, int *twin,
+			int *sse_only)
+{
+	int sse = 0, vex = 0;
+	for (size_t t = 0; t < k->n; t++) {
+		sse |= fs[t]->sse;
+		vex |= fs[t]->vex;
+		twin[t] = 0;
+	}
+	*sse_only = sse && !vex;
+	for (size_t t = 0; t < k->n && sse && vex; t++) {
+		if (!fs[t]->sse)
+			continue;
+		if (!fs[t]->twin)
+			return perpi_set_error("legacy-SSE %s beside VEX/EVEX forms, and no VEX form "
+					       "of it",
+					       k->terms[t].form);
+		twin[t] = fs[t]->twin;
+	}
+	return 0;
+}
+
 /* Copies of the kernel in the loop body: MIN_BODY instructions at least,
  * and a multiple of each read-modify-write pool's size, so that the
  * rotation ends where it starts and the body's last writes are as far
@@ -324,12 +358,16 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 }
 
 static void add_state_init(struct strbuf *out, const struct pools *pl, const struct eval_gen *g,
-			   int any_vec)
+			   int any_vec, int sse_only)
 {
+	/* legacy SSE alone: with the upper lanes clean, however the caller
+	 * left them (an Intel core would make each SSE write merge them) */
+	if (sse_only && g->avx)
+		strbuf_addf(out, "\tvzeroupper\n");
 	for (unsigned i = 0; any_vec && i <= pl->max_vec; i++) {
 		if (pl->use_zmm)
 			strbuf_addf(out, "\tvmovups zmm%u, zmmword ptr [rsi]\n", i);
-		else if (g->avx)
+		else if (g->avx && !sse_only)
 			strbuf_addf(out, "\tvmovups ymm%u, ymmword ptr [rsi]\n", i);
 		else
 			strbuf_addf(out, "\tmovups xmm%u, xmmword ptr [rsi]\n", i);
@@ -350,7 +388,10 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	free(spec);
 	size_t size = kernel_size(k), *order = xmalloc((2 * size + 1) * sizeof(size_t));
 	struct pools pl;
+	int *twin = xcalloc(k->n + 1, sizeof(int)), sse_only = 0;
 	int high, rc = kernel_forms(g, k, fs, &high);
+	if (rc == 0)
+		rc = kernel_twins(k, fs, twin, &sse_only);
 	if (rc == 0)
 		rc = make_pools(fs, k, high, &state, &pl);
 	struct strbuf body;
@@ -362,7 +403,7 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 		if (n == 0)
 			rc = -1;
 		for (size_t i = 0; i < n; i++)
-			add_instance(&body, fs[order[i]], &pl);
+			add_instance(&body, fs[order[i]], twin[order[i]], &pl);
 	}
 	int any_vec = 0;
 	for (size_t t = 0; t < k->n && rc == 0; t++)
@@ -370,7 +411,7 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 			any_vec |= eg_class(fs[t]->form.op[i]) == 1;
 	if (rc == 0) {
 		add_prologue(out, symbol, &pl);
-		add_state_init(out, &pl, g, any_vec);
+		add_state_init(out, &pl, g, any_vec, sse_only);
 		strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r12\n\tjnz .L%s_loop\n", symbol,
 			    body.buf ? body.buf : "", symbol);
 		if (pl.pattern == 2)
@@ -384,6 +425,7 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	}
 	strbuf_done(&body);
 	free(fs);
+	free(twin);
 	free(order);
 	return rc;
 }

@@ -22,7 +22,22 @@ struct eg_form {
 	int high_vectors; /* also assembles as itself with xmm16-31 */
 	int learnt;	  /* its instance was assembled and decoded */
 	char *refused;	  /* why it cannot be used, or NULL */
+	/* Legacy SSE (XMM operands, no VEX): beside VEX or EVEX vector code it
+	 * is written as its VEX twin ("v" + mnemonic), as a compiler targeting
+	 * AVX writes it (mixed, Intel cores pay state transitions: 60 cycles
+	 * an iteration on this Xeon). twin: 0 none assembles as such, else
+	 * EG_TWIN_SAME (the same operands: pshufd -> vpshufd) or EG_TWIN_DEST
+	 * (the destination repeated as the first source: addsd x1, x2 ->
+	 * vaddsd x1, x1, x2, also where the decoder has it written only but
+	 * the instruction keeps its upper lanes: cvtsi2sd, sqrtsd). */
+	int sse, vex; /* vex: VEX, EVEX (or XOP) with vector registers */
+	int twin, twin_learnt;
 };
+enum { EG_TWIN_SAME = 1, EG_TWIN_DEST = 2 };
+
+/* An instance's text ("\tmnemonic op0, op1...\n") as its VEX twin
+ * (mode: EG_TWIN_SAME or EG_TWIN_DEST), appended to out. */
+void eg_twin_text(struct strbuf *out, const char *text, int mode);
 
 struct eval_gen {
 	char *dir; /* scratch, the caller's */

@@ -133,6 +133,34 @@ static int sample(const struct form *f, int high, struct strbuf *out)
 	return 0;
 }
 
+void eg_twin_text(struct strbuf *out, const char *text, int mode)
+{
+	const char *ops = strchr(text, ' ');
+	strbuf_addf(out, "\tv%.*s", ops ? (int)(ops - text - 1) : (int)strlen(text) - 2, text + 1);
+	if (!ops) {
+		strbuf_add(out, "\n", 1);
+		return;
+	}
+	const char *comma = strchr(ops, ',');
+	if (mode == EG_TWIN_DEST && comma)
+		strbuf_addf(out, "%.*s,", (int)(comma - ops), ops);
+	strbuf_addf(out, "%s", ops);
+}
+
+/* Legacy SSE or VEX, from the form's name and operands (form.h names VEX
+ * and EVEX forms by their "v" mnemonics; no legacy mnemonic with vector
+ * registers starts with V). */
+static void classify_encoding(struct eg_form *e)
+{
+	int vec = 0, xmm = 0;
+	for (unsigned i = 0; i < e->form.n; i++) {
+		vec |= eg_class(e->form.op[i]) == 1;
+		xmm |= e->form.op[i] == FORM_XMM;
+	}
+	e->vex = vec && e->form.mnemonic[0] == 'V';
+	e->sse = xmm && e->form.mnemonic[0] != 'V';
+}
+
 static int fetch_xstate(void *ctx, struct x86_xstate *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -312,6 +340,67 @@ static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t 
 	e->high_vectors = assembled_high && !strcmp(name, e->name);
 }
 
+/* Whether the region at code decodes as a VEX/EVEX twin of e: a form
+ * named "V" + e's mnemonic (its region's length added to *at). */
+static int twin_decodes(const struct eg_form *e, struct x86_decoder *dec, const uint8_t *code,
+			size_t len, size_t *at)
+{
+	struct perpi_insn insn;
+	char name[FORM_NAME_MAX];
+	*at += decode_region(dec, code + *at, len - *at, &insn, name, sizeof(name));
+	size_t m = strlen(e->form.mnemonic);
+	return name[0] == 'V' && !strncmp(name + 1, e->form.mnemonic, m) && name[m + 1] == '_';
+}
+
+/* The VEX twins of the legacy-SSE forms learnt (eg_form.twin): both
+ * shapes assembled at once, decoded; the one that keeps the legacy
+ * form's reads is kept (the destination repeated when it is read). */
+static void learn_twins(struct eval_gen *g)
+{
+	size_t n = 0, *which = xcalloc(g->n + 1, sizeof(size_t));
+	char **lines = xcalloc(2 * g->n + 1, sizeof(char *));
+	for (size_t i = 0; i < g->n; i++) {
+		struct eg_form *e = &g->f[i];
+		if (!e->learnt || e->refused || !e->sse || e->twin_learnt)
+			continue;
+		e->twin_learnt = 1;
+		for (int mode = EG_TWIN_SAME; mode <= EG_TWIN_DEST; mode++) {
+			struct strbuf inst, s;
+			strbuf_init(&inst);
+			strbuf_init(&s);
+			sample(&e->form, 0, &inst);
+			eg_twin_text(&s, inst.buf, mode);
+			strbuf_addf(&s, "\tint3\n");
+			strbuf_done(&inst);
+			lines[2 * n + (size_t)mode - 1] = s.buf;
+		}
+		which[n++] = i;
+	}
+	unsigned char *bad = xcalloc(2 * n + 1, 1);
+	uint8_t *code = NULL;
+	size_t len = 0, at = 0;
+	if (n && assemble_lines(g, lines, 2 * n, bad, &code, &len) == 0) {
+		struct x86_decoder *dec = x86_decoder_new();
+		for (size_t w = 0; w < n; w++) {
+			struct eg_form *e = &g->f[which[w]];
+			int same = twin_decodes(e, dec, code, len, &at) && !bad[2 * w];
+			int dest = twin_decodes(e, dec, code, len, &at) && !bad[2 * w + 1] &&
+				   e->form.n >= 2 && eg_class(e->form.op[0]) == 1;
+			if (dest && (e->access[0] & EG_READ || !same))
+				e->twin = EG_TWIN_DEST;
+			else if (same && !(e->access[0] & EG_READ && eg_class(e->form.op[0]) == 1))
+				e->twin = EG_TWIN_SAME;
+		}
+		x86_decoder_delete(dec);
+	}
+	for (size_t i = 0; i < 2 * n; i++)
+		free(lines[i]);
+	free(lines);
+	free(bad);
+	free(which);
+	free(code);
+}
+
 static void form_free(struct eg_form *e)
 {
 	free(e->name);
@@ -338,6 +427,8 @@ static void add_forms(struct eval_gen *g, const char *const *forms, size_t n)
 			e->refused = xstrdup(perpi_error());
 		else if ((why = form_unsupported_reason(&e->form)))
 			e->refused = xstrdup(why);
+		else
+			classify_encoding(e);
 	}
 	g->n = old + kept;
 	qsort(g->f, g->n, sizeof(*g->f), by_name); /* eg_find bisects */
@@ -395,6 +486,7 @@ size_t eval_gen_learn(struct eval_gen *g, const char *const *forms, size_t n)
 	}
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);
+	learn_twins(g);
 	for (size_t i = 0; i < g->n; i++)
 		known += !g->f[i].refused;
 	free(lines);
