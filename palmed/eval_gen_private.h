@@ -25,7 +25,7 @@ struct eg_form {
 	/* Legacy SSE (XMM operands, no VEX): beside VEX or EVEX vector code it
 	 * is written as its VEX twin ("v" + mnemonic), as a compiler targeting
 	 * AVX writes it (mixed, Intel cores pay state transitions: 60 cycles
-	 * an iteration on this Xeon). twin: 0 none assembles as such, else
+	 * an iteration on an Intel family 6 model 207). twin: 0 none assembles as such, else
 	 * EG_TWIN_SAME (the same operands: pshufd -> vpshufd) or EG_TWIN_DEST
 	 * (the destination repeated as the first source: addsd x1, x2 ->
 	 * vaddsd x1, x1, x2, also where the decoder has it written only but

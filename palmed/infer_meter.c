@@ -21,6 +21,8 @@
 #define SLICE_MAX 256
 /* The estimate of the time left follows about this many kernels. */
 #define RECENT_KERNELS 2000.0
+/* In a log, a progress line at most this often (seconds). */
+#define LOG_EVERY 60.0
 /* The default wait for a busy host, in all (infer_meter.busy_wait), and
  * the longest pause between two tries. */
 #define BUSY_WAIT 600.0
@@ -81,21 +83,30 @@ static void slice(const struct infer_meter *mt, const struct kernel *ks, size_t 
 		}
 }
 
-/* At most a few lines a second, on a terminal only (a log keeps the
- * stages' summaries). */
+/* On a terminal a line updated a few times a second; in a log a line
+ * that stays, once a minute (besides the stages' summaries: a long stage
+ * would otherwise say nothing for many minutes). */
 static void show(struct infer_meter *mt, size_t done, size_t n, int force)
 {
 	double now = perpi_now();
-	if (!mt->tty || (!force && now - mt->last_line < 0.25))
+	if (!mt->progress || (!force && now - mt->last_line < (mt->tty ? 0.25 : LOG_EVERY)))
 		return;
+	if (!mt->tty && mt->last_line == 0) { /* the first minute starts now */
+		mt->last_line = now;
+		return;
+	}
 	char eta[48], count[48] = "";
 	infer_meter_eta(mt, (unsigned long)(n - done) + mt->planned, eta, sizeof(eta));
 	if (n > 1 && done < n)
 		snprintf(count, sizeof(count), " (%zu/%zu kernels)", done, n);
-	fprintf(mt->progress, "\r\033[Kpalmed: %s%s%s", mt->label, count, eta);
+	if (mt->tty) {
+		fprintf(mt->progress, "\r\033[Kpalmed: %s%s%s", mt->label, count, eta);
+		mt->line_open = 1;
+	} else {
+		fprintf(mt->progress, "palmed: %s%s%s\n", mt->label, count, eta);
+	}
 	fflush(mt->progress);
 	mt->last_line = now;
-	mt->line_open = 1;
 }
 
 void infer_meter_label(struct infer_meter *mt, const char *fmt, ...)

@@ -280,8 +280,8 @@ int main(void)
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
 	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
 	/* legacy SSE beside VEX: written as the VEX twins (an Intel core pays
-	 * a state transition for each mixed pair: 60 cycles an iteration on a
-	 * Xeon 8592), the destination repeated where it is read or merged */
+	 * a state transition for each mixed pair: 60 cycles an iteration on
+	 * an Intel family 6 model 207), the destination repeated where it is read or merged */
 	check_as(g, "ADDSD_XMM_XMM CVTSI2SD_XMM_GPR64 PSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
 		 "VADDSD_XMM_XMM_XMM VCVTSI2SD_XMM_XMM_GPR64 VPSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
 		 NULL);
