@@ -399,9 +399,10 @@ static int parse_option(int c, struct build_args *a)
 		char *end;
 		a->busy_wait = strtod(optarg, &end);
 		if (end == optarg || *end || !(a->busy_wait >= 0 && a->busy_wait <= 86400)) {
-			fprintf(stderr,
-				"perpi: palmed build: --busy-wait: '%s': give seconds in [0, 86400]\n",
-				optarg);
+			fprintf(
+			    stderr,
+			    "perpi: palmed build: --busy-wait: '%s': give seconds in [0, 86400]\n",
+			    optarg);
 			return 2;
 		}
 		return 0;

@@ -308,9 +308,9 @@ static int kernel_twins(const struct kernel *k, const struct eg_form *const *fs,
 		if (!fs[t]->sse)
 			continue;
 		if (!fs[t]->twin)
-			return perpi_set_error("legacy-SSE %s beside VEX/EVEX forms, and no VEX form "
-					       "of it",
-					       k->terms[t].form);
+			return perpi_set_error(
+			    "legacy-SSE %s beside VEX/EVEX forms, and no VEX form of it",
+			    k->terms[t].form);
 		twin[t] = fs[t]->twin;
 	}
 	return 0;

@@ -208,7 +208,8 @@ static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
 			e->access[i] = (unsigned char)operand_access(&e->form, i, ev);
 	for (unsigned m = 0; m < ev->n_mem; m++)
 		for (unsigned i = 0; i < e->form.n; i++)
-			if (form_kind_is_memory(e->form.op[i]) && !form_kind_is_address(e->form.op[i]))
+			if (form_kind_is_memory(e->form.op[i]) &&
+			    !form_kind_is_address(e->form.op[i]))
 				e->access[i] |= ev->mem[m].write ? EG_WRITE : EG_READ;
 	for (unsigned s = 0; s < ev->n_src; s++) {
 		unsigned u = ev->src[s];

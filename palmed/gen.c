@@ -423,9 +423,8 @@ static int twin_candidate(const struct gen_form_info *info, int mode)
 {
 	if (!info->sse || info->twin)
 		return 0;
-	return mode != GEN_TWIN_MERGE ||
-	       (info->form.n >= 2 && info->access[0] == GEN_WRITE &&
-		kind_class(info->form.op[0]) == CLASS_VEC);
+	return mode != GEN_TWIN_MERGE || (info->form.n >= 2 && info->access[0] == GEN_WRITE &&
+					  kind_class(info->form.op[0]) == CLASS_VEC);
 }
 
 /* The VEX twins of the legacy-SSE forms understood, all assembled at once

@@ -191,7 +191,8 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, i
 			add_register(out, pl, k, reg);
 			/* a twin's destination that is also read: its first source too */
 			if (twin && i == 0 &&
-			    (info->access[0] == (GEN_READ | GEN_WRITE) || info->twin == GEN_TWIN_MERGE)) {
+			    (info->access[0] == (GEN_READ | GEN_WRITE) ||
+			     info->twin == GEN_TWIN_MERGE)) {
 				strbuf_addf(out, ", ");
 				add_register(out, pl, k, reg);
 			}

@@ -405,8 +405,8 @@ static int repetition(struct harness_session *s, harness_kernel_fn fn,
 			"chain %lu %lu alu %.3f/%.3f load %.3f/%.3f fp %.3f/%.3f front %.3f/%.3f "
 			"cycles %.0f clean %d\n",
 			(unsigned long)before->chain, (unsigned long)after->chain, speed[0],
-			s->best[0], speed[1], s->best[1], speed[2], s->best[2], speed[3], s->best[3],
-			cycles, clean);
+			s->best[0], speed[1], s->best[1], speed[2], s->best[2], speed[3],
+			s->best[3], cycles, clean);
 	return clean;
 }
 

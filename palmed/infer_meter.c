@@ -191,8 +191,8 @@ static void retry(const struct infer_meter *mt, const struct kernel *ks, const s
  * kernels are the host's loss, not the kernels': refused, they would be
  * missing from the model (a pair of the core, a form unmapped). Gives up
  * when mt->busy_wait is spent or a stop is requested. */
-static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_t n,
-			  double *cycles, int *status, char **errors, char **helpers)
+static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
+			  int *status, char **errors, char **helpers)
 {
 	size_t *todo = NULL, ntodo = 0;
 	for (size_t i = 0; i < n; i++)
@@ -233,10 +233,10 @@ static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_
 		ntodo = left;
 	}
 	if (rounds && !infer_meter_stopped(mt))
-		infer_meter_note(mt, "%zu of the %zu measured after %.0f s%s", first_count - ntodo,
-				 first_count, perpi_now() - start,
-				 ntodo ? "; the others are left out (the wait for the host is spent)"
-				       : "");
+		infer_meter_note(
+		    mt, "%zu of the %zu measured after %.0f s%s", first_count - ntodo, first_count,
+		    perpi_now() - start,
+		    ntodo ? "; the others are left out (the wait for the host is spent)" : "");
 	free(todo);
 }
 

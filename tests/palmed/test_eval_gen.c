@@ -200,8 +200,7 @@ static void check(struct eval_gen *g, const char *spec, const char *refusal)
 }
 
 /* The generated function holds want and not unwanted (NULL: nothing). */
-static void check_text(struct eval_gen *g, const char *spec, const char *want,
-		       const char *unwanted)
+static void check_text(struct eval_gen *g, const char *spec, const char *want, const char *unwanted)
 {
 	struct kernel k;
 	kernel_parse(spec, &k);
@@ -228,12 +227,19 @@ static void check_cycles(struct eval_gen *g, double store_line, double want)
 	model_set_rho(m, model_add_form(m, "ADD_M64_IMM8", 0.5), model_add_resource(m, "R", NULL),
 		      0.5);
 	struct core *c = core_new("test");
-	static const double v[CORE_PARAM_COUNT] = {
-	    [CORE_WIDTH] = 8,	      [CORE_RETIRE_WIDTH] = 8,	 [CORE_WINDOW] = 448,
-	    [CORE_LOAD_LATENCY] = 4,  [CORE_LOAD_LATENCY_VEC] = 7, [CORE_FORWARD_LATENCY] = 5,
-	    [CORE_FORWARD_LATENCY_VEC] = 6, [CORE_RENAMED_LATENCY] = 0, [CORE_MISPREDICT] = 10,
-	    [CORE_TAKEN_BRANCH] = 1,  [CORE_L1_SIZE] = 49152,	 [CORE_L1_WAYS] = 12,
-	    [CORE_L1_LINE] = 64};
+	static const double v[CORE_PARAM_COUNT] = {[CORE_WIDTH] = 8,
+						   [CORE_RETIRE_WIDTH] = 8,
+						   [CORE_WINDOW] = 448,
+						   [CORE_LOAD_LATENCY] = 4,
+						   [CORE_LOAD_LATENCY_VEC] = 7,
+						   [CORE_FORWARD_LATENCY] = 5,
+						   [CORE_FORWARD_LATENCY_VEC] = 6,
+						   [CORE_RENAMED_LATENCY] = 0,
+						   [CORE_MISPREDICT] = 10,
+						   [CORE_TAKEN_BRANCH] = 1,
+						   [CORE_L1_SIZE] = 49152,
+						   [CORE_L1_WAYS] = 12,
+						   [CORE_L1_LINE] = 64};
 	for (size_t p = 0; p < CORE_PARAM_COUNT; p++)
 		core_set_measured(c, (enum core_param)p, v[p]);
 	core_set_measured(c, CORE_STORE_LINE, store_line);
@@ -274,17 +280,20 @@ int main(void)
 	check(g, "ADC_GPR64_GPR64 CMP_GPR64_GPR64^2 CMOVNE_GPR64_GPR64^2", NULL);
 	check(g, "SETNE_GPR8^2 TEST_GPR64_GPR64 SHL_GPR64_CL", NULL);
 	check(g, "VFMADD231PD_YMM_YMM_YMM^4 VADDPD_YMM_YMM_M256 LEA_GPR64_MEM", NULL);
-	check(g, "LEA_GPR64_MEMBI LEA_GPR64_MEMBIS LEA_GPR32_MEMBID LEA_GPR64_MEMIS LEA_GPR64_MEMRIP^2",
-	      NULL);
+	check(
+	    g,
+	    "LEA_GPR64_MEMBI LEA_GPR64_MEMBIS LEA_GPR32_MEMBID LEA_GPR64_MEMIS LEA_GPR64_MEMRIP^2",
+	    NULL);
 	check(g, "XOR_GPR32_SAME^2 PXOR_XMM_SAME SUB_GPR64_SAME ADD_GPR64_GPR64", NULL);
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
 	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
 	/* legacy SSE beside VEX: written as the VEX twins (an Intel core pays
 	 * a state transition for each mixed pair: 60 cycles an iteration on
 	 * an Intel family 6 model 207), the destination repeated where it is read or merged */
-	check_as(g, "ADDSD_XMM_XMM CVTSI2SD_XMM_GPR64 PSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
-		 "VADDSD_XMM_XMM_XMM VCVTSI2SD_XMM_XMM_GPR64 VPSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
-		 NULL);
+	check_as(
+	    g, "ADDSD_XMM_XMM CVTSI2SD_XMM_GPR64 PSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
+	    "VADDSD_XMM_XMM_XMM VCVTSI2SD_XMM_XMM_GPR64 VPSHUFD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM",
+	    NULL);
 	check(g, "SHA1MSG1_XMM_XMM VADDPD_YMM_YMM_YMM", "no VEX form");
 	/* legacy SSE alone stays legacy, its registers set without VEX */
 	check_text(g, "ADDSD_XMM_XMM^2 MULSD_XMM_XMM", "\tmovups xmm", "vmovups");

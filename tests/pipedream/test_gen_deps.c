@@ -244,8 +244,9 @@ static void check_lea_chain(struct bench_ctx *b, const char *spec)
 	int odd_base = text && (strstr(text, "[rbp") || strstr(text, "[r13"));
 	long three = code ? longest_chain(code, len, 3) : -1;
 	if (!code || !leas || three < 3 * leas || odd_base) {
-		printf("FAIL: latency %s: %ld leas, longest chain %ld over 3 passes%s%s\n", spec, leas,
-		       three, odd_base ? ", based on rbp or r13" : "", text ? "" : perpi_error());
+		printf("FAIL: latency %s: %ld leas, longest chain %ld over 3 passes%s%s\n", spec,
+		       leas, three, odd_base ? ", based on rbp or r13" : "",
+		       text ? "" : perpi_error());
 		failures++;
 	} else {
 		printf("ok: latency %s: a chain of %ld over 3 passes\n", spec, three);
