@@ -57,6 +57,8 @@ struct fake {
 	unsigned steal_at;	/* the calibration the host interrupts */
 	unsigned slow_at;	/* the first of two calibrations slowed 3 times */
 	double cycles;		/* the kernel being run: cycles per call */
+	double front_wobble;	/* the front-end probe this much slower, 5 calls in 10 */
+	unsigned front_calls;
 };
 
 static uint64_t fake_tsc(void *ctx)
@@ -80,6 +82,8 @@ static uint64_t fake_probe(void *ctx, enum timing_probe p)
 {
 	struct fake *f = ctx;
 	double t = timing_probe_insns[p] * probe_cpi[p] * f->ticks_per_cycle;
+	if (p == PROBE_FRONT && (f->front_calls++ / 5) % 2)
+		t *= 1 + f->front_wobble;
 	f->now += t;
 	return (uint64_t)llround(t);
 }
@@ -153,10 +157,10 @@ static void fake_clock_campaign(void)
  * session whose kept reference is the probes' speed times factor (the
  * time budget max_seconds); *alu_hint and *alu_best: the ALU probe's
  * reference before and after. */
-static void measure_against(double factor, double max_seconds, struct harness_samples *out,
-			    double *alu_hint, double *alu_best)
+static void measure_wobbling(double factor, double wobble, double max_seconds,
+			     struct harness_samples *out, double *alu_hint, double *alu_best)
 {
-	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0};
+	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0, .front_wobble = wobble};
 	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
 				      fake_overhead, fake_run,	 &f};
 	struct harness_config cfg = {.measures = 15,
@@ -174,6 +178,33 @@ static void measure_against(double factor, double max_seconds, struct harness_sa
 	*alu_hint = cfg.best_hint[PROBE_ALU];
 	*alu_best = harness_session_best(s)[PROBE_ALU];
 	harness_session_delete(s);
+}
+
+static void measure_against(double factor, double max_seconds, struct harness_samples *out,
+			    double *alu_hint, double *alu_best)
+{
+	measure_wobbling(factor, 0, max_seconds, out, alu_hint, alu_best);
+}
+
+/* The front-end probe moving between two levels 17% apart on a calm core
+ * (the Xeon's 0.163 best, 0.174 and 0.191), the other probes and the
+ * kernel steady: every repetition clean, the cycles right. Before, each
+ * repetition on the slower level was disturbed (98% of those judged so on
+ * that Xeon), and a kernel waited for a rebase. */
+static void front_levels(void)
+{
+	struct harness_samples out;
+	double hint, best;
+	measure_wobbling(1.0, 0.17, 2, &out, &hint, &best);
+	unsigned right = 0;
+	for (unsigned i = 0; i < out.n; i++)
+		right += out.clean[i] && fabs(out.cycles[i] - 2.5) < 1e-3;
+	CHECK(out.n_clean == out.n && right == out.n,
+	      "front-end probe on two levels: %u clean of %u repetitions, %u right", out.n_clean,
+	      out.n, right);
+	printf("front-end probe on two levels 17%% apart: %u clean of %u repetitions\n",
+	       out.n_clean, out.n);
+	harness_samples_done(&out);
 }
 
 /* A reference kept from earlier runs that this machine no longer reaches
@@ -324,6 +355,7 @@ int main(void)
 	stale_reference(0.85);
 	stale_reference(1.15);
 	stale_reference(1.0);
+	front_levels();
 	contended_core();
 	misbehaving_workers();
 	if (failures)
