@@ -41,6 +41,12 @@ struct bench_options {
 	int force_tsc;	       /* do not use PAPI even if its counters work */
 	int fresh;	       /* ignore cached results (still store the new ones) */
 	double kernel_timeout; /* seconds before a kernel that runs on is stopped (0: 30) */
+	/* A kernel the generator flags (not measurable as throughput: legacy
+	 * SSE beside VEX without a twin...) is not run, and so not stored: its
+	 * result comes back flagged, with no cycles (the inference, which
+	 * refuses such results, sets it; perpi bench runs them and prints the
+	 * flag beside the figure). */
+	int skip_flagged;
 	/* When *stop becomes non-zero (a signal handler sets it), the kernels
 	 * not measured yet fail with "interrupted" within a tenth of a second;
 	 * the ones measured are kept (and stored). NULL: never. */

@@ -109,6 +109,17 @@ static size_t generate(struct campaign *c, const size_t *idx, size_t n, const un
 			   gen_kernel(k, infos, &gp, symbols[n_jobs], s, &c->gi[n_jobs]) < 0) {
 			c->status[idx[j]] = -1;
 			c->errors[idx[j]] = xstrdup(perpi_error());
+		} else if (c->gi[n_jobs].flagged && b->opt.skip_flagged) {
+			/* its verdict is known: nothing to run (a mixed SSE/VEX loop
+			 * runs for seconds on an Intel core), its text dropped */
+			struct bench_result *r = &c->out[idx[j]];
+			r->flagged = 1;
+			r->cycles = r->ipc = NAN;
+			snprintf(r->flag_reason, sizeof(r->flag_reason), "%s",
+				 c->gi[n_jobs].reason);
+			c->status[idx[j]] = 0;
+			s->len = before;
+			s->buf[before] = '\0';
 		} else {
 			unsigned body = c->gi[n_jobs].body_insns;
 			uint64_t turns = (b->opt.total_insn + body - 1) / body;

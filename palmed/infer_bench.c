@@ -237,9 +237,11 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
 		      struct measure *out)
 {
-	struct bench_options fresh = *o;
+	/* a flagged kernel is refused whatever it measures: not run */
+	struct bench_options opt = *o, fresh = *o;
+	opt.skip_flagged = fresh.skip_flagged = 1;
 	fresh.fresh = 1;
-	ib->bench = bench_new(o, db);
+	ib->bench = bench_new(&opt, db);
 	ib->fresh = bench_new(&fresh, db);
 	ib->cpu = model_host_cpu();
 	ib->measured = ib->cached = ib->refused = 0;
