@@ -38,11 +38,14 @@ echo "mixed kernels: $refused refused for the mix, $ran measured"
 [ "$ran" = 0 ] || { echo "FAIL: $ran flagged kernels were run and stored"; fail=1; }
 grep -q ',throughput,.*' "$tmp/csv" && grep -q '^[^"]*,SHA1MSG1_XMM_XMM,throughput,' "$tmp/csv" ||
 	{ echo "FAIL: SHA1MSG1_XMM_XMM alone was not measured"; fail=1; }
-# perpi bench on request: measured, flagged
+# perpi bench on request: run, its figure flagged (on an Intel core the
+# mixed loop may keep every repetition from reading calm: then it says so)
 $PERPI bench --no-db 'SHA1MSG1_XMM_XMM VADDPD_YMM_YMM_YMM' >"$tmp/bench" 2>&1
-grep -q 'flagged\|legacy-SSE' "$tmp/bench" ||
-	{ echo "FAIL: perpi bench did not flag the mix: $(cat "$tmp/bench")"; fail=1; }
-grep -q '^[0-9]' "$tmp/bench" ||
-	{ echo "FAIL: perpi bench gave no figure: $(cat "$tmp/bench")"; fail=1; }
+if grep -q 'undisturbed by the host' "$tmp/bench"; then
+	echo "perpi bench ran the mix, no repetition calm: $(tail -1 "$tmp/bench")"
+elif ! grep -q '^[0-9].*legacy-SSE' "$tmp/bench"; then
+	echo "FAIL: perpi bench gave no flagged figure: $(cat "$tmp/bench")"
+	fail=1
+fi
 [ $fail = 0 ] && echo "ok: flagged kernels refused unrun by the build, run by perpi bench"
 exit $fail
