@@ -54,6 +54,11 @@ struct bench_options {
 };
 void bench_options_default(struct bench_options *o);
 
+/* In the error of a kernel the host disturbed throughout (fewer than 3
+ * undisturbed repetitions: bench_batch.c, eval_gen_run.c): the host's
+ * loss, not the kernel's (infer_bench.c, infer_meter.c). */
+#define BENCH_BUSY_HOST "undisturbed by the host"
+
 /* The generation parameters as one canonical string, the cache key part
  * "gen=2 unroll=256 total=100000 measures=15 warmup=3"; caller frees. */
 char *bench_options_key(const struct bench_options *o);

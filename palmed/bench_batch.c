@@ -47,7 +47,7 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		c->status[i] = -1;
 		c->disturbed[i] = 1;
 		c->errors[i] =
-		    xasprintf("kernel %s: fewer than 3 repetitions were undisturbed by the host in "
+		    xasprintf("kernel %s: fewer than 3 repetitions were " BENCH_BUSY_HOST " in "
 			      "%.1f s (a busy machine); try again, or give --max-seconds",
 			      spec, c->b->opt.max_seconds);
 	} else {

@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "palmed/eval.h"
 #include "palmed/eval_gen_private.h"
+#include "palmed/gen.h"
 
 #define MIN_BODY 200 /* instructions in the unrolled body, at least */
 #define FRAME 8192   /* the stack frame of the "stack" memory pattern */
@@ -308,9 +309,7 @@ static int kernel_twins(const struct kernel *k, const struct eg_form *const *fs,
 		if (!fs[t]->sse)
 			continue;
 		if (!fs[t]->twin)
-			return perpi_set_error(
-			    "legacy-SSE %s beside VEX/EVEX forms, and no VEX form of it",
-			    k->terms[t].form);
+			return perpi_set_error("legacy-SSE %s " GEN_NO_TWIN, k->terms[t].form);
 		twin[t] = fs[t]->twin;
 	}
 	return 0;

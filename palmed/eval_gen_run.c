@@ -34,7 +34,7 @@ static int summarise(const struct harness_output *o, double *cycles, char **erro
 		*error = xasprintf("%s", o->error);
 		rc = -1;
 	} else if (n < 3) {
-		*error = xstrdup("fewer than 3 repetitions undisturbed by the host");
+		*error = xstrdup("fewer than 3 repetitions " BENCH_BUSY_HOST);
 		rc = -1;
 	} else {
 		qsort(v, n, sizeof(double), by_value);

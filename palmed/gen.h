@@ -38,6 +38,10 @@ struct gen_form_info {
 		   * from its first source: sqrtsd x1, x2 -> vsqrtsd x1, x1, x2) */
 };
 #define GEN_TWIN_MERGE 2
+/* The end of the flag of a kernel holding a legacy-SSE form without a
+ * twin beside VEX code (gen_plan.c, eval_gen.c; infer_bench.c decides
+ * such a remembered refusal again). */
+#define GEN_NO_TWIN "beside VEX/EVEX forms, and no VEX form of it"
 
 /* Assemble one instance of each form, decode it and fill infos[i]. A form
  * that does not parse or assemble, or that is unsupported, gets

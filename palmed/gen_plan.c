@@ -123,8 +123,7 @@ static void plan_twins(const struct kernel *k, const struct gen_form_info *const
 			pl->terms[t].twin = 1;
 			gi->twins++;
 		} else {
-			flag(gi, "legacy-SSE %s beside VEX/EVEX forms, and no VEX form of it",
-			     infos[t]->name);
+			flag(gi, "legacy-SSE %s " GEN_NO_TWIN, infos[t]->name);
 		}
 	}
 	pl->legacy_only = 0;

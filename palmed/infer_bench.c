@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "palmed/db.h"
+#include "palmed/gen.h"
 #include "palmed/model.h"
 
 #define REFUSED "refused" /* the kind of the database's rows of refusals */
@@ -22,7 +23,7 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 	/* A kernel refused for a legacy-SSE form without a VEX twin beside
 	 * VEX code is written anew: the generator decides again (it found
 	 * more twins since; palmed/gen.h's GEN_TWIN_MERGE). */
-	if (found && strstr(r.flag_reason, "and no VEX form of it")) {
+	if (found && strstr(r.flag_reason, GEN_NO_TWIN)) {
 		bench_result_done(&r);
 		found = 0;
 	}
@@ -34,13 +35,13 @@ static int refused_before(struct infer_bench *ib, const struct kernel *k, char *
 }
 
 /* Remembers that k was refused, unless it was only interrupted or the
- * host was busy throughout (bench_batch.c's "undisturbed by the host"):
+ * host was busy throughout (BENCH_BUSY_HOST):
  * neither is the kernel's, and the next build measures it. */
 static void remember_refusal(struct infer_bench *ib, const struct kernel *k, const char *reason)
 {
 	/* a refusal for helpers is the caller's choice, not the kernel's */
 	if (!ib->db || (ib->stop && *ib->stop) || !strncmp(reason, HELPERS_REFUSAL, 18) ||
-	    strstr(reason, "undisturbed by the host"))
+	    strstr(reason, BENCH_BUSY_HOST))
 		return;
 	struct bench_result r;
 	bench_result_init(&r);

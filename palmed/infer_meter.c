@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "palmed/bench.h"
 
 /* A slice should take about this long: short enough that a stop request
  * waits little, long enough that the runner's fixed cost per campaign
@@ -27,9 +28,6 @@
  * the longest pause between two tries. */
 #define BUSY_WAIT 600.0
 #define BUSY_PAUSE_MAX 30.0
-/* What the runner says of a kernel the host disturbed throughout
- * (bench_batch.c, eval_gen_run.c). */
-#define BUSY_HOST "undisturbed by the host"
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 		      const volatile sig_atomic_t *stop, FILE *progress)
@@ -151,7 +149,7 @@ static void pause_for(const struct infer_meter *mt, double s)
 
 static int busy(const int *status, char *const *errors, size_t i)
 {
-	return status[i] < 0 && errors[i] && strstr(errors[i], BUSY_HOST);
+	return status[i] < 0 && errors[i] && strstr(errors[i], BENCH_BUSY_HOST);
 }
 
 /* ks[at[0..m)] measured again, in one slice. */
@@ -194,21 +192,19 @@ static void retry(const struct infer_meter *mt, const struct kernel *ks, const s
 static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
 			  int *status, char **errors, char **helpers)
 {
-	size_t *todo = NULL, ntodo = 0;
+	size_t *waiting = xmalloc((n + 1) * sizeof(*waiting)), nwaiting = 0;
 	for (size_t i = 0; i < n; i++)
-		if (busy(status, errors, i)) {
-			todo = xrealloc(todo, (ntodo + 1) * sizeof(*todo));
-			todo[ntodo++] = i;
-		}
+		if (busy(status, errors, i))
+			waiting[nwaiting++] = i;
 	double pause = 1, start = perpi_now();
-	size_t first_count = ntodo, rounds = 0;
-	if (ntodo && mt->busy_waited < mt->busy_wait)
+	size_t first_count = nwaiting, rounds = 0;
+	if (nwaiting && mt->busy_waited < mt->busy_wait)
 		infer_meter_note(mt,
 				 "the host is busy: %zu kernel%s had no undisturbed repetition; "
 				 "waiting to measure %s again (%.0f s waited before, at most %.0f)",
-				 ntodo, ntodo == 1 ? "" : "s", ntodo == 1 ? "it" : "them",
+				 nwaiting, nwaiting == 1 ? "" : "s", nwaiting == 1 ? "it" : "them",
 				 mt->busy_waited, mt->busy_wait);
-	while (ntodo && mt->busy_waited < mt->busy_wait && !infer_meter_stopped(mt)) {
+	while (nwaiting && mt->busy_waited < mt->busy_wait && !infer_meter_stopped(mt)) {
 		double s = fmin(pause, mt->busy_wait - mt->busy_waited);
 		double t0 = perpi_now();
 		rounds++;
@@ -218,26 +214,26 @@ static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_
 		if (infer_meter_stopped(mt))
 			break;
 		/* the first alone, as a test of the host; then the rest together */
-		size_t first = todo[0], left = 0;
+		size_t first = waiting[0], left = 0;
 		retry(mt, ks, &first, 1, cycles, status, errors, helpers);
 		if (busy(status, errors, first)) {
-			left = ntodo;
+			left = nwaiting;
 		} else {
-			retry(mt, ks, todo + 1, ntodo - 1, cycles, status, errors, helpers);
-			for (size_t j = 1; j < ntodo; j++)
-				if (busy(status, errors, todo[j]))
-					todo[left++] = todo[j];
+			retry(mt, ks, waiting + 1, nwaiting - 1, cycles, status, errors, helpers);
+			for (size_t j = 1; j < nwaiting; j++)
+				if (busy(status, errors, waiting[j]))
+					waiting[left++] = waiting[j];
 		}
-		if (left < ntodo)
+		if (left < nwaiting)
 			pause = 1;
-		ntodo = left;
+		nwaiting = left;
 	}
 	if (rounds && !infer_meter_stopped(mt))
 		infer_meter_note(
-		    mt, "%zu of the %zu measured after %.0f s%s", first_count - ntodo, first_count,
-		    perpi_now() - start,
-		    ntodo ? "; the others are left out (the wait for the host is spent)" : "");
-	free(todo);
+		    mt, "%zu of the %zu measured after %.0f s%s", first_count - nwaiting,
+		    first_count, perpi_now() - start,
+		    nwaiting ? "; the others are left out (the wait for the host is spent)" : "");
+	free(waiting);
 }
 
 size_t infer_meter_run_helpers(struct infer_meter *mt, const struct kernel *ks, size_t n,
