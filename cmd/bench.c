@@ -46,7 +46,7 @@ static void print_text(const char *spec, const struct bench_result *r, int laten
 	if (r->from_cache)
 		printf("  (cached)");
 	if (r->flagged)
-		printf("  [dependency: %s]", r->flag_reason);
+		printf("  [flagged: %s]", r->flag_reason);
 	if (r->helpers[0])
 		printf("  [with %s]", r->helpers);
 	if (r->bimodal)
