@@ -2,51 +2,43 @@
  * and linked into a shared object, run by the benchmark harness (the one
  * part it shares with the training generator: the clock and its
  * disturbance checks). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "palmed/bench.h"
+#include "palmed/bench_stats.h"
 #include "palmed/eval_gen_private.h"
 #include "palmed/harness.h"
 
 #define SLICE 32	/* kernels per shared object */
 #define MAX_SPREAD 0.05 /* as the inference asks of its measurements */
 
-static int by_value(const void *a, const void *b)
+/* The figure of the clean samples, as the training measurements take it
+ * (palmed/bench_stats.h: the median, or the faster mode's when they fall
+ * into two), or -1 with the reason. */
+int eg_summarise(const struct harness_output *o, double *cycles, char **error)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The median of the clean samples, or -1 with the reason. */
-static int summarise(const struct harness_output *o, double *cycles, char **error)
-{
-	double *v = xmalloc((o->n + 1) * sizeof(double));
 	unsigned n = 0;
 	for (unsigned i = 0; i < o->n; i++)
-		if (o->clean[i])
-			v[n++] = o->samples[i];
-	int rc = 0;
+		n += o->clean[i] != 0;
 	if (o->status < 0) {
 		*error = xasprintf("%s", o->error);
-		rc = -1;
-	} else if (n < 3) {
-		*error = xstrdup("fewer than 3 repetitions " BENCH_BUSY_HOST);
-		rc = -1;
-	} else {
-		qsort(v, n, sizeof(double), by_value);
-		*cycles = v[n / 2];
-		double spread = (v[3 * n / 4] - v[n / 4]) / *cycles;
-		if (spread > MAX_SPREAD) {
-			*error = xasprintf("repetitions spread by %.0f%%", 100 * spread);
-			rc = -1;
-		}
+		return -1;
 	}
-	free(v);
-	return rc;
+	if (n < 3) {
+		*error = xstrdup("fewer than 3 repetitions " BENCH_BUSY_HOST);
+		return -1;
+	}
+	struct bench_summary sum;
+	bench_summarise(o->samples, o->clean, o->n, &sum);
+	*cycles = sum.cycles;
+	if (sum.spread > MAX_SPREAD) {
+		*error = xasprintf("repetitions spread by %.0f%%", 100 * sum.spread);
+		return -1;
+	}
+	return 0;
 }
 
 static void config(struct harness_config *hc)
@@ -106,7 +98,7 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 		size_t i = of[j];
 		if (rc < 0)
 			errors[i] = xasprintf("%s", perpi_error());
-		else if (summarise(&out[j], &cycles[i], &errors[i]) == 0)
+		else if (eg_summarise(&out[j], &cycles[i], &errors[i]) == 0)
 			status[i] = 0;
 		harness_output_done(&out[j]);
 	}

@@ -31,6 +31,7 @@
 #include "palmed/core.h"
 #include "palmed/eval.h"
 #include "palmed/eval_gen.h"
+#include "palmed/eval_gen_private.h"
 #include "palmed/form.h"
 #include "palmed/harness.h"
 #include "palmed/lift.h"
@@ -267,12 +268,52 @@ static void check_cycles(struct eval_gen *g, double store_line, double want)
 	model_delete(m);
 }
 
+/* A kernel's repetitions summarised: want < 0 for a refusal whose reason
+ * holds refusal. */
+static void check_summary(const char *what, const double *samples, const unsigned char *clean,
+			  unsigned n, double want, const char *refusal)
+{
+	struct harness_output o = {0};
+	o.n = n;
+	o.samples = (double *)samples;
+	o.clean = (unsigned char *)clean;
+	double cycles = -1;
+	char *error = NULL;
+	int rc = eg_summarise(&o, &cycles, &error);
+	int ok = want < 0 ? rc < 0 && error && strstr(error, refusal)
+			  : rc == 0 && cycles > want * 0.999 && cycles < want * 1.001;
+	printf("%s summary of %s: %s %.3f (want %s %.3f)\n", ok ? "ok" : "FAIL", what,
+	       rc < 0 ? error : "cycles", cycles, want < 0 ? refusal : "cycles", want);
+	failures += !ok;
+	free(error);
+}
+
+static void check_summaries(void)
+{
+	/* two modes, 6 repetitions at 1.00-1.02 and 4 at 1.30-1.33 (a
+	 * shuffle's two schedules): the faster mode's median, 1.01 (the
+	 * lower middle of 6), as the training measurements keep it */
+	static const double two[] = {1.30, 1.00, 1.01, 1.31, 1.02, 1.32, 1.00, 1.33, 1.01, 1.02};
+	static const unsigned char all[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	check_summary("two modes", two, all, 10, 1.01, NULL);
+	/* spread out evenly, no gap of 5%: refused */
+	static const double wide[] = {1.00, 1.04, 1.08, 1.12, 1.16, 1.20, 1.24, 1.28, 1.32, 1.36};
+	check_summary("an even spread", wide, all, 10, -1, "spread by");
+	/* one slow repetition is no mode: the median of all 10 */
+	static const double one[] = {1.00, 1.00, 1.01, 1.01, 1.01, 1.02, 1.02, 1.02, 1.03, 1.60};
+	check_summary("one slow repetition", one, all, 10, 1.01, NULL);
+	/* two clean repetitions only: the host */
+	static const unsigned char few[10] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	check_summary("two clean repetitions", one, few, 10, -1, "fewer than 3");
+}
+
 int main(void)
 {
 	if (system("as --version >/dev/null 2>&1") != 0) {
 		printf("SKIP: no GNU as\n");
 		return 77;
 	}
+	check_summaries();
 	dir = harness_make_dir();
 	struct eval_gen *g = eval_gen_new(dir);
 	check(g, "ADD_GPR64_GPR64^4 IMUL_GPR64_GPR64 MOV_GPR64_M64^2 MOV_M64_GPR64", NULL);
