@@ -13,6 +13,9 @@
 
 #define MIN_BODY 200 /* instructions in the unrolled body, at least */
 #define FRAME 8192   /* the stack frame of the "stack" memory pattern */
+/* The stack of a kernel's pushes and pops, rsp in its middle: a loop body
+ * (MAX_BODY instructions, 8 bytes each at most) moves it less than half. */
+#define STACK_AREA 40960
 
 static unsigned next(unsigned long long *state, unsigned bound)
 {
@@ -331,7 +334,20 @@ static unsigned body_copies(const struct pools *pl, size_t size)
 	return copies * size <= MAX_BODY ? copies : least;
 }
 
-static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl)
+/* The bytes one copy of the kernel moves rsp by (pushes and pops). */
+static long stack_moves(const struct eg_form *const *fs, const struct kernel *k, int *any)
+{
+	long net = 0;
+	*any = 0;
+	for (size_t t = 0; t < k->n; t++) {
+		net += (long)fs[t]->stack * k->terms[t].count;
+		*any |= fs[t]->stack != 0;
+	}
+	return net;
+}
+
+static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl,
+			 int stack)
 {
 	strbuf_addf(out,
 		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
@@ -347,6 +363,12 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 			    ".L%s_fill:\n\tmov [rsp + rcx*8], rax\n\tinc ecx\n\tcmp ecx, %d\n"
 			    "\tjb .L%s_fill\n",
 			    FRAME + 128, FRAME, symbol, FRAME / 8, symbol);
+	/* pushes and pops: a stack of their own, the old rsp kept above it */
+	if (stack)
+		strbuf_addf(out,
+			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n"
+			    "\tadd rsp, %d\n",
+			    STACK_AREA + 128, STACK_AREA, STACK_AREA / 2);
 	static const int all[] = {0, 1, 2, 3, 5, 8, 9, 10, 11, 13, 14, 15};
 	static const char *const name[] = {"eax", "ecx",  "edx",  "ebx", "",	 "ebp",
 					   "",	  "",	  "r8d",  "r9d", "r10d", "r11d",
@@ -395,7 +417,10 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 		rc = make_pools(fs, k, high, &state, &pl);
 	struct strbuf body;
 	strbuf_init(&body);
-	pl.pattern = next(&state, 3);
+	int stack = 0;
+	long moves = rc == 0 ? stack_moves(fs, k, &stack) : 0;
+	/* (the loads from a stack frame need an rsp that stays put) */
+	pl.pattern = next(&state, stack ? 2 : 3);
 	*copies = rc == 0 ? body_copies(&pl, size) : 1;
 	for (unsigned c = 0; rc == 0 && c < *copies; c++) {
 		size_t n = order_copy(fs, k, &state, order);
@@ -409,12 +434,18 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 		for (unsigned i = 0; i < fs[t]->form.n; i++)
 			any_vec |= eg_class(fs[t]->form.op[i]) == 1;
 	if (rc == 0) {
-		add_prologue(out, symbol, &pl);
+		add_prologue(out, symbol, &pl, stack);
 		add_state_init(out, &pl, g, any_vec, sse_only);
+		/* rsp back where the turn found it, once a turn */
+		if (moves)
+			strbuf_addf(&body, "\tlea rsp, [rsp %c %ld]\n", moves > 0 ? '-' : '+',
+				    labs(moves) * *copies);
 		strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r12\n\tjnz .L%s_loop\n", symbol,
 			    body.buf ? body.buf : "", symbol);
 		if (pl.pattern == 2)
 			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", FRAME);
+		if (stack)
+			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", STACK_AREA / 2);
 		if (g->avx)
 			strbuf_addf(out, "\tvzeroupper\n");
 		strbuf_addf(out,

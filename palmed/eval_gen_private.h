@@ -19,6 +19,9 @@ struct eg_form {
 	unsigned char access[FORM_MAX_OPERANDS]; /* EG_READ | EG_WRITE per operand */
 	uint32_t implicit_read, implicit_write;	 /* GPRs by number, rax = bit 0 */
 	int flags_read, flags_written;
+	/* push/pop (rsp moved by the stack engine, no chain): the bytes an
+	 * instance moves rsp by, negative for a push; 0 for other forms */
+	int stack;
 	int high_vectors; /* also assembles as itself with xmm16-31 */
 	int learnt;	  /* its instance was assembled and decoded */
 	char *refused;	  /* why it cannot be used, or NULL */

@@ -13,6 +13,11 @@
 #include "palmed/lift.h"
 #include "tracer/x86.h"
 
+/* The sample's registers: rbx points to its memory (the operand at
+ * [rbx + 64]), rsp is 0 (a push writes just below it). */
+#define SAMPLE_BASE 0x100000u
+enum { RSP = 4 };
+
 int eg_class(enum form_kind k)
 {
 	if (k >= FORM_GPR8 && k <= FORM_GPR64)
@@ -198,6 +203,28 @@ static int is_operand_unit(const struct form *f, unsigned unit)
 	return 0;
 }
 
+/* A push's or pop's move of rsp in bytes (negative: a push), from its
+ * access to the stack (rsp is 0 in the sample: a push writes just below
+ * it, a pop reads at it); 0 for any other form, or one that also names rsp
+ * (leave, enter) or moves more than one slot. */
+static int stack_bytes(const struct eg_form *e, const struct perpi_event *ev)
+{
+	const char *m = strrchr(e->form.mnemonic, '.');
+	m = m ? m + 1 : e->form.mnemonic;
+	int push = !strncmp(m, "PUSH", 4), pop = !strncmp(m, "POP", 3);
+	if (!push && !pop)
+		return 0;
+	for (unsigned k = 0; k < ev->n_mem; k++) {
+		uint64_t a = ev->mem[k].addr;
+		unsigned size = ev->mem[k].size;
+		if (push && ev->mem[k].write && size <= 8 && a == (uint64_t)0 - size)
+			return -(int)size;
+		if (pop && !ev->mem[k].write && size <= 8 && a == 0)
+			return (int)size;
+	}
+	return 0;
+}
+
 /* Reads what x86_resolve says the instance does into e; refuses what
  * could not be made free of dependencies. */
 static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
@@ -206,11 +233,16 @@ static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
 	for (unsigned i = 0; i < e->form.n; i++)
 		if (eg_class(e->form.op[i]) >= 0)
 			e->access[i] = (unsigned char)operand_access(&e->form, i, ev);
-	for (unsigned m = 0; m < ev->n_mem; m++)
+	for (unsigned m = 0; m < ev->n_mem; m++) {
+		/* a push's or pop's own slot (rsp is 0 in the sample) is the
+		 * stack's, not the operand's: push qword ptr [m] only reads m */
+		if (ev->mem[m].addr < SAMPLE_BASE || ev->mem[m].addr >= SAMPLE_BASE + 4096)
+			continue;
 		for (unsigned i = 0; i < e->form.n; i++)
 			if (form_kind_is_memory(e->form.op[i]) &&
 			    !form_kind_is_address(e->form.op[i]))
 				e->access[i] |= ev->mem[m].write ? EG_WRITE : EG_READ;
+	}
 	for (unsigned s = 0; s < ev->n_src; s++) {
 		unsigned u = ev->src[s];
 		if (u < 16 && !is_operand_unit(&e->form, u))
@@ -231,6 +263,14 @@ static void read_semantics(struct eg_form *e, const struct perpi_event *ev)
 	}
 	/* rbx holds the sample's address: not an implicit register */
 	e->implicit_read &= ~(1u << 3);
+	/* push and pop: rsp moves at rename (the stack engine of every x86-64
+	 * core since the Pentium M), the kernel's pushes wait on no chain;
+	 * its loop gives them a stack of their own (eval_gen.c) */
+	e->stack = stack_bytes(e, ev);
+	if (e->stack) {
+		e->implicit_read &= ~(1u << RSP);
+		e->implicit_write &= ~(1u << RSP);
+	}
 	if (e->implicit_read & e->implicit_write)
 		e->refused = xstrdup("it reads and writes an implicit register: each instance "
 				     "would wait for the one before");
@@ -324,7 +364,7 @@ static void learn_one(struct eg_form *e, struct x86_decoder *dec, const uint8_t 
 	char name[FORM_NAME_MAX];
 	struct user_regs_struct regs;
 	memset(&regs, 0, sizeof(regs));
-	regs.rbx = 0x100000;
+	regs.rbx = SAMPLE_BASE;
 	regs.rcx = 1;
 	struct x86_state st = {&regs, fetch_xstate, NULL, 0};
 	*at += decode_region(dec, code + *at, len - *at, &insn, name, sizeof(name));

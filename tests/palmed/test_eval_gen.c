@@ -13,6 +13,7 @@
  * - no chain through the flags longer than two (a compare, then an adc
  *   reading its carry, then a cmov reading the adc's flags: fine; an adc
  *   reading another adc's carry would chain the loop);
+ * - pushes and pops move rsp on a stack of their own, put back each turn;
  * - a form that reads and writes an implicit register (mul) is refused
  *   with the reason, and so is a kernel whose flag reader would chain
  *   through itself (adc with no other flag writer).
@@ -28,6 +29,7 @@
 
 #include "common/util.h"
 #include "ilp/engine.h"
+#include "palmed/bench.h"
 #include "palmed/core.h"
 #include "palmed/eval.h"
 #include "palmed/eval_gen.h"
@@ -268,6 +270,65 @@ static void check_cycles(struct eval_gen *g, double store_line, double want)
 	model_delete(m);
 }
 
+/* Pushes and pops (stack engine: no chain through rsp) on a stack of the
+ * kernel's own, rsp put back once a turn by the bytes the copies moved it,
+ * counted here by hand (a push -8, a pop +8); timed, they run as the
+ * training harness's own stack kernels do (a second generator: within
+ * 10%), unless the host disturbs either. */
+static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	const char *forms[8];
+	for (size_t t = 0; t < k.n; t++)
+		forms[t] = k.terms[t].form;
+	eval_gen_learn(g, forms, k.n);
+	unsigned copies = 0;
+	char *text = eval_gen_asm(g, &k, &copies), want[64];
+	snprintf(want, sizeof(want), "\tlea rsp, [rsp %c %d]\n\tdec r12", bytes_per_copy < 0 ? '+' : '-',
+		 abs(bytes_per_copy) * (int)copies);
+	if (!text || (bytes_per_copy && !strstr(text, want)) ||
+	    (!bytes_per_copy && strstr(text, "lea rsp"))) {
+		printf("FAIL %s: %s (want %s)\n", spec, text ? "rsp not put back" : perpi_error(),
+		       bytes_per_copy ? want : "no lea rsp");
+		failures++;
+		free(text);
+		kernel_done(&k);
+		return;
+	}
+	free(text);
+	double cycles = 0;
+	int status = -1;
+	char *error = NULL;
+	eval_gen_measure(g, &k, 1, &cycles, &status, &error, NULL);
+	struct bench_options o;
+	bench_options_default(&o);
+	struct bench_ctx *b = bench_new(&o, NULL);
+	struct bench_result r;
+	bench_result_init(&r);
+	int rc = bench_measure(b, &k, &r);
+	if (status < 0 && error && strstr(error, "spread")) {
+		printf("FAIL %s: %s\n", spec, error);
+		failures++;
+	} else if (status < 0 || rc < 0) {
+		printf("%s: not compared (%s)\n", spec, status < 0 ? error : perpi_error());
+		if ((status < 0 && !strstr(error, BENCH_BUSY_HOST)) ||
+		    (rc < 0 && !strstr(perpi_error(), BENCH_BUSY_HOST)))
+			failures++;
+	} else if (cycles > r.cycles * 1.1 || cycles < r.cycles / 1.1) {
+		printf("FAIL %s: %.3f cycles a copy, the training harness %.3f\n", spec, cycles,
+		       r.cycles);
+		failures++;
+	} else {
+		printf("ok %s: %.3f cycles a copy, the training harness %.3f\n", spec, cycles,
+		       r.cycles);
+	}
+	free(error);
+	bench_result_done(&r);
+	bench_delete(b);
+	kernel_done(&k);
+}
+
 /* A kernel's repetitions summarised: want < 0 for a refusal whose reason
  * holds refusal. */
 static void check_summary(const char *what, const double *samples, const unsigned char *clean,
@@ -327,6 +388,9 @@ int main(void)
 	    NULL);
 	check(g, "XOR_GPR32_SAME^2 PXOR_XMM_SAME SUB_GPR64_SAME ADD_GPR64_GPR64", NULL);
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
+	check_stack(g, "PUSH_GPR64^2 POP_GPR64", -8);
+	check_stack(g, "POP_GPR64^3 ADD_GPR64_GPR64^3", 24);
+	check_stack(g, "PUSH_IMM8 POP_GPR64 MOV_GPR64_M64", 0);
 	check(g, "ADC_GPR64_GPR64^2 MOV_GPR64_M64", "reads the flags it writes");
 	/* legacy SSE beside VEX: written as the VEX twins (an Intel core pays
 	 * a state transition for each mixed pair: 60 cycles an iteration on
