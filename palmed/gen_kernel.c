@@ -134,8 +134,9 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k, 
 {
 	unsigned size = form_kind_bytes(k);
 	size = size == 0 ? 64 : size == 10 ? 16 : size;
-	if (rmw && size < 8)
-		size = 8;
+	/* a read-modify-write a cache line from the last (see add_instance) */
+	if (rmw)
+		size = 64;
 	unsigned v = (pl->cursor[half] + size - 1) / size * size; /* in the used bytes */
 	if (v + size > GEN_HALF_BYTES / 2)
 		v = 0;
@@ -203,11 +204,15 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, i
 				    has_index(k) ? pl->read[C_GPR][read_index[C_GPR]++] : 0);
 		} else if (form_kind_is_memory(k)) {
 			const char *kw = memory_keyword(k);
-			/* a read-modify-write a cache line from the last: on
-			 * Zen 5, RMWs of neighbouring bytes wait for each
-			 * other's store (a chain through memory, not the
-			 * throughput); plain stores stay packed, as code
-			 * writes arrays */
+			/* a read-modify-write a cache line from the last, as
+			 * in real code: in the six runs of docs/BENCHMARKS.md
+			 * 76-100% of them store to another line than the
+			 * store before (all stores: 27-51%). On Zen 5 a
+			 * store to another line than the last takes a cycle
+			 * (ADD_M64_IMM8 1.03 cycles, 0.50 a qword apart), and
+			 * RMWs of neighbouring bytes wait for each other's
+			 * store (a chain through memory, not the throughput);
+			 * plain stores stay packed, as code writes arrays */
 			int rmw = written && (info->access[i] & GEN_READ);
 			unsigned d = next_displacement(pl, written ? 1 : 0, k, rmw);
 			strbuf_addf(out, "%s%s[%s + %u]", kw ? kw : "", kw ? " ptr " : "",

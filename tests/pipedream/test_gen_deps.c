@@ -382,12 +382,14 @@ int main(void)
 	check_text(b, "SQRTSD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvsqrtsd xmm", "\tsqrtsd");
 	check_text(b, "CVTSS2SD_XMM_XMM VADDPD_YMM_YMM_YMM", 0, "\tvcvtss2sd xmm", "\tcvtss2sd");
 	check_text(b, "ROUNDSD_XMM_XMM_IMM8 VADDPD_YMM_YMM_YMM", 0, "\tvroundsd xmm", "\troundsd");
-	/* read-modify-writes of memory a qword apart (on Zen 5 byte RMWs of one
-	 * qword ran 28 cycles each, a chain through memory; 8 bytes apart,
-	 * 0.57): the write half starts at r15 + 2048, the second instance at
-	 * 2056, none at 2049; plain byte
-	 * stores stay packed (2049), as code writes arrays */
-	check_text(b, "SUB_M8_IMM8", 0, "byte ptr [r15 + 2056]", "byte ptr [r15 + 2049]");
+	/* read-modify-writes of memory a cache line apart (on Zen 5 byte RMWs
+	 * of one qword ran 28 cycles each, a chain through memory; real code's
+	 * RMWs store to another line than the last store 76-100% of the
+	 * time): the write half starts at r15 + 2048, the second instance at
+	 * 2112, none at 2049 or 2056; plain byte stores stay packed (2049), as
+	 * code writes arrays */
+	check_text(b, "SUB_M8_IMM8", 0, "byte ptr [r15 + 2112]", "byte ptr [r15 + 2049]");
+	check_text(b, "SUB_M8_IMM8", 0, "byte ptr [r15 + 2112]", "byte ptr [r15 + 2056]");
 	check_text(b, "MOV_M8_GPR8", 0, "byte ptr [r15 + 2049]", NULL);
 	/* legacy SSE alone is left legacy, its registers set without VEX */
 	check_text(b, "ADDSD_XMM_XMM", 0, "\taddsd xmm", "vaddsd");
