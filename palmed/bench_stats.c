@@ -61,3 +61,9 @@ void bench_summarise(const double *samples, const unsigned char *clean, unsigned
 	out->kept = m;
 	free(v);
 }
+
+double bench_max_spread(double cycles, unsigned insns)
+{
+	return insns && cycles >= BENCH_SLOW_CYCLES * insns ? BENCH_MAX_SPREAD_SLOW
+							    : BENCH_MAX_SPREAD;
+}

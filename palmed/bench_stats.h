@@ -24,4 +24,16 @@ struct bench_summary {
 void bench_summarise(const double *samples, const unsigned char *clean, unsigned n,
 		     struct bench_summary *out);
 
+/* The relative spread a kernel's figure may have and still be used (by
+ * the inference and by perpi palmed eval's native timings): 5%, and 15%
+ * for a kernel of slow instructions, BENCH_SLOW_CYCLES cycles an
+ * instruction or more. Atomics (lock add, xadd, xchg with memory: 21
+ * cycles on Zen 5) spread by 6-13% however calm the host, and were left
+ * unmapped for it, with every kernel holding one; at 21 cycles a 10%
+ * spread is still a figure within 2 cycles. */
+#define BENCH_MAX_SPREAD 0.05
+#define BENCH_MAX_SPREAD_SLOW 0.15
+#define BENCH_SLOW_CYCLES 4.0
+double bench_max_spread(double cycles, unsigned insns);
+
 #endif

@@ -515,9 +515,15 @@ static void roles_init(const struct eval_gen *g, struct roles *r)
 		 * bypass the caches: their cost is the memory's bandwidth (one
 		 * in 2-20 cycles here, by the other stores' pattern; a kernel
 		 * with two movdiri ran at 0.01 instructions a cycle), no core
-		 * resource's; held out of the draws */
-		if (!g->f[i].learnt || g->f[i].refused || !strncmp(g->f[i].name, "MOVNT", 5) ||
-		    !strncmp(g->f[i].name, "VMOVNT", 6) || !strncmp(g->f[i].name, "MOVDIR", 6))
+		 * resource's; held out of the draws. So are cache-line
+		 * flushes and write-backs (clflush, clflushopt, clwb): the
+		 * next access to the line waits for the memory (a loop
+		 * kernel with clflush and lock dec ran at 0.005 instructions
+		 * a cycle, 200 cycles an instruction) */
+		const char *name = g->f[i].name;
+		if (!g->f[i].learnt || g->f[i].refused || !strncmp(name, "MOVNT", 5) ||
+		    !strncmp(name, "VMOVNT", 6) || !strncmp(name, "MOVDIR", 6) ||
+		    !strncmp(name, "CLFLUSH", 7) || !strncmp(name, "CLWB", 4))
 			continue;
 		role = role_of(&g->f[i], &file);
 		r->v[role][file][r->n[role][file]++] = g->f[i].name;

@@ -65,11 +65,12 @@ int eg_address(struct strbuf *out, enum form_kind k, const char *base, const cha
 const char *eg_memory_keyword(enum form_kind k);
 int eg_class(enum form_kind k); /* 0 GPR, 1 vector, 2 mask, -1 other */
 
-/* A kernel's cycles from its repetitions (eval_gen_run.c): as the
- * training measurements take them (the faster mode of two), 0; -1 with
- * the reason in *error (malloc'd): the run failed, fewer than 3 clean
- * repetitions, or the kept ones spread by more than 5%. */
+/* The cycles of a kernel of insns instructions from its repetitions
+ * (eval_gen_run.c): as the training measurements take them (the faster
+ * mode of two), 0; -1 with the reason in *error (malloc'd): the run
+ * failed, fewer than 3 clean repetitions, or the kept ones spread by more
+ * than bench_max_spread (palmed/bench_stats.h). */
 struct harness_output;
-int eg_summarise(const struct harness_output *o, double *cycles, char **error);
+int eg_summarise(const struct harness_output *o, unsigned insns, double *cycles, char **error);
 
 #endif

@@ -13,12 +13,11 @@
 #include "palmed/harness.h"
 
 #define SLICE 32	/* kernels per shared object */
-#define MAX_SPREAD 0.05 /* as the inference asks of its measurements */
 
 /* The figure of the clean samples, as the training measurements take it
  * (palmed/bench_stats.h: the median, or the faster mode's when they fall
  * into two), or -1 with the reason. */
-int eg_summarise(const struct harness_output *o, double *cycles, char **error)
+int eg_summarise(const struct harness_output *o, unsigned insns, double *cycles, char **error)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < o->n; i++)
@@ -34,7 +33,7 @@ int eg_summarise(const struct harness_output *o, double *cycles, char **error)
 	struct bench_summary sum;
 	bench_summarise(o->samples, o->clean, o->n, &sum);
 	*cycles = sum.cycles;
-	if (sum.spread > MAX_SPREAD) {
+	if (sum.spread > bench_max_spread(sum.cycles, insns)) {
 		*error = xasprintf("repetitions spread by %.0f%%", 100 * sum.spread);
 		return -1;
 	}
@@ -98,7 +97,7 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 		size_t i = of[j];
 		if (rc < 0)
 			errors[i] = xasprintf("%s", perpi_error());
-		else if (eg_summarise(&out[j], &cycles[i], &errors[i]) == 0)
+		else if (eg_summarise(&out[j], (unsigned)kernel_size(&ks[i]), &cycles[i], &errors[i]) == 0)
 			status[i] = 0;
 		harness_output_done(&out[j]);
 	}

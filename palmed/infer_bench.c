@@ -1,9 +1,12 @@
 #include "palmed/infer_bench.h"
 
+#include "palmed/bench_stats.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/bench_stats.h"
 #include "palmed/db.h"
 #include "palmed/gen.h"
 #include "palmed/model.h"
@@ -78,6 +81,11 @@ static const char *refusal_of(const struct infer_bench *ib, const struct bench_r
 	return why;
 }
 
+static double spread_limit(const struct kernel *k, const struct bench_result *r)
+{
+	return bench_max_spread(r->cycles, kernel_size(k));
+}
+
 /* From attempt first on (0: the cache may answer). */
 static int measure_from(struct infer_bench *ib, const struct kernel *k, struct bench_result *r,
 			unsigned first)
@@ -93,7 +101,7 @@ static int measure_from(struct infer_bench *ib, const struct kernel *k, struct b
 			rc = perpi_set_error("%s", refusal_of(ib, r));
 			break;
 		}
-		if (rc == 0 && r->spread <= INFER_BENCH_MAX_SPREAD)
+		if (rc == 0 && r->spread <= spread_limit(k, r))
 			break;
 		if (rc == 0)
 			rc = perpi_set_error("repetitions spread by %.0f%% (a busy host, or a "
@@ -207,7 +215,7 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 			status[i] = -1;
 			errors[i] = xstrdup(refusal_of(ib, &r[i]));
 		} else if (status[i] == 0) {
-			retry = r[i].spread > INFER_BENCH_MAX_SPREAD;
+			retry = r[i].spread > spread_limit(&ks[i], &r[i]);
 		} else {
 			retry = errors[i] && strstr(errors[i], "disturbed");
 		}

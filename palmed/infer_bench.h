@@ -9,9 +9,9 @@
 #include "palmed/bench.h"
 #include "palmed/measure.h"
 
-/* A measurement whose repetitions spread more than this (relative
- * interquartile range) is taken again, and refused if it stays so. */
-#define INFER_BENCH_MAX_SPREAD 0.05
+/* A measurement whose repetitions spread more than bench_max_spread
+ * (palmed/bench_stats.h: relative interquartile range, 5%, 15% for slow
+ * kernels) is taken again, and refused if it stays so. */
 
 struct infer_bench {
 	struct bench_ctx *bench, *fresh; /* owned; fresh re-measures cached kernels */
@@ -37,7 +37,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 void infer_bench_done(struct infer_bench *ib);
 
 /* One kernel through ib's runner: retried while the host disturbs it or
- * its spread is above INFER_BENCH_MAX_SPREAD. Returns 0 with *r filled
+ * its spread is above bench_max_spread. Returns 0 with *r filled
  * (the caller calls bench_result_done), or -1 with perpi_error() set. */
 int infer_bench_measure(struct infer_bench *ib, const struct kernel *k, struct bench_result *r);
 

@@ -332,7 +332,7 @@ static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy
 /* A kernel's repetitions summarised: want < 0 for a refusal whose reason
  * holds refusal. */
 static void check_summary(const char *what, const double *samples, const unsigned char *clean,
-			  unsigned n, double want, const char *refusal)
+			  unsigned n, unsigned insns, double want, const char *refusal)
 {
 	struct harness_output o = {0};
 	o.n = n;
@@ -340,7 +340,7 @@ static void check_summary(const char *what, const double *samples, const unsigne
 	o.clean = (unsigned char *)clean;
 	double cycles = -1;
 	char *error = NULL;
-	int rc = eg_summarise(&o, &cycles, &error);
+	int rc = eg_summarise(&o, insns, &cycles, &error);
 	int ok = want < 0 ? rc < 0 && error && strstr(error, refusal)
 			  : rc == 0 && cycles > want * 0.999 && cycles < want * 1.001;
 	printf("%s summary of %s: %s %.3f (want %s %.3f)\n", ok ? "ok" : "FAIL", what,
@@ -356,16 +356,23 @@ static void check_summaries(void)
 	 * lower middle of 6), as the training measurements keep it */
 	static const double two[] = {1.30, 1.00, 1.01, 1.31, 1.02, 1.32, 1.00, 1.33, 1.01, 1.02};
 	static const unsigned char all[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-	check_summary("two modes", two, all, 10, 1.01, NULL);
+	check_summary("two modes", two, all, 10, 1, 1.01, NULL);
 	/* spread out evenly, no gap of 5%: refused */
 	static const double wide[] = {1.00, 1.04, 1.08, 1.12, 1.16, 1.20, 1.24, 1.28, 1.32, 1.36};
-	check_summary("an even spread", wide, all, 10, -1, "spread by");
+	check_summary("an even spread", wide, all, 10, 1, -1, "spread by");
 	/* one slow repetition is no mode: the median of all 10 */
 	static const double one[] = {1.00, 1.00, 1.01, 1.01, 1.01, 1.02, 1.02, 1.02, 1.03, 1.60};
-	check_summary("one slow repetition", one, all, 10, 1.01, NULL);
+	check_summary("one slow repetition", one, all, 10, 1, 1.01, NULL);
 	/* two clean repetitions only: the host */
 	static const unsigned char few[10] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-	check_summary("two clean repetitions", one, few, 10, -1, "fewer than 3");
+	check_summary("two clean repetitions", one, few, 10, 1, -1, "fewer than 3");
+	/* an atomic's 21 cycles spread by 9% (q25 20.2, median 21, q75 22:
+	 * 1.8/21 = 8.6%): kept for a kernel of one instruction (21 cycles an
+	 * instruction), refused for one of six (3.5 cycles an instruction,
+	 * the 5% of fast kernels) */
+	static const double lock[] = {19.6, 20.2, 20.2, 20.4, 21, 21, 21.4, 22, 22, 22.4};
+	check_summary("a slow kernel spread by 9%", lock, all, 10, 1, 21, NULL);
+	check_summary("a kernel of 6 spread by 9%", lock, all, 10, 6, -1, "spread by");
 }
 
 int main(void)
