@@ -55,6 +55,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->max_benchmarks = 3000;
 	o->seed = 1;
 	o->refit = 1;
+	o->width = 1;
 	o->max_resources = 16;
 	o->train_kernels = 2000;
 }
@@ -406,6 +407,48 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	return rc;
 }
 
+/* The machine's width: one more resource, used 1/W by every form, W the
+ * most instructions a cycle any measured kernel ran (string forms left
+ * out: a rep movsb is one instruction of many operations). No form
+ * executes without a slot of decode, rename and retirement, however
+ * its usages spread over the other resources: without it, blocks of
+ * eliminated moves and zero idioms (mov r, r; xor r, r; cmp) came out at
+ * 10-13 instructions a cycle on a Zen 5 that runs at most 7.94 (docs/
+ * MODEL.md, "The width"). Nothing is added when no kernel was measured. */
+static int string_form(const char *form)
+{
+	static const char *const ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+	const char *dot = strrchr(form, '.');
+	const char *m = dot ? dot + 1 : form;
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strncmp(m, ops[i], 4) && !strchr(m, '_'))
+			return 1;
+	return !strncmp(form, "REP", 3);
+}
+
+static void add_width(struct model *m)
+{
+	double best = 0;
+	const char *at = NULL;
+	for (size_t b = 0; b < m->nmeas; b++) {
+		struct kernel k;
+		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
+			continue;
+		int string = 0;
+		for (size_t t = 0; t < k.n; t++)
+			string |= string_form(k.terms[t].form);
+		double ipc = kernel_size(&k) / m->meas[b].cycles;
+		if (!string && ipc > best)
+			best = ipc, at = m->meas[b].kernel;
+		kernel_done(&k);
+	}
+	if (best <= 0)
+		return;
+	size_t r = model_add_resource(m, MODEL_WIDTH, at);
+	for (size_t i = 0; i < m->nforms; i++)
+		model_set_rho(m, i, r, 1 / best);
+}
+
 int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats)
 {
@@ -445,6 +488,8 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		model_delete(m);
 		return perpi_set_error("interrupted after %u benchmarks", stats->benchmarks);
 	}
+	if (o->width)
+		add_width(m);
 	*out = m;
 	return 0;
 }

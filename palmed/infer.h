@@ -23,6 +23,7 @@ struct infer_options {
 	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
 	int refit;		/* fit the usages to all measurements at the end */
+	int width;		/* add the machine's width (every form a slot of it) */
 	unsigned max_resources; /* then keep the ones that explain them best (0: all) */
 	unsigned train_kernels; /* random small kernels measured for that fit
 				 * (perpi palmed build: 1000 + 100 per form, at

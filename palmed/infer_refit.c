@@ -165,8 +165,15 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 	unsigned char *added = xcalloc(M + 1, 1);
 	double *x = NULL;
 	struct lp *lp = lp_new(n, 0);
-	for (size_t j = 0; j < n; j++)
+	/* a form's usage of any resource is at most its cycles alone: the
+	 * model must time the form alone as it was measured (the slack of
+	 * its row, or its row left out of a sample, let TEST_GPR64_GPR64
+	 * take 0.78 cycles of one resource, 0.17 measured, in a build on
+	 * Zen 5, and every block with a test come out 3 times too slow) */
+	for (size_t j = 0; j < n; j++) {
 		lp_set_objective(lp, j, REFIT_LAMBDA / st->single[j]);
+		lp_set_bounds(lp, j, 0, st->single[j]);
+	}
 	/* The kernels r bounds: all of them, or an evenly spaced sample of
 	 * REFIT_MAX_ROWS (the others are left out of this fit). */
 	size_t nmine = 0, seen = 0;

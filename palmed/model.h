@@ -60,6 +60,10 @@ struct prediction {
 	char **uncovered; /* forms the model does not map, owned */
 };
 
+/* The resource every form uses one slot of (infer.c's add_width): the
+ * machine's width, the most instructions a cycle it was measured to run. */
+#define MODEL_WIDTH "width"
+
 struct model *model_new(const char *cpu);
 void model_delete(struct model *m);
 
