@@ -138,10 +138,16 @@ static unsigned next_displacement(struct pools *pl, int half, enum form_kind k, 
 	if (rmw)
 		size = 64;
 	unsigned v = (pl->cursor[half] + size - 1) / size * size; /* in the used bytes */
-	if (v + size > GEN_HALF_BYTES / 2)
+	if (v + size > GEN_HALF_BYTES / 2) {
 		v = 0;
+		pl->lap[half]++;
+	}
 	pl->cursor[half] = v + size;
-	return v / 2048 * 4096 + v % 2048 + (half ? 2048 : 0);
+	/* each lap of read-modify-writes round the half's 128 lines takes the
+	 * next 16 bytes of them: a body of up to 512 is free of dependencies
+	 * through memory */
+	unsigned in_line = rmw ? pl->lap[half] % 4 * 16 : 0;
+	return v / 2048 * 4096 + v % 2048 + in_line + (half ? 2048 : 0);
 }
 
 /* LEA's address, in the shape its kind names (index: a read register). */
