@@ -43,27 +43,28 @@ PY
 [ "$(sqlite3 "$db" 'select count(*) from measurement')" = 2 ] || { echo "FAIL: --fresh duplicated a row"; fail=1; }
 
 # kill -9 mid-campaign, then resume. 28 distinct kernels, each slow enough
-# (1M instructions per repetition) that the campaign takes a second or more.
+# (5M instructions per repetition) that the campaign takes a second or more
+# (1M: 0.22 s on a quiet Zen 5, and the kill came after the last kernel).
 # A kernel the busy host disturbs for its whole budget fails (not stored);
 # the checks allow for those.
 forms="ADD_GPR64_GPR64 SUB_GPR64_GPR64 XOR_GPR64_GPR64 AND_GPR64_GPR64 OR_GPR64_GPR64 IMUL_GPR64_GPR64 MOV_GPR64_M64 LEA_GPR64_MEM"
 for a in $forms; do for b in $forms; do [ "$a" \< "$b" ] && echo "$a $b"; done; done | head -40 >"$t/campaign"
 n=$(wc -l <"$t/campaign")
 cdb=$t/c.db
-"$PERPI" bench --db "$cdb" --total 1000000 --max-seconds 0.5 -f "$t/campaign" >/dev/null 2>&1 &
+"$PERPI" bench --db "$cdb" --total 5000000 --max-seconds 0.5 -f "$t/campaign" >/dev/null 2>&1 &
 pid=$!
 i=0
 while [ $i -lt 600 ]; do
 	c=$(sqlite3 "$cdb" 'select count(*) from measurement' 2>/dev/null || echo 0)
 	[ "${c:-0}" -ge 3 ] && break
-	sleep 0.05; i=$((i + 1))
+	sleep 0.02; i=$((i + 1))
 done
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 before=$(sqlite3 "$cdb" 'select count(*) from measurement')
 sqlite3 "$cdb" 'select k.spec, m.cycles, m.samples from measurement m join kernel k on k.id = m.kernel_id order by k.spec' >"$t/before"
 echo "killed with $before of $n kernels stored"
 [ "$before" -ge 3 ] && [ "$before" -lt "$n" ] || { echo "FAIL: the kill did not land mid-campaign ($before of $n)"; fail=1; }
-"$PERPI" bench --db "$cdb" --total 1000000 --max-seconds 0.5 -f "$t/campaign" >"$t/resume" 2>"$t/resume.err"
+"$PERPI" bench --db "$cdb" --total 5000000 --max-seconds 0.5 -f "$t/campaign" >"$t/resume" 2>"$t/resume.err"
 disturbed=$(grep -c 'undisturbed by the host' "$t/resume.err")
 grep -v 'undisturbed by the host' "$t/resume.err" | grep . && { echo "FAIL: resume"; fail=1; }
 cached=$(grep -c '(cached)' "$t/resume")
