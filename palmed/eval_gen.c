@@ -354,21 +354,23 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 		    "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n"
 		    "\tmov r12, rdi\n\tmov rdi, rdx\n",
 		    symbol, symbol, symbol);
-	/* the frame: 64-byte aligned (aligned vector moves), the old rsp kept
-	 * above it, filled with doubles 1.0 as the arena is */
+	/* a frame of the function's own, 64-byte aligned (aligned vector
+	 * moves), the old rsp kept above it (put back after the loop): the
+	 * loads' frame, filled with doubles 1.0 as the arena is, or the
+	 * pushes' and pops' stack, rsp in its middle */
+	int bytes = pl->pattern == 2 ? FRAME : stack ? STACK_AREA : 0;
+	if (bytes)
+		strbuf_addf(out,
+			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n",
+			    bytes + 128, bytes);
 	if (pl->pattern == 2)
 		strbuf_addf(out,
-			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n"
 			    "\tmov rax, 0x3ff0000000000000\n\txor ecx, ecx\n"
 			    ".L%s_fill:\n\tmov [rsp + rcx*8], rax\n\tinc ecx\n\tcmp ecx, %d\n"
 			    "\tjb .L%s_fill\n",
-			    FRAME + 128, FRAME, symbol, FRAME / 8, symbol);
-	/* pushes and pops: a stack of their own, the old rsp kept above it */
-	if (stack)
-		strbuf_addf(out,
-			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n"
-			    "\tadd rsp, %d\n",
-			    STACK_AREA + 128, STACK_AREA, STACK_AREA / 2);
+			    symbol, FRAME / 8, symbol);
+	else if (stack)
+		strbuf_addf(out, "\tadd rsp, %d\n", STACK_AREA / 2);
 	static const int all[] = {0, 1, 2, 3, 5, 8, 9, 10, 11, 13, 14, 15};
 	static const char *const name[] = {"eax", "ecx",  "edx",  "ebx", "",	 "ebp",
 					   "",	  "",	  "r8d",  "r9d", "r10d", "r11d",
@@ -442,10 +444,10 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 				    labs(moves) * *copies);
 		strbuf_addf(out, "\t.p2align 6\n.L%s_loop:\n%s\tdec r12\n\tjnz .L%s_loop\n", symbol,
 			    body.buf ? body.buf : "", symbol);
-		if (pl.pattern == 2)
-			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", FRAME);
-		if (stack)
-			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n", STACK_AREA / 2);
+		/* the old rsp, above the frame (rsp back at its start or middle) */
+		if (pl.pattern == 2 || stack)
+			strbuf_addf(out, "\tmov rsp, [rsp + %d]\n",
+				    pl.pattern == 2 ? FRAME : STACK_AREA / 2);
 		if (g->avx)
 			strbuf_addf(out, "\tvzeroupper\n");
 		strbuf_addf(out,

@@ -425,6 +425,17 @@ static const struct unsupported unsupported_table[] = {
     {"WAIT", "x87: stack registers cannot be given independent pools"},
 };
 
+int form_is_string(const struct form *f)
+{
+	static const char *const ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
+	const char *dot = strrchr(f->mnemonic, '.');
+	const char *m = dot ? dot + 1 : f->mnemonic;
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strncmp(m, ops[i], 4) && m[4] && strchr("BWDQ", m[4]) && !m[5] && f->n == 0)
+			return 1;
+	return 0;
+}
+
 const char *form_unsupported_reason(const struct form *f)
 {
 	const char *m = f->mnemonic;

@@ -63,6 +63,10 @@ struct form {
 /* Parse "ADD_GPR64_IMM8". Returns 0, or -1 with perpi_error() set. */
 int form_parse(const char *name, struct form *out);
 
+/* A string instruction (movs, stos, lods, scas, cmps of a width, no
+ * operands), REP-prefixed or not. */
+int form_is_string(const struct form *f);
+
 /* Write the canonical name into buf (FORM_NAME_MAX bytes suffice). */
 void form_print(const struct form *f, char *buf, size_t size);
 

@@ -44,16 +44,6 @@ static int stack_bytes(const struct form *f)
 	return 8;
 }
 
-static int is_string(const struct form *f)
-{
-	static const char *const ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
-	const char *m = base_mnemonic(f);
-	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strncmp(m, ops[i], 4) && m[4] && strchr("BWDQ", m[4]) && !m[5] && f->n == 0)
-			return 1;
-	return 0;
-}
-
 static unsigned string_width(const struct form *f)
 {
 	switch (base_mnemonic(f)[4]) {
@@ -73,7 +63,7 @@ static enum term_kind kind_of(const struct form *f)
 	const char *m = base_mnemonic(f);
 	if (!strncmp(m, "PUSH", 4) || !strncmp(m, "POP", 3))
 		return TERM_STACK;
-	if (is_string(f))
+	if (form_is_string(f))
 		return strncmp(f->mnemonic, "REP", 3) ? TERM_STRING : TERM_REP;
 	if (!strcmp(m, "DIV") || !strcmp(m, "IDIV"))
 		return TERM_DIVIDE;

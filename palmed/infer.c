@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_map.h"
 #include "palmed/lp.h"
 
@@ -415,17 +416,6 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
  * eliminated moves and zero idioms (mov r, r; xor r, r; cmp) came out at
  * 10-13 instructions a cycle on a Zen 5 that runs at most 7.94 (docs/
  * MODEL.md, "The width"). Nothing is added when no kernel was measured. */
-static int string_form(const char *form)
-{
-	static const char *const ops[] = {"MOVS", "STOS", "LODS", "SCAS", "CMPS"};
-	const char *dot = strrchr(form, '.');
-	const char *m = dot ? dot + 1 : form;
-	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strncmp(m, ops[i], 4) && !strchr(m, '_'))
-			return 1;
-	return !strncmp(form, "REP", 3);
-}
-
 static void add_width(struct model *m)
 {
 	double best = 0;
@@ -435,8 +425,10 @@ static void add_width(struct model *m)
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
 		int string = 0;
-		for (size_t t = 0; t < k.n; t++)
-			string |= string_form(k.terms[t].form);
+		for (size_t t = 0; t < k.n; t++) {
+			struct form f;
+			string |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f);
+		}
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
 		if (!string && ipc > best)
 			best = ipc, at = m->meas[b].kernel;
