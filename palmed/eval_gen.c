@@ -346,8 +346,7 @@ static long stack_moves(const struct eg_form *const *fs, const struct kernel *k,
 	return net;
 }
 
-static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl,
-			 int stack)
+static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl, int stack)
 {
 	strbuf_addf(out,
 		    "\t.text\n\t.p2align 6\n\t.globl %s\n\t.type %s, @function\n%s:\n"
@@ -360,9 +359,9 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 	 * pushes' and pops' stack, rsp in its middle */
 	int bytes = pl->pattern == 2 ? FRAME : stack ? STACK_AREA : 0;
 	if (bytes)
-		strbuf_addf(out,
-			    "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n",
-			    bytes + 128, bytes);
+		strbuf_addf(
+		    out, "\tmov rax, rsp\n\tsub rsp, %d\n\tand rsp, -64\n\tmov [rsp + %d], rax\n",
+		    bytes + 128, bytes);
 	if (pl->pattern == 2)
 		strbuf_addf(out,
 			    "\tmov rax, 0x3ff0000000000000\n\txor ecx, ecx\n"

@@ -12,7 +12,7 @@
 #include "palmed/eval_gen_private.h"
 #include "palmed/harness.h"
 
-#define SLICE 32	/* kernels per shared object */
+#define SLICE 32 /* kernels per shared object */
 
 /* The figure of the clean samples, as the training measurements take it
  * (palmed/bench_stats.h: the median, or the faster mode's when they fall
@@ -97,7 +97,8 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 		size_t i = of[j];
 		if (rc < 0)
 			errors[i] = xasprintf("%s", perpi_error());
-		else if (eg_summarise(&out[j], (unsigned)kernel_size(&ks[i]), &cycles[i], &errors[i]) == 0)
+		else if (eg_summarise(&out[j], (unsigned)kernel_size(&ks[i]), &cycles[i],
+				      &errors[i]) == 0)
 			status[i] = 0;
 		harness_output_done(&out[j]);
 	}

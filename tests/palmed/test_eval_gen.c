@@ -285,8 +285,8 @@ static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy
 	eval_gen_learn(g, forms, k.n);
 	unsigned copies = 0;
 	char *text = eval_gen_asm(g, &k, &copies), want[64];
-	snprintf(want, sizeof(want), "\tlea rsp, [rsp %c %d]\n\tdec r12", bytes_per_copy < 0 ? '+' : '-',
-		 abs(bytes_per_copy) * (int)copies);
+	snprintf(want, sizeof(want), "\tlea rsp, [rsp %c %d]\n\tdec r12",
+		 bytes_per_copy < 0 ? '+' : '-', abs(bytes_per_copy) * (int)copies);
 	if (!text || (bytes_per_copy && !strstr(text, want)) ||
 	    (!bytes_per_copy && strstr(text, "lea rsp"))) {
 		printf("FAIL %s: %s (want %s)\n", spec, text ? "rsp not put back" : perpi_error(),
