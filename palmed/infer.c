@@ -384,14 +384,17 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	infer_map_options_default(&mo, o->tol);
 	mo.exhaustive = o->map_exhaustive;
 	mo.no_split = o->map_no_split;
+	mo.no_siblings = o->map_no_siblings;
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
 	stats->benchmarks += stats->map.benchmarks;
 	if (rc == 0)
 		infer_meter_note(mt,
-				 "mapping: %u forms onto the core's %u resources (%u groups%s) "
+				 "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
+				 "probed resource by resource, their base refused) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
+				 "%u forms run as a core form of their shape (%u pairs); "
 				 "%u forms bounded by %u resources of their own; %u measured "
 				 "with helpers, their usages taken off; %u probes beside zero "
 				 "idioms, the idioms' cycles taken off; %u resources split off "
@@ -401,8 +404,9 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				     ? ": too many, each form a combination of "
 				       "core forms"
 				     : "",
+				 stats->map.groups_apart,
 				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
-				 stats->map.own, stats->map.own_resources, stats->map.with_helpers,
+				 stats->map.siblings, stats->map.sibling_pairs, stats->map.own, stats->map.own_resources, stats->map.with_helpers,
 				 stats->map.beside_helpers, stats->map.split_resources,
 				 stats->map.split_forms, stats->map.split_pairs);
 	return rc;

@@ -36,6 +36,7 @@ struct infer_options {
 	size_t ncore;
 	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
 	int map_no_split;    /* the mapping leaves the core's resources whole */
+	int map_no_siblings; /* the mapping probes every form (no core siblings) */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
 	/* Kernels a busy host disturbed throughout are measured again once it
 	 * is calm, waiting at most this many seconds in all (0: the default,

@@ -20,6 +20,7 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->max_base = 32;
 	o->exhaustive = 0;
 	o->max_probes = 24;
+	o->no_siblings = 0;
 }
 
 /* The measurement as it ran: k and its helpers. */
@@ -194,6 +195,7 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 		t->name = xstrdup(todo[i]);
 		t->single = b.cycles[i];
 		t->helpers = helpers[i];
+		t->sibling = -1;
 		helpers[i] = NULL;
 		t->upper = xmalloc((mp->core.R + 1) * sizeof(double));
 		t->exact = xmalloc((mp->core.R + 1) * sizeof(double));
@@ -213,6 +215,14 @@ static int measure_singles(struct mapping *mp, const char *const *forms, size_t 
 	return rc;
 }
 
+/* A base whose group is hardly the bottleneck (two resources the noise
+ * made nearly equal, one inside the group and one out) would time the
+ * probed form's own bottleneck, not the group's: not used. */
+static int probeable(const struct map_base *b)
+{
+	return b->cycles > 0 && b->margin >= 0.1;
+}
+
 /* The bases, measured; a base the machine refuses is left out. */
 static int measure_bases(struct mapping *mp)
 {
@@ -226,16 +236,10 @@ static int measure_bases(struct mapping *mp)
 		mp->bases[i].cycles = b.status[i] == 0 ? b.cycles[i] : 0;
 	mp->stats->bases = (unsigned)mp->nbases;
 	mp->stats->groups = (unsigned)mp->ngroups;
+	for (size_t g = 0; g < mp->ngroups; g++)
+		mp->stats->groups_apart += !probeable(&mp->bases[g]);
 	map_batch_done(&b);
 	return rc;
-}
-
-/* A base whose group is hardly the bottleneck (two resources the noise
- * made nearly equal, one inside the group and one out) would time the
- * probed form's own bottleneck, not the group's: not used. */
-static int probeable(const struct map_base *b)
-{
-	return b->cycles > 0 && b->margin >= 0.1;
 }
 
 /* How many copies of base b and instances of target t: the instances add
@@ -377,12 +381,17 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 	p = xrealloc(p, cap * sizeof(*p));
 	for (size_t t = from; t < to; t++) {
 		mp->t[t].refine = xcalloc(G + 1, 1);
+		if (mp->t[t].sibling >= 0)
+			continue; /* its usages are the sibling's */
 		for (size_t k = 0; k < mp->nprobed; k++)
 			plan_probe(mp, t, mp->probed[k], &p[np++]);
+		/* a group whose base the machine refused (a flagged mix, a
+		 * spread) is probed resource by resource: left out, its
+		 * resources would read zero for every form */
 		for (size_t g = 0; g < G && !mp->nprobed; g++)
-			if (mp->o->exhaustive)
+			if (mp->o->exhaustive || !probeable(&mp->bases[g]))
 				np += plan_every_resource(mp, t, g, &p[np]);
-			else if (probeable(&mp->bases[g]))
+			else
 				plan_probe(mp, t, g, &p[np++]);
 	}
 	for (int round = 0; round < (mp->o->exhaustive || mp->nprobed ? 1 : 2) && rc == 0;
@@ -431,10 +440,14 @@ static int add_target(struct mapping *mp, const struct target *t, size_t *index)
 {
 	size_t R = mp->core.R, own = (size_t)-1;
 	double *x = xmalloc((R + 1) * sizeof(double)), top = 0;
-	if (mp->nprobed)
+	long sib = t->sibling;
+	if (sib >= 0)
+		for (size_t r = 0; r < R; r++)
+			x[r] = mp->core.rho[r][sib] * t->single / mp->core.single[sib];
+	else if (mp->nprobed)
 		map_template_usage(mp, t, mp->probed, mp->nprobed, x);
 	for (size_t r = 0; r < R; r++) {
-		if (!mp->nprobed)
+		if (!mp->nprobed && sib < 0)
 			x[r] = !isnan(t->exact[r])     ? t->exact[r]
 			       : isfinite(t->upper[r]) ? t->upper[r]
 						       : 0;
@@ -504,6 +517,8 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	if (getenv("PERPI_MAP_DEBUG")) /* the groups and their bases, for bench/ */
 		dump_bases(&mp);
 	int rc = measure_singles(&mp, forms, nforms);
+	if (rc == 0 && mp.nt && !o->no_siblings)
+		rc = map_siblings(&mp);
 	if (rc == 0 && mp.nt)
 		rc = measure_bases(&mp);
 	if (rc == 0 && mp.probed) /* after the bases: a base not measured is not chosen */

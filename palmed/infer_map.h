@@ -30,6 +30,8 @@ struct infer_map_options {
 			      * what the groups cost) */
 	unsigned max_probes; /* more groups than this: template mode (24) */
 	int no_split;	     /* leave the core's resources whole (infer_map_split.c) */
+	int no_siblings;     /* probe every form, even one that runs as a core form of
+			      * its shape does (infer_map_sibling.c) */
 };
 
 void infer_map_options_default(struct infer_map_options *o, double tol);
@@ -38,6 +40,8 @@ struct infer_map_stats {
 	unsigned forms;		 /* forms to map */
 	unsigned singles;	 /* of those, measured alone */
 	unsigned groups;	 /* groups of resources probed */
+	unsigned groups_apart;	 /* of those, probed resource by resource: their base
+				  * could not be measured */
 	unsigned bases;		 /* base kernels measured (groups and single resources) */
 	unsigned probes;	 /* probe kernels measured */
 	unsigned refined;	 /* of those, resource by resource after a positive group */
@@ -53,6 +57,9 @@ struct infer_map_stats {
 	unsigned split_pairs;	 /* pairs of mapped forms measured to split resources */
 	unsigned split_resources; /* copies of core resources made for them */
 	unsigned split_forms;	 /* forms moved to those copies */
+	unsigned siblings;	 /* forms that run as a core form of their shape, given its
+				  * usages (infer_map_sibling.c) */
+	unsigned sibling_pairs;	 /* pairs measured to find them */
 	int template_mode;	 /* probed against a few resources, the usages combinations of
 				  * the core forms' (infer_map_template.c) */
 };

@@ -55,6 +55,8 @@ struct target {
 	 * NULL: the usages read are the form's and its helpers' together
 	 * until map_helpers_subtract. */
 	char *helpers;
+	/* The core form it runs as (infer_map_sibling.c), or -1. */
+	long sibling;
 };
 
 /* One probe: copies x base + instances x form. */
@@ -133,6 +135,14 @@ void map_balance(double ci, double cj, unsigned *a, unsigned *b);
  * forms load fully is split where pairs of them show that they do not
  * share it. Returns 0, or -1 when interrupted. */
 int map_split_shared(struct mapping *mp);
+/* infer_map_sibling.c: each target measured beside up to two core forms of
+ * its shape (map_form_shape) and nearly its cycles alone; the first whose
+ * pair takes the sum of both becomes its sibling. Returns 0, or -1 when
+ * interrupted. */
+int map_siblings(struct mapping *mp);
+/* A form's operand kinds, widths and immediate sizes aside ("XOR_GPR64_GPR64"
+ * -> "_GPR_GPR"), into out (cap bytes). */
+void map_form_shape(const char *form, char *out, size_t cap);
 /* Template mode: up to k single-resource bases (indices into bases) that
  * cover the core forms, into out; returns how many. */
 size_t map_choose_probes(const struct mapping *mp, size_t *out, size_t k);

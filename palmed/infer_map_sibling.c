@@ -1,0 +1,180 @@
+/* Siblings: a form to map that runs as a core form of its shape does.
+ *
+ * Palmed groups instructions that behave alike into classes and models
+ * one of each (its "basic instructions"). Here the core is a fixed list,
+ * and most forms outside it are a core form at another operand width or
+ * immediate size, or another operation on the same unit: xor r64, r64
+ * beside xor r32, r32; sub r64, imm8 beside add r32, imm8; rol r64, imm8
+ * beside rol r32, imm8. Probed against the core's bases, such a form is
+ * read through kernels of several core forms whose bottleneck on the
+ * machine need not be the one the core's model names: on a Zen 5 no base
+ * saturated the integer ALUs, every probe read zero on them, and xor,
+ * sub, or, add with an immediate came out on a resource of their own,
+ * beside none of the core's integer forms (blocks of them were predicted
+ * at 7.98 instructions a cycle, measured at 4.4-6.2).
+ *
+ * So before the probes, each form is measured in a pair with up to three
+ * core forms of its shape (the same operand kinds, widths aside) whose
+ * cycles alone are within 10% of its own, the one of the same mnemonic
+ * first: a and b instances, as many cycles each. When the pair takes the
+ * sum of both (they share the bottleneck, as the core's own pairs showed
+ * for its forms), the form takes the core form's usages, scaled by their
+ * cycles alone, and is not probed. A pair that takes less (they do not
+ * share it) or far more (an interference) leaves the form to the probes.
+ * Forms that run with helpers, or beside core forms that do, are left to
+ * the probes too: their pairs would time the helpers as well. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/infer_map_private.h"
+
+#define SIB_SPREAD 0.10	    /* cycles alone within this much of each other */
+#define SIB_CANDIDATES 3    /* core forms tried per form */
+#define SIB_INTERFERENCE 0.10 /* a pair slower than the sum by this: not siblings */
+
+/* The operand kinds of a form's name, widths and immediate sizes aside
+ * (GPR64 -> GPR, IMM8 -> IMM, M64 -> M; XMM, YMM, MEMBI... kept: their
+ * sizes and addressing change the units a form runs on), into out. */
+void map_form_shape(const char *form, char *out, size_t cap)
+{
+	const char *p = strchr(form, '_');
+	size_t n = 0;
+	out[0] = '\0';
+	while (p && *p == '_' && n + 1 < cap) {
+		const char *tok = ++p;
+		while (*p && *p != '_')
+			p++;
+		size_t len = (size_t)(p - tok), keep = len;
+		if (len > 3 && !strncmp(tok, "GPR", 3))
+			keep = 3;
+		else if (len > 3 && !strncmp(tok, "IMM", 3))
+			keep = 3;
+		else if (len > 1 && tok[0] == 'M' && tok[1] >= '0' && tok[1] <= '9')
+			keep = 1;
+		if (n + keep + 2 >= cap)
+			break;
+		out[n++] = '_';
+		memcpy(out + n, tok, keep);
+		n += keep;
+		out[n] = '\0';
+	}
+}
+
+static size_t mnemonic_len(const char *form)
+{
+	const char *u = strchr(form, '_');
+	return u ? (size_t)(u - form) : strlen(form);
+}
+
+static int same_mnemonic(const char *a, const char *b)
+{
+	size_t n = mnemonic_len(a);
+	return n == mnemonic_len(b) && !strncmp(a, b, n);
+}
+
+struct candidate {
+	size_t target, core;
+	double rank;
+};
+
+/* Core form j measures beside no helper. */
+static int core_alone(const struct mapping *mp, size_t j)
+{
+	struct kernel k;
+	kernel_init(&k);
+	kernel_add(&k, mp->core.forms[j], 1);
+	char *h = map_helpers_expected(mp, &k);
+	kernel_done(&k);
+	free(h);
+	return h == NULL;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	double x = ((const struct candidate *)a)->rank, y = ((const struct candidate *)b)->rank;
+	return (x > y) - (x < y);
+}
+
+/* The core forms target t may be a sibling of, best first, into out
+ * (up to SIB_CANDIDATES; all holds room for the whole core); returns how
+ * many. */
+static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned char *alone,
+			    struct candidate *all, struct candidate *out)
+{
+	const struct target *tg = &mp->t[t];
+	char want[128], got[128];
+	size_t n = 0;
+	map_form_shape(tg->name, want, sizeof(want));
+	if (!want[0])
+		return 0; /* no operands to go by (nop, cdq; a simulated "A") */
+	for (size_t j = 0; j < mp->core.n; j++) {
+		double s = mp->core.single[j];
+		if (!alone[j] || !(s > 0) || fabs(s / tg->single - 1) > SIB_SPREAD)
+			continue;
+		map_form_shape(mp->core.forms[j], got, sizeof(got));
+		if (strcmp(want, got))
+			continue;
+		all[n].target = t;
+		all[n].core = j;
+		all[n++].rank = (same_mnemonic(tg->name, mp->core.forms[j]) ? 0 : 1) +
+				fabs(log(s / tg->single));
+	}
+	qsort(all, n, sizeof(*all), by_rank);
+	n = n < SIB_CANDIDATES ? n : SIB_CANDIDATES;
+	memcpy(out, all, n * sizeof(*all));
+	return n;
+}
+
+int map_siblings(struct mapping *mp)
+{
+	unsigned char *alone = xmalloc(mp->core.n + 1);
+	struct candidate *c = xmalloc((mp->nt * SIB_CANDIDATES + 1) * sizeof(*c)),
+			 *all = xmalloc((mp->core.n + 1) * sizeof(*all));
+	size_t n = 0;
+	for (size_t j = 0; j < mp->core.n; j++)
+		alone[j] = (unsigned char)core_alone(mp, j);
+	for (size_t t = 0; t < mp->nt; t++)
+		if (!mp->t[t].helpers)
+			n += candidates_of(mp, t, alone, all, c + n);
+	struct batch b;
+	unsigned *xa = xmalloc((n + 1) * sizeof(unsigned)), *xb = xmalloc((n + 1) * sizeof(unsigned));
+	map_batch_init(&b, n);
+	for (size_t k = 0; k < n; k++) {
+		map_balance(mp->t[c[k].target].single, mp->core.single[c[k].core], &xa[k], &xb[k]);
+		kernel_add(&b.ks[k], mp->t[c[k].target].name, xa[k]);
+		kernel_add(&b.ks[k], mp->core.forms[c[k].core], xb[k]);
+	}
+	if (n)
+		infer_meter_label(mp->mt, "mapping: %zu forms beside core forms of their shape",
+				  n);
+	int rc = n ? map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors) : 0;
+	/* the candidates of a target are consecutive, best first */
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		struct target *t = &mp->t[c[k].target];
+		double sum = xa[k] * t->single + xb[k] * mp->core.single[c[k].core];
+		if (getenv("PERPI_MAP_DEBUG")) { /* every pair, for bench/ */
+			char *spec = kernel_to_string(&b.ks[k]);
+			fprintf(stderr, "sibling %s: %d %.4f sum %.4f %s\n", spec, b.status[k],
+				b.cycles[k], sum, b.errors[k] ? b.errors[k] : "");
+			free(spec);
+		}
+		if (t->sibling >= 0 || b.status[k] != 0)
+			continue;
+		if (b.cycles[k] >= sum * (1 - 2 * mp->o->tol) &&
+		    b.cycles[k] <= sum * (1 + SIB_INTERFERENCE)) {
+			t->sibling = (long)c[k].core;
+			mp->stats->siblings++;
+		}
+	}
+	mp->stats->sibling_pairs += (unsigned)n;
+	map_batch_done(&b);
+	free(xa);
+	free(xb);
+	free(c);
+	free(all);
+	free(alone);
+	return rc;
+}
