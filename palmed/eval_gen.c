@@ -75,9 +75,16 @@ static void split_pools(struct pools *pl, const unsigned *rmw, const unsigned *p
 		unsigned n = pl->n_write[c], keep = pure[c] ? (pure[c] < 4 ? 4 : pure[c]) : 0;
 		if (keep > n / 2)
 			keep = n / 2;
-		unsigned r = rmw[c] ? (n > keep ? n - keep : 1) : 0;
+		unsigned r = rmw[c] ? (n > keep ? n - keep : 1) : 0, top = r;
 		while (rmw[c] && r > 1 && gcd(r, rmw[c]) != 1)
 			r--;
+		/* none below but one register, every read-modify-write of the
+		 * kernel on it, one chain (six a copy on eight registers: 4, 3
+		 * and 2 share a factor with 6): one prime to them above, the
+		 * pure writes rotating over fewer */
+		for (unsigned up = top + 1; r == 1 && rmw[c] > 1 && up < n; up++)
+			if (gcd(up, rmw[c]) == 1)
+				r = up;
 		pl->n_rmw[c] = r;
 	}
 }

@@ -393,6 +393,13 @@ int main(void)
 	    "LEA_GPR64_MEMBI LEA_GPR64_MEMBIS LEA_GPR32_MEMBID LEA_GPR64_MEMIS LEA_GPR64_MEMRIP^2",
 	    NULL);
 	check(g, "XOR_GPR32_SAME^2 PXOR_XMM_SAME SUB_GPR64_SAME ADD_GPR64_GPR64", NULL);
+	/* six read-modify-writes a copy on eight registers left (mulx takes
+	 * rdx, shld cl, two are read): 4, 3 and 2 share a factor with 6, and
+	 * every one of them went to r11, one chain (1.16 instructions a cycle) */
+	check(g,
+	      "ADCX_GPR32_GPR32 ADD_GPR64_IMM8 ADOX_GPR32_M32 CMOVA_GPR64_M64 CMP_GPR64_GPR64 "
+	      "MOV_GPR8_GPR8 MULX_GPR64_GPR64_GPR64 SHLD_GPR64_GPR64_CL TEST_GPR8_GPR8",
+	      NULL);
 	check(g, "MUL_GPR64 ADD_GPR64_GPR64", "implicit register");
 	check_stack(g, "PUSH_GPR64^2 POP_GPR64", -8);
 	check_stack(g, "POP_GPR64^3 ADD_GPR64_GPR64^3", 24);
