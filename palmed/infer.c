@@ -404,9 +404,9 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				     ? ": too many, each form a combination of "
 				       "core forms"
 				     : "",
-				 stats->map.groups_apart,
-				 stats->map.benchmarks, stats->map.probes, stats->map.refined,
-				 stats->map.siblings, stats->map.sibling_pairs, stats->map.own, stats->map.own_resources, stats->map.with_helpers,
+				 stats->map.groups_apart, stats->map.benchmarks, stats->map.probes,
+				 stats->map.refined, stats->map.siblings, stats->map.sibling_pairs,
+				 stats->map.own, stats->map.own_resources, stats->map.with_helpers,
 				 stats->map.beside_helpers, stats->map.split_resources,
 				 stats->map.split_forms, stats->map.split_pairs);
 	return rc;

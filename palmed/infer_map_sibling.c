@@ -31,8 +31,8 @@
 #include "common/util.h"
 #include "palmed/infer_map_private.h"
 
-#define SIB_SPREAD 0.10	    /* cycles alone within this much of each other */
-#define SIB_CANDIDATES 3    /* core forms tried per form */
+#define SIB_SPREAD 0.10	      /* cycles alone within this much of each other */
+#define SIB_CANDIDATES 3      /* core forms tried per form */
 #define SIB_INTERFERENCE 0.10 /* a pair slower than the sum by this: not siblings */
 
 /* The operand kinds of a form's name, widths and immediate sizes aside
@@ -140,7 +140,8 @@ int map_siblings(struct mapping *mp)
 		if (!mp->t[t].helpers)
 			n += candidates_of(mp, t, alone, all, c + n);
 	struct batch b;
-	unsigned *xa = xmalloc((n + 1) * sizeof(unsigned)), *xb = xmalloc((n + 1) * sizeof(unsigned));
+	unsigned *xa = xmalloc((n + 1) * sizeof(unsigned)),
+		 *xb = xmalloc((n + 1) * sizeof(unsigned));
 	map_batch_init(&b, n);
 	for (size_t k = 0; k < n; k++) {
 		map_balance(mp->t[c[k].target].single, mp->core.single[c[k].core], &xa[k], &xb[k]);
@@ -148,8 +149,7 @@ int map_siblings(struct mapping *mp)
 		kernel_add(&b.ks[k], mp->core.forms[c[k].core], xb[k]);
 	}
 	if (n)
-		infer_meter_label(mp->mt, "mapping: %zu forms beside core forms of their shape",
-				  n);
+		infer_meter_label(mp->mt, "mapping: %zu forms beside core forms of their shape", n);
 	int rc = n ? map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors) : 0;
 	/* the candidates of a target are consecutive, best first */
 	for (size_t k = 0; rc == 0 && k < n; k++) {

@@ -415,24 +415,33 @@ static int check_split(int split)
 /* A machine with four ALUs (two of them shift), two FP pipes and a
  * shuffle unit, whose forms outside the core are a core form at another
  * width or immediate size, or another form of a core form's shape. */
-static const char *const sib_ports[] = {"alu0", "alu1", "alu2", "alu3",
+static const char *const sib_ports[] = {"alu0", "alu1", "alu2",	 "alu3",
 					"fp0",	"fp1",	"shuf0", "shuf1"};
 enum { S_ALU = 0xfu, S_SH = 0x3u, S_FP = 0x30u, S_SHUF = 0xc0u };
 static const struct sim_form sib_forms[] = {
-    {"ADD_GPR32_IMM8", 1, {S_ALU}, NULL},   {"ROL_GPR32_IMM8", 1, {S_SH}, NULL},
-    {"MULSD_XMM_XMM", 1, {S_FP}, NULL},	    {"PSHUFD_XMM_XMM_IMM8", 1, {S_SHUF}, NULL},
-    {"SUB_GPR64_IMM8", 1, {S_ALU}, NULL},   /* ADD_GPR32_IMM8's sibling */
-    {"ROL_GPR64_IMM8", 1, {S_SH}, NULL},    /* ROL_GPR32_IMM8's */
-    {"ADDSD_XMM_XMM", 1, {S_FP}, NULL},	    /* MULSD_XMM_XMM's, another mnemonic */
-    {"PADDQ_XMM_XMM", 1, {S_SHUF}, NULL},   /* MULSD's shape and cycles, not its unit */
-    {"XOR_GPR64_GPR64", 1, {S_ALU}, NULL},  /* no core form of its shape */
-    {"NOP", 1, {S_ALU}, NULL},		    /* no operands: no shape */
+    {"ADD_GPR32_IMM8", 1, {S_ALU}, NULL},
+    {"ROL_GPR32_IMM8", 1, {S_SH}, NULL},
+    {"MULSD_XMM_XMM", 1, {S_FP}, NULL},
+    {"PSHUFD_XMM_XMM_IMM8", 1, {S_SHUF}, NULL},
+    {"SUB_GPR64_IMM8", 1, {S_ALU}, NULL},  /* ADD_GPR32_IMM8's sibling */
+    {"ROL_GPR64_IMM8", 1, {S_SH}, NULL},   /* ROL_GPR32_IMM8's */
+    {"ADDSD_XMM_XMM", 1, {S_FP}, NULL},	   /* MULSD_XMM_XMM's, another mnemonic */
+    {"PADDQ_XMM_XMM", 1, {S_SHUF}, NULL},  /* MULSD's shape and cycles, not its unit */
+    {"XOR_GPR64_GPR64", 1, {S_ALU}, NULL}, /* no core form of its shape */
+    {"NOP", 1, {S_ALU}, NULL},		   /* no operands: no shape */
 };
 static const char *const sib_core[] = {"ADD_GPR32_IMM8", "ROL_GPR32_IMM8", "MULSD_XMM_XMM",
 				       "PSHUFD_XMM_XMM_IMM8"};
-static const struct sim_machine sib_machine = {
-    "siblings", "simulated: siblings", "forms of the core's shapes", 8, sib_ports, 0,
-    sib_forms, ARRAY_SIZE(sib_forms), sib_core, ARRAY_SIZE(sib_core)};
+static const struct sim_machine sib_machine = {"siblings",
+					       "simulated: siblings",
+					       "forms of the core's shapes",
+					       8,
+					       sib_ports,
+					       0,
+					       sib_forms,
+					       ARRAY_SIZE(sib_forms),
+					       sib_core,
+					       ARRAY_SIZE(sib_core)};
 
 /* Whether form a's usages in m are form b's, resource by resource. */
 static int same_usages(const struct model *m, const char *a, const char *b)
@@ -481,10 +490,10 @@ static int check_siblings(void)
 		int as_core = same_usages(m, "SUB_GPR64_IMM8", "ADD_GPR32_IMM8") &&
 			      same_usages(m, "ROL_GPR64_IMM8", "ROL_GPR32_IMM8") &&
 			      same_usages(m, "ADDSD_XMM_XMM", "MULSD_XMM_XMM");
-		int here = (no ? st[no].map.siblings == 0
-			       : st[no].map.siblings == 3 && st[no].map.sibling_pairs == 4 &&
-				     as_core) &&
-			   !same_usages(m, "PADDQ_XMM_XMM", "MULSD_XMM_XMM") && exact > 0.999;
+		int here =
+		    (no ? st[no].map.siblings == 0
+			: st[no].map.siblings == 3 && st[no].map.sibling_pairs == 4 && as_core) &&
+		    !same_usages(m, "PADDQ_XMM_XMM", "MULSD_XMM_XMM") && exact > 0.999;
 		printf("%s %s siblings: %u forms as a core form of their shape (%u pairs), %u "
 		       "mapping benchmarks; RMS IPC error %.2f%%, %.1f%% of 500 kernels exact\n",
 		       here ? "ok" : "FAIL", no ? "without" : "with", st[no].map.siblings,
