@@ -59,6 +59,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->width = 1;
 	o->max_resources = 16;
 	o->train_kernels = 2000;
+	o->train_pairs = 1;
 }
 
 int infer_stopped(const struct state *st)
@@ -230,15 +231,33 @@ static double *training_kernel(struct state *st, size_t want, unsigned most)
  * independent generator's loop-shaped kernels, docs/BENCHMARKS.md), and
  * the fit must see some. Drawn after the others, so that a database of an
  * earlier build still answers those. */
+static int pair_of_integers(const struct state *st, size_t i, size_t j)
+{
+	double r = st->single[i] / st->single[j];
+	return !strstr(st->forms[i], "MM") && !strstr(st->forms[j], "MM") && r <= 2 && r >= 0.5;
+}
+
 static void measure_training(struct state *st)
 {
-	size_t narrow = st->n >= 2 ? st->o->train_kernels : 0, count = narrow + narrow / 4;
+	size_t narrow = st->n >= 2 ? st->o->train_kernels : 0, wide = narrow / 4, pairs = 0;
+	for (size_t i = 0; i < st->n && st->o->train_pairs; i++)
+		for (size_t j = i + 1; j < st->n; j++)
+			pairs += pair_of_integers(st, i, j);
+	size_t count = narrow + wide + pairs, t = 0;
 	double **sigmas = xmalloc((count + 1) * sizeof(double *)), *cycles;
 	int *ok;
-	for (size_t t = 0; t < narrow; t++)
+	for (; t < narrow; t++)
 		sigmas[t] = training_kernel(st, 2 + infer_random(st, 4), 4);
-	for (size_t t = narrow; t < count; t++)
+	for (; t < narrow + wide; t++)
 		sigmas[t] = training_kernel(st, 5 + infer_random(st, 6), 2);
+	for (size_t i = 0; i < st->n && pairs; i++)
+		for (size_t j = i + 1; j < st->n; j++)
+			if (pair_of_integers(st, i, j)) {
+				sigmas[t] = xcalloc(st->n, sizeof(double));
+				double r = st->single[i] / st->single[j];
+				sigmas[t][i] = r < 1 ? round(1 / r) : 1;
+				sigmas[t++][j] = r < 1 ? 1 : round(r);
+			}
 	cycles = xmalloc((count + 1) * sizeof(double));
 	ok = xmalloc((count + 1) * sizeof(int));
 	unsigned before = st->stats->benchmarks;

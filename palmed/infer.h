@@ -28,6 +28,7 @@ struct infer_options {
 	unsigned train_kernels; /* random small kernels measured for that fit
 				 * (perpi palmed build: 1000 + 100 per form, at
 				 * most 15000) */
+	int train_pairs;	/* and the pairs of integer forms (infer.c) */
 	/* The core (docs/MODEL.md): the forms inferred first, by the search
 	 * above; every other form given to infer_model is then mapped onto
 	 * the core's resources (palmed/infer_map.h). NULL: all the forms
