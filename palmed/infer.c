@@ -205,6 +205,15 @@ static void map_singles(struct state *st)
 		   st->stats->benchmarks);
 }
 
+/* Forms i and j are integer forms (no MMX, XMM, YMM or ZMM operand) within
+ * a factor 2 of each other's cycles alone: the training measures them as
+ * a pair. */
+static int pair_of_integers(const struct state *st, size_t i, size_t j)
+{
+	double r = st->single[i] / st->single[j];
+	return !strstr(st->forms[i], "MM") && !strstr(st->forms[j], "MM") && r <= 2 && r >= 0.5;
+}
+
 /* Random kernels like the code a model predicts (2-5 distinct forms,
  * multiplicities 1-4): the search measures kernels at the model's extreme
  * points and long kernels to isolate resources, while the final fit should
@@ -230,13 +239,7 @@ static double *training_kernel(struct state *st, size_t want, unsigned most)
  * forms runs 4-9% slower than the mixes of 2-5 forms predict (the
  * independent generator's loop-shaped kernels, docs/BENCHMARKS.md), and
  * the fit must see some. Drawn after the others, so that a database of an
- * earlier build still answers those. */
-static int pair_of_integers(const struct state *st, size_t i, size_t j)
-{
-	double r = st->single[i] / st->single[j];
-	return !strstr(st->forms[i], "MM") && !strstr(st->forms[j], "MM") && r <= 2 && r >= 0.5;
-}
-
+ * earlier build still answers those. Then the pairs of integer forms. */
 static void measure_training(struct state *st)
 {
 	size_t narrow = st->n >= 2 ? st->o->train_kernels : 0, wide = narrow / 4, pairs = 0;
@@ -411,7 +414,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	if (rc == 0)
 		infer_meter_note(mt,
 				 "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
-				 "probed resource by resource, their base refused) "
+				 "probed resource by resource, their base unusable) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
 				 "%u forms run as a core form of their shape (%u pairs); "
 				 "%u forms bounded by %u resources of their own; %u measured "

@@ -385,9 +385,10 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 			continue; /* its usages are the sibling's */
 		for (size_t k = 0; k < mp->nprobed; k++)
 			plan_probe(mp, t, mp->probed[k], &p[np++]);
-		/* a group whose base the machine refused (a flagged mix, a
-		 * spread) is probed resource by resource: left out, its
-		 * resources would read zero for every form */
+		/* a group whose base cannot be used (the machine refused it: a
+		 * flagged mix, a spread; or its margin is too small) is probed
+		 * resource by resource: left out, its resources would read
+		 * zero for every form */
 		for (size_t g = 0; g < G && !mp->nprobed; g++)
 			if (mp->o->exhaustive || !probeable(&mp->bases[g]))
 				np += plan_every_resource(mp, t, g, &p[np]);

@@ -41,7 +41,7 @@ struct infer_map_stats {
 	unsigned singles;	 /* of those, measured alone */
 	unsigned groups;	 /* groups of resources probed */
 	unsigned groups_apart;	 /* of those, probed resource by resource: their base
-				  * could not be measured */
+				  * could not be measured, or too small a margin */
 	unsigned bases;		 /* base kernels measured (groups and single resources) */
 	unsigned probes;	 /* probe kernels measured */
 	unsigned refined;	 /* of those, resource by resource after a positive group */
