@@ -63,6 +63,33 @@ void map_form_shape(const char *form, char *out, size_t cap)
 	}
 }
 
+static int by_token(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Shapes a and b hold the same operand kinds in another order ("_M_GPR",
+ * "_GPR_M": cmp m8, r8 and cmp r64, m64 both load and compare). */
+static int same_kinds(const char *a, const char *b)
+{
+	char x[128], y[128], *tx[16], *ty[16];
+	size_t nx = 0, ny = 0;
+	snprintf(x, sizeof(x), "%s", a);
+	snprintf(y, sizeof(y), "%s", b);
+	for (char *p = strtok(x, "_"); p && nx < 16; p = strtok(NULL, "_"))
+		tx[nx++] = p;
+	for (char *p = strtok(y, "_"); p && ny < 16; p = strtok(NULL, "_"))
+		ty[ny++] = p;
+	if (nx != ny)
+		return 0;
+	qsort(tx, nx, sizeof(char *), by_token);
+	qsort(ty, ny, sizeof(char *), by_token);
+	for (size_t i = 0; i < nx; i++)
+		if (strcmp(tx[i], ty[i]))
+			return 0;
+	return 1;
+}
+
 static size_t mnemonic_len(const char *form)
 {
 	const char *u = strchr(form, '_');
@@ -115,12 +142,16 @@ static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned c
 		if (!alone[j] || !(s > 0) || fabs(s / tg->single - 1) > SIB_SPREAD)
 			continue;
 		map_form_shape(mp->core.forms[j], got, sizeof(got));
-		if (strcmp(want, got))
+		int mnemonic = same_mnemonic(tg->name, mp->core.forms[j]), rank;
+		if (!strcmp(want, got))
+			rank = mnemonic ? 0 : 1;
+		else if (mnemonic && same_kinds(want, got))
+			rank = 2; /* the same operation, its operands in another order */
+		else
 			continue;
 		all[n].target = t;
 		all[n].core = j;
-		all[n++].rank = (same_mnemonic(tg->name, mp->core.forms[j]) ? 0 : 1) +
-				fabs(log(s / tg->single));
+		all[n++].rank = rank + fabs(log(s / tg->single));
 	}
 	qsort(all, n, sizeof(*all), by_rank);
 	n = n < SIB_CANDIDATES ? n : SIB_CANDIDATES;

@@ -415,27 +415,29 @@ static int check_split(int split)
 /* A machine with four ALUs (two of them shift), two FP pipes and a
  * shuffle unit, whose forms outside the core are a core form at another
  * width or immediate size, or another form of a core form's shape. */
-static const char *const sib_ports[] = {"alu0", "alu1", "alu2",	 "alu3",
-					"fp0",	"fp1",	"shuf0", "shuf1"};
-enum { S_ALU = 0xfu, S_SH = 0x3u, S_FP = 0x30u, S_SHUF = 0xc0u };
+static const char *const sib_ports[] = {"alu0", "alu1",	 "alu2",  "alu3", "fp0",
+					"fp1",	"shuf0", "shuf1", "ld0",  "ld1"};
+enum { S_ALU = 0xfu, S_SH = 0x3u, S_FP = 0x30u, S_SHUF = 0xc0u, S_LD = 0x300u };
 static const struct sim_form sib_forms[] = {
     {"ADD_GPR32_IMM8", 1, {S_ALU}, NULL},
     {"ROL_GPR32_IMM8", 1, {S_SH}, NULL},
     {"MULSD_XMM_XMM", 1, {S_FP}, NULL},
     {"PSHUFD_XMM_XMM_IMM8", 1, {S_SHUF}, NULL},
-    {"SUB_GPR64_IMM8", 1, {S_ALU}, NULL},  /* ADD_GPR32_IMM8's sibling */
-    {"ROL_GPR64_IMM8", 1, {S_SH}, NULL},   /* ROL_GPR32_IMM8's */
-    {"ADDSD_XMM_XMM", 1, {S_FP}, NULL},	   /* MULSD_XMM_XMM's, another mnemonic */
-    {"PADDQ_XMM_XMM", 1, {S_SHUF}, NULL},  /* MULSD's shape and cycles, not its unit */
-    {"XOR_GPR64_GPR64", 1, {S_ALU}, NULL}, /* no core form of its shape */
-    {"NOP", 1, {S_ALU}, NULL},		   /* no operands: no shape */
+    {"CMP_GPR64_M64", 2, {S_LD, S_ALU}, NULL},
+    {"CMP_M8_GPR8", 2, {S_LD, S_ALU}, NULL}, /* CMP_GPR64_M64's, operands reordered */
+    {"SUB_GPR64_IMM8", 1, {S_ALU}, NULL},    /* ADD_GPR32_IMM8's sibling */
+    {"ROL_GPR64_IMM8", 1, {S_SH}, NULL},     /* ROL_GPR32_IMM8's */
+    {"ADDSD_XMM_XMM", 1, {S_FP}, NULL},	     /* MULSD_XMM_XMM's, another mnemonic */
+    {"PADDQ_XMM_XMM", 1, {S_SHUF}, NULL},    /* MULSD's shape and cycles, not its unit */
+    {"XOR_GPR64_GPR64", 1, {S_ALU}, NULL},   /* no core form of its shape */
+    {"NOP", 1, {S_ALU}, NULL},		     /* no operands: no shape */
 };
 static const char *const sib_core[] = {"ADD_GPR32_IMM8", "ROL_GPR32_IMM8", "MULSD_XMM_XMM",
-				       "PSHUFD_XMM_XMM_IMM8"};
+				       "PSHUFD_XMM_XMM_IMM8", "CMP_GPR64_M64"};
 static const struct sim_machine sib_machine = {"siblings",
 					       "simulated: siblings",
 					       "forms of the core's shapes",
-					       8,
+					       10,
 					       sib_ports,
 					       0,
 					       sib_forms,
@@ -455,10 +457,11 @@ static int same_usages(const struct model *m, const char *a, const char *b)
 	return 1;
 }
 
-/* Siblings (infer_map_sibling.c): on the machine above, the three forms
+/* Siblings (infer_map_sibling.c): on the machine above, the four forms
  * that run as a core form of their shape (SUB_GPR64_IMM8 as
  * ADD_GPR32_IMM8: the ALUs, 0.25 cycles each, the pair 0.5; ROL_GPR64 as
- * ROL_GPR32; ADDSD as MULSD) take its usages, without probes; PADDQ
+ * ROL_GPR32; ADDSD as MULSD; CMP_M8_GPR8 as CMP_GPR64_M64, its operands
+ * in another order) take its usages, without probes; PADDQ
  * (MULSD's shape and cycles, another unit: the pair takes 0.5 cycles, not
  * the sum 1)
  * is probed; XOR_GPR64_GPR64 and NOP have no core form of their shape.
@@ -489,10 +492,11 @@ static int check_siblings(void)
 		rms = heldout(sim, m, 500, &exact);
 		int as_core = same_usages(m, "SUB_GPR64_IMM8", "ADD_GPR32_IMM8") &&
 			      same_usages(m, "ROL_GPR64_IMM8", "ROL_GPR32_IMM8") &&
-			      same_usages(m, "ADDSD_XMM_XMM", "MULSD_XMM_XMM");
+			      same_usages(m, "ADDSD_XMM_XMM", "MULSD_XMM_XMM") &&
+			      same_usages(m, "CMP_M8_GPR8", "CMP_GPR64_M64");
 		int here =
 		    (no ? st[no].map.siblings == 0
-			: st[no].map.siblings == 3 && st[no].map.sibling_pairs == 4 && as_core) &&
+			: st[no].map.siblings == 4 && st[no].map.sibling_pairs == 5 && as_core) &&
 		    !same_usages(m, "PADDQ_XMM_XMM", "MULSD_XMM_XMM") && exact > 0.999;
 		printf("%s %s siblings: %u forms as a core form of their shape (%u pairs), %u "
 		       "mapping benchmarks; RMS IPC error %.2f%%, %.1f%% of 500 kernels exact\n",
