@@ -22,6 +22,7 @@
  * resource, run at 2 a cycle; when the core takes a cycle to store to
  * another line than the last store's (Zen 5's 1.03), at 1 a cycle.
  * Skipped when GNU as is missing. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,16 +298,28 @@ static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy
 		return;
 	}
 	free(text);
-	double cycles = 0;
-	int status = -1;
+	double cycles = 0, best = INFINITY, harness = INFINITY;
+	int status = 0, rc = 0;
 	char *error = NULL;
-	eval_gen_measure(g, &k, 1, &cycles, &status, &error, NULL);
 	struct bench_options o;
 	bench_options_default(&o);
 	struct bench_ctx *b = bench_new(&o, NULL);
 	struct bench_result r;
 	bench_result_init(&r);
-	int rc = bench_measure(b, &k, &r);
+	/* a host that disturbs one timing only slows it: the fastest of up to
+	 * three of each (a busy host made one 1.345 cycles against 1.002) */
+	for (int attempt = 0, agree = 0; attempt < 3 && status == 0 && rc == 0 && !agree;
+	     attempt++) {
+		eval_gen_measure(g, &k, 1, &cycles, &status, &error, NULL);
+		rc = status == 0 ? bench_measure(b, &k, &r) : 0;
+		if (status == 0 && rc == 0) {
+			best = fmin(best, cycles);
+			harness = fmin(harness, r.cycles);
+			agree = best <= harness * 1.1 && best >= harness / 1.1;
+		}
+	}
+	cycles = best;
+	r.cycles = harness;
 	if (status < 0 || rc < 0) {
 		/* a busy host (make check runs tests side by side) spreads or
 		 * disturbs the repetitions: said, not failed; anything else fails */
