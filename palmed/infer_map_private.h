@@ -136,13 +136,10 @@ void map_balance(double ci, double cj, unsigned *a, unsigned *b);
  * share it. Returns 0, or -1 when interrupted. */
 int map_split_shared(struct mapping *mp);
 /* infer_map_sibling.c: each target measured beside up to two core forms of
- * its shape (map_form_shape) and nearly its cycles alone; the first whose
+ * its shape (infer_map_sibling.c) and nearly its cycles alone; the first whose
  * pair takes the sum of both becomes its sibling. Returns 0, or -1 when
  * interrupted. */
 int map_siblings(struct mapping *mp);
-/* A form's operand kinds, widths and immediate sizes aside ("XOR_GPR64_GPR64"
- * -> "_GPR_GPR"), into out (cap bytes). */
-void map_form_shape(const char *form, char *out, size_t cap);
 /* Template mode: up to k single-resource bases (indices into bases) that
  * cover the core forms, into out; returns how many. */
 size_t map_choose_probes(const struct mapping *mp, size_t *out, size_t k);

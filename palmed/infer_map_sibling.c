@@ -29,77 +29,50 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_map_private.h"
 
 #define SIB_SPREAD 0.10	      /* cycles alone within this much of each other */
 #define SIB_CANDIDATES 3      /* core forms tried per form */
 #define SIB_INTERFERENCE 0.10 /* a pair slower than the sum by this: not siblings */
 
-/* The operand kinds of a form's name, widths and immediate sizes aside
- * (GPR64 -> GPR, IMM8 -> IMM, M64 -> M; XMM, YMM, MEMBI... kept: their
- * sizes and addressing change the units a form runs on), into out. */
-void map_form_shape(const char *form, char *out, size_t cap)
+/* Form name's mnemonic and operand kinds, widths and immediate sizes aside
+ * (GPR64 -> GPR, IMM8 -> IMM, M64 -> M; XMM, YMM, MEMBI, ONE, CL... kept:
+ * their sizes and addressing change the units a form runs on), into f.
+ * Returns 0, or -1 for a name that is no form or has no operands to go by
+ * (nop, cdq; a simulated "A"). */
+static int form_shape(const char *name, struct form *f)
 {
-	const char *p = strchr(form, '_');
-	size_t n = 0;
-	out[0] = '\0';
-	while (p && *p == '_' && n + 1 < cap) {
-		const char *tok = ++p;
-		while (*p && *p != '_')
-			p++;
-		size_t len = (size_t)(p - tok), keep = len;
-		if (len > 3 && !strncmp(tok, "GPR", 3))
-			keep = 3;
-		else if (len > 3 && !strncmp(tok, "IMM", 3))
-			keep = 3;
-		else if (len > 1 && tok[0] == 'M' && tok[1] >= '0' && tok[1] <= '9')
-			keep = 1;
-		if (n + keep + 2 >= cap)
-			break;
-		out[n++] = '_';
-		memcpy(out + n, tok, keep);
-		n += keep;
-		out[n] = '\0';
-	}
+	if (form_parse(name, f) < 0 || f->n == 0)
+		return -1;
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->op[i] >= FORM_GPR8 && f->op[i] <= FORM_GPR64)
+			f->op[i] = FORM_GPR64;
+		else if (f->op[i] >= FORM_IMM8 && f->op[i] <= FORM_IMM64)
+			f->op[i] = FORM_IMM64;
+		else if (f->op[i] >= FORM_M8 && f->op[i] <= FORM_M512)
+			f->op[i] = FORM_M64;
+	return 0;
 }
 
-static int by_token(const void *a, const void *b)
+static int same_shape(const struct form *a, const struct form *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return a->n == b->n && !memcmp(a->op, b->op, a->n * sizeof(a->op[0]));
 }
 
-/* Shapes a and b hold the same operand kinds in another order ("_M_GPR",
- * "_GPR_M": cmp m8, r8 and cmp r64, m64 both load and compare). */
-static int same_kinds(const char *a, const char *b)
+static int by_kind(const void *a, const void *b)
 {
-	char x[128], y[128], *tx[16], *ty[16];
-	size_t nx = 0, ny = 0;
-	snprintf(x, sizeof(x), "%s", a);
-	snprintf(y, sizeof(y), "%s", b);
-	for (char *p = strtok(x, "_"); p && nx < 16; p = strtok(NULL, "_"))
-		tx[nx++] = p;
-	for (char *p = strtok(y, "_"); p && ny < 16; p = strtok(NULL, "_"))
-		ty[ny++] = p;
-	if (nx != ny)
-		return 0;
-	qsort(tx, nx, sizeof(char *), by_token);
-	qsort(ty, ny, sizeof(char *), by_token);
-	for (size_t i = 0; i < nx; i++)
-		if (strcmp(tx[i], ty[i]))
-			return 0;
-	return 1;
+	return (int)*(const enum form_kind *)a - (int)*(const enum form_kind *)b;
 }
 
-static size_t mnemonic_len(const char *form)
+/* Shapes a and b hold the same operand kinds in another order (cmp m8, r8
+ * and cmp r64, m64 both load and compare). */
+static int same_kinds(const struct form *a, const struct form *b)
 {
-	const char *u = strchr(form, '_');
-	return u ? (size_t)(u - form) : strlen(form);
-}
-
-static int same_mnemonic(const char *a, const char *b)
-{
-	size_t n = mnemonic_len(a);
-	return n == mnemonic_len(b) && !strncmp(a, b, n);
+	struct form x = *a, y = *b;
+	qsort(x.op, x.n, sizeof(x.op[0]), by_kind);
+	qsort(y.op, y.n, sizeof(y.op[0]), by_kind);
+	return same_shape(&x, &y);
 }
 
 struct candidate {
@@ -132,20 +105,19 @@ static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned c
 			    struct candidate *all, struct candidate *out)
 {
 	const struct target *tg = &mp->t[t];
-	char want[128], got[128];
+	struct form want, got;
 	size_t n = 0;
-	map_form_shape(tg->name, want, sizeof(want));
-	if (!want[0])
-		return 0; /* no operands to go by (nop, cdq; a simulated "A") */
+	if (form_shape(tg->name, &want) < 0)
+		return 0;
 	for (size_t j = 0; j < mp->core.n; j++) {
 		double s = mp->core.single[j];
-		if (!alone[j] || !(s > 0) || fabs(s / tg->single - 1) > SIB_SPREAD)
+		if (!alone[j] || !(s > 0) || fabs(s / tg->single - 1) > SIB_SPREAD ||
+		    form_shape(mp->core.forms[j], &got) < 0)
 			continue;
-		map_form_shape(mp->core.forms[j], got, sizeof(got));
-		int mnemonic = same_mnemonic(tg->name, mp->core.forms[j]), rank;
-		if (!strcmp(want, got))
+		int mnemonic = !strcmp(want.mnemonic, got.mnemonic), rank;
+		if (same_shape(&want, &got))
 			rank = mnemonic ? 0 : 1;
-		else if (mnemonic && same_kinds(want, got))
+		else if (mnemonic && same_kinds(&want, &got))
 			rank = 2; /* the same operation, its operands in another order */
 		else
 			continue;
