@@ -60,31 +60,33 @@ static unsigned gcd(unsigned a, unsigned b)
 	return a;
 }
 
-/* How many registers of the write pool go to read-modify-writes: the
- * pool split in proportion to a copy's read-modify-writes and pure writes
- * (a pure write chains too where the core keeps part of the register: a
- * legacy-SSE write keeps the upper lanes; bsr, and popcnt on some Intel
- * cores, wait for their destination), so that a chain through either
- * part has as few instructions a copy as the registers allow; and a
- * number prime to the read-modify-writes of a copy. Else the rotation
- * falls into step with the kernel: with two of them a copy (an add, an
- * imul) and four registers, every imul writes the same two registers and
- * the imuls chain, 1.5 cycles a copy where 1.0 is the throughput (the
- * training generator's write pool had the same flaw: docs/BENCHMARKS.md).
- * Until 2026-11-29 the pure writes kept a register each, 4 at least and
- * half the pool at most: a block of 39 read-modify-writes and 13 pure writes a
- * copy (23 rol r64, imm8, 13 add r64, r64) chained through 5 registers,
- * 7.8 instructions a copy each, and ran at 4.35 instructions a cycle where
- * the training harness and the model both said 5.8. */
+/* How many registers of the write pool go to read-modify-writes: all but
+ * as many as a copy has pure writes (4 at least, half the pool at most: a
+ * pure write chains too where the core keeps part of the register, a
+ * legacy-SSE write the upper lanes; bsr, and popcnt on some Intel cores,
+ * wait for their destination), and no more than the pure writes' share
+ * of the pool in proportion to the writes of a copy: a chain through a
+ * read-modify-write register holds as few instructions a copy as the
+ * registers allow (until 2026-11-29 half the pool went to the pure writes
+ * however few they were beside the others: a block of ls, 39
+ * read-modify-writes and 13 pure writes a copy, 23 rol r64, imm8 and 13
+ * add r64, r64 among them, chained through 5 registers, 7.8 instructions
+ * a copy each, and ran at 4.35 instructions a cycle where the training
+ * harness and the model said 5.8); and a number prime to the
+ * read-modify-writes of a copy. Else the rotation falls into step with
+ * the kernel: with two of them a copy (an add, an imul) and four
+ * registers, every imul writes the same two registers and the imuls
+ * chain, 1.5 cycles a copy where 1.0 is the throughput (the training
+ * generator's write pool had the same flaw: docs/BENCHMARKS.md). */
 static void split_pools(struct pools *pl, const unsigned *rmw, const unsigned *pure)
 {
 	for (int c = 0; c < 3; c++) {
-		unsigned n = pl->n_write[c], keep = 0;
+		unsigned n = pl->n_write[c], keep = pure[c] ? (pure[c] < 4 ? 4 : pure[c]) : 0;
+		if (keep > n / 2)
+			keep = n / 2;
 		if (pure[c]) {
-			keep = (n * pure[c] + pure[c] + rmw[c] - 1) / (pure[c] + rmw[c]);
-			keep = keep < 1 ? 1 : keep;
-			if (rmw[c] && keep > n - 1)
-				keep = n - 1;
+			unsigned share = (n * pure[c] + pure[c] + rmw[c] - 1) / (pure[c] + rmw[c]);
+			keep = share < keep ? share : keep;
 		}
 		unsigned r = rmw[c] ? (n > keep ? n - keep : 1) : 0, top = r;
 		while (rmw[c] && r > 1 && gcd(r, rmw[c]) != 1)
