@@ -14,6 +14,7 @@ int palmed_eval_main(int argc, char **argv);	/* cmd/palmed_eval.c */
 struct eval_set;
 struct eval_blocks_stats;
 void palmed_eval_print_table(const struct eval_set *s);
+void palmed_eval_print_worst(const struct eval_set *s, size_t n);
 void palmed_eval_print_blocks(const char *const *runs, size_t nruns,
 			      const struct eval_blocks_stats *st, double refused,
 			      const struct eval_set *s);

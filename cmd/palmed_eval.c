@@ -29,7 +29,7 @@ struct eval_args {
 	const char *model, *sim, *dir, *db_path, *generator, *core;
 	const char **from; /* recorded runs, --from (repeatable) */
 	size_t nfrom;
-	unsigned count, seed;
+	unsigned count, seed, worst;
 	int no_db, no_mca;
 };
 
@@ -53,7 +53,9 @@ static void usage(FILE *out)
 		"  --no-mca       leave llvm-mca out even if llvm-mca-19 is installed\n"
 		"  --core FILE    the core's parameters for the cycle model's row (default:\n"
 		"                 $XDG_DATA_HOME/perpi/core.json, from 'perpi core'; without\n"
-		"                 it the row is left out)\n");
+		"                 it the row is left out)\n"
+		"  --worst N      list the N kernels that weigh most in the model's error\n"
+		"                 after each table (default 10; 0: none)\n");
 }
 
 /* The native reference: a simulated machine, or this CPU through the
@@ -423,10 +425,14 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 			printf("reference: this CPU, measured");
 		printf("; model of %zu forms, %zu resources, %u benchmarks\n", m->nforms, m->nres,
 		       m->benchmarks);
-		if (a->count)
+		if (a->count) {
 			palmed_eval_print_table(&s[0]);
-		if (a->nfrom)
+			palmed_eval_print_worst(&s[0], a->worst);
+		}
+		if (a->nfrom) {
 			palmed_eval_print_blocks(a->from, a->nfrom, &st, h[1].refused, &s[1]);
+			palmed_eval_print_worst(&s[1], a->worst);
+		}
 		rc = palmed_eval_write_results(s, a->dir);
 	}
 	for (size_t k = 0; k < 2; k++) {
@@ -553,11 +559,11 @@ static int parse_number(int c, const char *text, struct eval_args *a)
 {
 	char *end;
 	unsigned long v = strtoul(text, &end, 10);
-	if (*end || !*text || (c == 'n' && v > 100000)) {
+	if (*end || !*text || (c != 'S' && v > 100000)) {
 		fprintf(stderr, "perpi: palmed eval: bad number '%s'\n", text);
 		return -1;
 	}
-	*(c == 'n' ? &a->count : &a->seed) = (unsigned)v;
+	*(c == 'n' ? &a->count : c == 'w' ? &a->worst : &a->seed) = (unsigned)v;
 	return 0;
 }
 
@@ -568,7 +574,7 @@ static const struct option eval_options[] = {
     {"db", required_argument, NULL, 'd'},	 {"no-db", no_argument, NULL, 'D'},
     {"no-mca", no_argument, NULL, 'M'},		 {"from", required_argument, NULL, 'f'},
     {"generator", required_argument, NULL, 'g'}, {"core", required_argument, NULL, 'c'},
-    {0}};
+    {"worst", required_argument, NULL, 'w'},	 {0}};
 
 /* One option into a; returns 0, 2 (a usage error) or -1 (--help). */
 static int parse_option(int c, struct eval_args *a)
@@ -610,6 +616,7 @@ static int parse_option(int c, struct eval_args *a)
 		return 0;
 	case 'n':
 	case 'S':
+	case 'w':
 		return parse_number(c, optarg, a) < 0 ? 2 : 0;
 	default:
 		usage(c == 'h' ? stdout : stderr);
@@ -636,8 +643,8 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 
 int palmed_eval_main(int argc, char **argv)
 {
-	struct eval_args a = {NULL, NULL, "palmed-eval", NULL, "independent", NULL, NULL, 0, 200,
-			      1,    0,	  0};
+	struct eval_args a = {
+	    .dir = "palmed-eval", .generator = "independent", .count = 200, .seed = 1, .worst = 10};
 	int rc = parse_args(argc, argv, &a);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

@@ -1,5 +1,6 @@
 /* The tables and files of `perpi palmed eval` (cmd/palmed_eval.c). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,46 @@ void palmed_eval_print_table(const struct eval_set *s)
 		free(sub.points);
 	}
 	print_against_harness(s);
+}
+
+/* The n kernels that weigh most in the palmed row's error, with their
+ * share of its squared error, native and predicted IPC (and the harness's,
+ * the weight's share in a weighted set): where to look first. */
+void palmed_eval_print_worst(const struct eval_set *s, size_t n)
+{
+	size_t j = 0, h = 0;
+	while (j < s->npred && strcmp(s->pred_names[j], "palmed"))
+		j++;
+	while (h < s->npred && strcmp(s->pred_names[h], "harness"))
+		h++;
+	if (j == s->npred || n == 0)
+		return;
+	size_t *idx = xmalloc(n * sizeof(*idx));
+	double *share = xmalloc(n * sizeof(*share)), over, all = 0;
+	size_t m = eval_worst(s, j, n, idx, share, &over);
+	for (size_t i = 0; i < s->n; i++)
+		all += s->points[i].weight;
+	if (m) {
+		printf(
+		    "the %zu kernel%s weighing most in palmed's error (%.0f%% of its squared error "
+		    "from kernels predicted faster than they run):\n",
+		    m, m == 1 ? "" : "s", 100 * over);
+		printf("%7s %8s %8s%s%s  kernel\n", "share", "native", "palmed",
+		       h < s->npred ? "  harness" : "", s->weighted ? "   weight" : "");
+	}
+	for (size_t k = 0; k < m; k++) {
+		const struct eval_point *p = &s->points[idx[k]];
+		printf("%6.1f%% %8.3f %8.3f", 100 * share[k], p->native, p->pred[j]);
+		if (h < s->npred && !isnan(p->pred[h]))
+			printf(" %8.3f", p->pred[h]);
+		else if (h < s->npred)
+			printf(" %8s", "-");
+		if (s->weighted)
+			printf(" %7.2f%%", all > 0 ? 100 * p->weight / all : 0);
+		printf("  %s\n", p->kernel);
+	}
+	free(idx);
+	free(share);
 }
 
 static double percent(double part, uint64_t whole)

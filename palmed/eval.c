@@ -139,6 +139,48 @@ void eval_metrics(const struct eval_set *s, size_t predictor, struct eval_metric
 	free(native);
 }
 
+/* A point's term w e^2 of the RMS error (eval_worst sorts them, largest first). */
+struct worst_term {
+	size_t index;
+	double term;
+};
+
+static int by_term(const void *a, const void *b)
+{
+	double x = ((const struct worst_term *)a)->term, y = ((const struct worst_term *)b)->term;
+	return (x < y) - (x > y);
+}
+
+size_t eval_worst(const struct eval_set *s, size_t predictor, size_t n, size_t *idx, double *share,
+		  double *over)
+{
+	struct worst_term *t = xmalloc((s->n + 1) * sizeof(*t));
+	double total = 0, above = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct eval_point *p = &s->points[i];
+		double pred = p->pred[predictor];
+		if (isnan(pred) || !(p->native > 0))
+			continue;
+		double rel = (pred - p->native) / p->native, term = p->weight * rel * rel;
+		total += term;
+		if (pred > p->native)
+			above += term;
+		if (fabs(rel) > 1e-6) /* not rounding */
+			t[m++] = (struct worst_term){i, term};
+	}
+	qsort(t, m, sizeof(*t), by_term);
+	m = m < n ? m : n;
+	for (size_t k = 0; k < m; k++) {
+		idx[k] = t[k].index;
+		share[k] = t[k].term / total;
+	}
+	if (over)
+		*over = total > 0 ? above / total : 0;
+	free(t);
+	return m;
+}
+
 int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char *path)
 {
 	FILE *f = fopen(path, "w");

@@ -60,6 +60,14 @@ void eval_metrics(const struct eval_set *s, size_t predictor, struct eval_metric
 /* Kendall's tau-b of two series (pairs with a NAN are skipped). */
 double eval_kendall_tau(const double *a, const double *b, size_t n);
 
+/* The points that weigh most in predictor's RMS error: their indices into
+ * s->points, the largest share of sum w e^2 first (n at most), with each
+ * one's share of it; returns how many (only points predicted with an
+ * error of more than 1e-6, not rounding, count). *over (if not NULL): the share of the squared
+ * error that comes from points predicted faster than they run. */
+size_t eval_worst(const struct eval_set *s, size_t predictor, size_t n, size_t *idx, double *share,
+		  double *over);
+
 /* kernel,native_ipc,<predictor>_ipc...,set,weight: one line per point of
  * every set (the sets have the same predictors, in the same order). */
 int eval_write_csv(const struct eval_set *const *sets, size_t nsets, const char *path);

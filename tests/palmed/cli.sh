@@ -75,6 +75,25 @@ check "eval exits 0" $?
 contains "$tmp/out" "^palmed  *all  *50  *100.0%  *0.00%  *1.000"; check "eval: exact on the simulated machine" $?
 [ -s "$tmp/eval/eval.csv" ] && [ -s "$tmp/eval/eval-palmed.svg" ]; check "eval saves raw results and a scatter plot" $?
 [ "$(wc -l <"$tmp/eval/eval.csv")" -eq 51 ]; check "one CSV line per kernel" $?
+! contains "$tmp/out" "weighing most"; check "eval: no kernel listed when the model is exact" $?
+# --worst: the same model with MUL's own unit (R5) at twice its use. A
+# kernel bounded by that unit is then predicted at half its IPC (an error
+# of -50%, the largest there is: no other bound grows), every listed kernel
+# holds MUL, and none of the error is from kernels predicted faster. Each
+# one's share is 0.25 over the sum of the squared errors of eval.csv.
+awk '/"form":"MUL"/ { m = 1 } m && /"R5":1.0/ { sub(/1\.0/, "2.0"); m = 0 } { print }' \
+	"$tmp/m.json" >"$tmp/mul2.json"
+$PERPI palmed eval --sim overlap -m "$tmp/mul2.json" -n 50 --worst 3 -o "$tmp/eval2" \
+	>"$tmp/out" 2>&1
+sum=$(awk -F, 'NR > 1 { e = ($3 - $2) / $2; s += e * e } END { printf "%.1f", 25 / s }' \
+	"$tmp/eval2/eval.csv")
+awk -v share="$sum%" '
+	/weighing most/ { head = /^the 3 kernels/ && /\(0% of its squared error/ }
+	/^ *[0-9.]+% / && head { n++; ok += $1 == share && $3 * 2 - $2 < 0.002 && $3 * 2 - $2 > -0.002 && / MUL/ }
+	END { exit !(n == 3 && ok == 3) }' "$tmp/out"
+check "eval --worst 3: three MUL kernels at half their IPC, each ${sum}% of the error" $?
+$PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 5 --worst x >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "bad number 'x'"; check "eval --worst x: a usage error" $?
 
 # The same block three ways on the Zen-like machine: multiply (fp0|fp1), add
 # (fp2|fp3), shuffle (fp1|fp2) need all four FP pipes: 3 µops / 4 = 0.75
