@@ -21,14 +21,21 @@ static void print_rows(const struct eval_set *s, const char *label)
 	}
 }
 
+/* The index of the predictor named name in s (s->npred: none). */
+static size_t predictor_index(const struct eval_set *s, const char *name)
+{
+	size_t j = 0;
+	while (j < s->npred && strcmp(s->pred_names[j], name))
+		j++;
+	return j;
+}
+
 /* The other predictors against the "harness" row (cmd/palmed_eval.c) on
  * the kernels it covers: a model's error against the timings it was
  * fitted to, apart from what the code of a kernel adds. */
 static void print_against_harness(const struct eval_set *s)
 {
-	size_t h = 0;
-	while (h < s->npred && strcmp(s->pred_names[h], "harness"))
-		h++;
+	size_t h = predictor_index(s, "harness");
 	if (h == s->npred)
 		return;
 	struct eval_set sub = *s;
@@ -85,11 +92,7 @@ void palmed_eval_print_table(const struct eval_set *s)
  * the weight's share in a weighted set): where to look first. */
 void palmed_eval_print_worst(const struct eval_set *s, size_t n)
 {
-	size_t j = 0, h = 0;
-	while (j < s->npred && strcmp(s->pred_names[j], "palmed"))
-		j++;
-	while (h < s->npred && strcmp(s->pred_names[h], "harness"))
-		h++;
+	size_t j = predictor_index(s, "palmed"), h = predictor_index(s, "harness");
 	if (j == s->npred || n == 0)
 		return;
 	size_t *idx = xmalloc(n * sizeof(*idx));

@@ -63,8 +63,9 @@ double eval_kendall_tau(const double *a, const double *b, size_t n);
 /* The points that weigh most in predictor's RMS error: their indices into
  * s->points, the largest share of sum w e^2 first (n at most), with each
  * one's share of it; returns how many (only points predicted with an
- * error of more than 1e-6, not rounding, count). *over (if not NULL): the share of the squared
- * error that comes from points predicted faster than they run. */
+ * error of more than 1e-6, not rounding, count). *over (if not NULL): the
+ * share of the squared error that comes from points predicted faster than
+ * they run. */
 size_t eval_worst(const struct eval_set *s, size_t predictor, size_t n, size_t *idx, double *share,
 		  double *over);
 
