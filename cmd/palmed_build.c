@@ -56,8 +56,8 @@ static void build_usage(FILE *out)
 		     "                 combination of core forms, from N probes\n"
 		     "  --exhaustive   map every form against every core resource alone (Palmed's\n"
 		     "                 way: slower; for measuring what the groups cost)\n"
-		     "  --no-split     keep each core resource whole, even where pairs of mapped\n"
-		     "                 forms would show that they do not share it\n"
+		     "  --split        split a core resource where pairs of mapped forms show\n"
+		     "                 that they do not share it (default: keep it whole)\n"
 		     "  --no-siblings  probe every form against the core's resources, even one\n"
 		     "                 that runs as a core form of its shape does\n"
 		     "  --training N   random short kernels of core forms measured after the\n"
@@ -87,7 +87,7 @@ struct build_args {
 	const char *sim, *forms_file, *core_file, *db_path, *out;
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
-	int no_db, quiet, exhaustive, retry_refused, no_split, no_siblings;
+	int no_db, quiet, exhaustive, retry_refused, split, no_siblings;
 	long budget, training, probes, resources;
 	double busy_wait; /* --busy-wait (negative: the default) */
 };
@@ -313,7 +313,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	o.progress = a->quiet ? NULL : stderr;
 	o.core = p.core.n ? (const char *const *)p.core.v : NULL;
 	o.map_exhaustive = a->exhaustive;
-	o.map_no_split = a->no_split;
+	o.map_split = a->split;
 	o.map_no_siblings = a->no_siblings;
 	o.map_probes = a->probes > 0 ? (unsigned)a->probes : 0;
 	o.ncore = p.core.n;
@@ -346,6 +346,7 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"core", required_argument, NULL, 'c'},
 					      {"exhaustive", no_argument, NULL, 'x'},
 					      {"no-split", no_argument, NULL, 'S'},
+					      {"split", no_argument, NULL, 'P'},
 					      {"no-siblings", no_argument, NULL, 'N'},
 					      {"probes", required_argument, NULL, 'p'},
 					      {"retry-refused", no_argument, NULL, 'R'},
@@ -394,7 +395,10 @@ static int parse_option(int c, struct build_args *a)
 		a->exhaustive = 1;
 		return 0;
 	case 'S':
-		a->no_split = 1;
+		a->split = 0; /* --no-split: the default */
+		return 0;
+	case 'P':
+		a->split = 1;
 		return 0;
 	case 'N':
 		a->no_siblings = 1;

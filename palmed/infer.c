@@ -405,7 +405,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	struct infer_map_options mo;
 	infer_map_options_default(&mo, o->tol);
 	mo.exhaustive = o->map_exhaustive;
-	mo.no_split = o->map_no_split;
+	mo.no_split = !o->map_split;
 	mo.no_siblings = o->map_no_siblings;
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;

@@ -36,7 +36,9 @@ struct infer_options {
 	const char *const *core;
 	size_t ncore;
 	int map_exhaustive;  /* the mapping probes every resource alone (Palmed's way) */
-	int map_no_split;    /* the mapping leaves the core's resources whole */
+	int map_split;	     /* the mapping splits the core's resources that pairs of
+			      * mapped forms do not share (infer_map_split.c; off by
+			      * default: docs/MODEL.md) */
 	int map_no_siblings; /* the mapping probes every form (no core siblings) */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
 	/* Kernels a busy host disturbed throughout are measured again once it

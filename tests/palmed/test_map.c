@@ -59,6 +59,8 @@ static int build(const struct sim_machine *sim, const struct measure *ms, int no
 	o.core = sim->core;
 	o.ncore = sim->ncore;
 	o.stop = stop;
+	o.map_split = 1; /* off by default; on, it must split nothing an exact core
+			  * explains ("exact"); "split" checks it off and on */
 	int rc = infer_model(ms, forms, sim->nforms, &o, model, stats);
 	free(forms);
 	return rc;
@@ -386,7 +388,7 @@ static int check_split(int split)
 	infer_options_exact(&o);
 	o.core = sim->core;
 	o.ncore = sim->ncore;
-	o.map_no_split = !split;
+	o.map_split = split;
 	if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
 		printf("FAIL split %d: %s\n", split, perpi_error());
 		return 1;
