@@ -425,6 +425,13 @@ static int evaluate(const struct eval_args *a, struct reference *ref, const stru
 			printf("reference: this CPU, measured");
 		printf("; model of %zu forms, %zu resources, %u benchmarks\n", m->nforms, m->nres,
 		       m->benchmarks);
+		if (ref->gen) {
+			size_t twice, first, second;
+			eval_gen_passes(ref->gen, &twice, &first, &second);
+			printf("native timings: %zu kernels measured in two passes, the faster kept "
+			       "(%zu ran over 5%% faster in the first, %zu in the second)\n",
+			       twice, first, second);
+		}
 		if (a->count) {
 			palmed_eval_print_table(&s[0]);
 			palmed_eval_print_worst(&s[0], a->worst);

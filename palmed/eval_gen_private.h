@@ -49,6 +49,9 @@ struct eval_gen {
 	size_t n;
 	int avx, avx512;
 	struct harness_worker *worker;
+	/* The second pass (eval_gen_run.c): kernels measured twice, and of
+	 * those the ones more than 5% faster in the first or the second. */
+	size_t twice, faster_first, faster_second;
 };
 
 /* The form's entry, or NULL. */
