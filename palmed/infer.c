@@ -434,18 +434,41 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	return rc;
 }
 
-/* The machine's width: one more resource, used 1/W by every form, W the
- * most instructions a cycle any measured kernel ran (string forms left
- * out: a rep movsb is one instruction of many operations). No form
- * executes without a slot of decode, rename and retirement, however
- * its usages spread over the other resources: without it, blocks of
+/* Kernels of up to this many instructions are what the width is fitted
+ * to (the refit's short kernels, infer_refit.c). */
+#define WIDTH_SMALL 24
+
+double infer_fit_width(const struct infer_width_point *pts, size_t np, double least, double most)
+{
+	double best = most, best_err = INFINITY;
+	for (double w = most; w >= least * (1 - 1e-9); w -= 0.01 * most) {
+		double err = 0;
+		for (size_t i = 0; i < np; i++)
+			err += fabs(fmax(pts[i].load, pts[i].n / w) - pts[i].cycles) / pts[i].cycles;
+		if (err < best_err * (1 - 1e-9))
+			best_err = err, best = w;
+	}
+	return best;
+}
+
+/* The machine's width: one more resource, used 1/W by every form. No form
+ * executes without a slot of decode, rename and retirement, however its
+ * usages spread over the other resources: without it, blocks of
  * eliminated moves and zero idioms (mov r, r; xor r, r; cmp) came out at
  * 10-13 instructions a cycle on a Zen 5 that runs at most 7.94 (docs/
- * MODEL.md, "The width"). Nothing is added when no kernel was measured. */
+ * MODEL.md, "The width"). W is at most the most instructions a cycle any
+ * measured kernel ran (string forms left out: a rep movsb is one
+ * instruction of many operations), and within a quarter below it the
+ * value that explains the short measured kernels best (the least mean
+ * relative error, the refit's criterion): a machine that ran its fastest
+ * kernel at W need not sustain W on the others (the Zen 5: 7.97 at most,
+ * 7.25 fits best). Nothing is added when no kernel was measured. */
 static void add_width(struct model *m)
 {
 	double best = 0;
 	const char *at = NULL;
+	struct infer_width_point *pts = xmalloc((m->nmeas + 1) * sizeof(*pts));
+	size_t np = 0;
 	for (size_t b = 0; b < m->nmeas; b++) {
 		struct kernel k;
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
@@ -458,13 +481,22 @@ static void add_width(struct model *m)
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
 		if (!string && ipc > best)
 			best = ipc, at = m->meas[b].kernel;
+		struct prediction p;
+		if (!string && kernel_size(&k) <= WIDTH_SMALL && model_predict(m, &k, &p) == 0) {
+			if (p.nuncovered == 0)
+				pts[np++] = (struct infer_width_point){
+				    p.cycles, (double)kernel_size(&k), m->meas[b].cycles};
+			prediction_done(&p);
+		}
 		kernel_done(&k);
 	}
-	if (best <= 0)
-		return;
-	size_t r = model_add_resource(m, MODEL_WIDTH, at);
-	for (size_t i = 0; i < m->nforms; i++)
-		model_set_rho(m, i, r, 1 / best);
+	if (best > 0) {
+		double w = infer_fit_width(pts, np, 0.75 * best, best);
+		size_t r = model_add_resource(m, MODEL_WIDTH, at);
+		for (size_t i = 0; i < m->nforms; i++)
+			model_set_rho(m, i, r, 1 / w);
+	}
+	free(pts);
 }
 
 int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,

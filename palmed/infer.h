@@ -58,6 +58,16 @@ void infer_options_exact(struct infer_options *o);
 /* Noisy measurements (real hardware): short kernels, tolerant checks. */
 void infer_options_noisy(struct infer_options *o);
 
+/* One short measured kernel, for the width (infer.c's add_width): the
+ * model's cycles without the width, its instructions, its cycles. */
+struct infer_width_point {
+	double load, n, cycles;
+};
+/* The width W in [least, most] (steps of 1% of most) whose prediction
+ * max(load, n / W) has the least mean relative error over pts; the widest
+ * of equals. */
+double infer_fit_width(const struct infer_width_point *pts, size_t np, double least, double most);
+
 struct infer_stats {
 	unsigned benchmarks;	    /* kernels measured (each distinct kernel once) */
 	unsigned singles;	    /* forms measured alone */
