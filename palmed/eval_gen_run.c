@@ -110,37 +110,76 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 	free(of);
 }
 
+/* The kernels ks[idx[0..m)] measured again, in slices of SLICE; each
+ * result goes to take(i, cycles, status, error) with i its index in ks
+ * (error malloc'd or NULL, the callee's). Stops between two slices when
+ * *stop is set. */
+static void run_again(struct eval_gen *g, const struct kernel *ks, const size_t *idx, size_t m,
+		      const volatile sig_atomic_t *stop,
+		      void (*take)(struct eval_gen *g, void *ctx, size_t i, double c, int st,
+				   char *error),
+		      void *ctx)
+{
+	struct kernel *again = xcalloc(m + 1, sizeof(*again));
+	for (size_t j = 0; j < m; j++)
+		again[j] = ks[idx[j]]; /* the kernels themselves are ks's */
+	for (size_t at = 0; at < m && !(stop && *stop); at += SLICE) {
+		size_t k = m - at < SLICE ? m - at : SLICE;
+		double c[SLICE];
+		int st[SLICE];
+		char *er[SLICE] = {0};
+		run_slice(g, again + at, k, c, st, er);
+		for (size_t j = 0; j < k; j++)
+			take(g, ctx, idx[at + j], c[j], st[j], er[j]);
+	}
+	free(again);
+}
+
+struct results {
+	double *cycles;
+	int *status;
+	char **errors;
+};
+
+static void replace(struct eval_gen *g, void *ctx, size_t i, double c, int st, char *error)
+{
+	struct results *r = ctx;
+	(void)g;
+	free(r->errors[i]);
+	r->errors[i] = error;
+	r->status[i] = st;
+	r->cycles[i] = c;
+}
+
 /* Kernels the host disturbed, or whose repetitions spread, are measured
  * again (twice at most, in one more shared object each time): a busy
  * spell passes, a kernel that always spreads stays refused. */
-static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
-		  int *status, char **errors, const volatile sig_atomic_t *stop)
+static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, struct results *r,
+		  const volatile sig_atomic_t *stop)
 {
 	size_t *idx = xmalloc((n + 1) * sizeof(size_t));
-	struct kernel *again = xcalloc(n + 1, sizeof(*again));
 	for (int round = 0; round < 2 && !(stop && *stop); round++) {
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
-			if (status[i] < 0 && errors[i] &&
-			    (strstr(errors[i], "spread") || strstr(errors[i], "undisturbed")))
-				again[m] = ks[i], idx[m++] = i;
-		for (size_t at = 0; at < m && !(stop && *stop); at += SLICE) {
-			size_t k = m - at < SLICE ? m - at : SLICE;
-			double c[SLICE];
-			int st[SLICE];
-			char *er[SLICE] = {0};
-			run_slice(g, again + at, k, c, st, er);
-			for (size_t j = 0; j < k; j++) {
-				size_t i = idx[at + j];
-				free(errors[i]);
-				errors[i] = er[j];
-				status[i] = st[j];
-				cycles[i] = c[j];
-			}
-		}
+			if (r->status[i] < 0 && r->errors[i] &&
+			    (strstr(r->errors[i], "spread") || strstr(r->errors[i], "undisturbed")))
+				idx[m++] = i;
+		run_again(g, ks, idx, m, stop, replace, r);
 	}
 	free(idx);
-	free(again); /* the kernels themselves are ks's */
+}
+
+static void keep_faster(struct eval_gen *g, void *ctx, size_t i, double c, int st, char *error)
+{
+	struct results *r = ctx;
+	free(error);
+	if (st != 0)
+		return;
+	g->twice++;
+	g->faster_first += r->cycles[i] < c / 1.05;
+	g->faster_second += c < r->cycles[i] / 1.05;
+	if (c < r->cycles[i])
+		r->cycles[i] = c;
 }
 
 /* Every kernel measured is measured again in a second pass, in other
@@ -152,34 +191,15 @@ static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double 
  * ADD_GPR16_IMM8^2 VPCMPGTW_K_YMM_M256^2, 1.93 instructions a cycle
  * against 3.06 and 3.1). The kernel's speed is the machine's when it is
  * not slowed, as for every measurement of the model. */
-static void second_pass(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
-			int *status, const volatile sig_atomic_t *stop)
+static void second_pass(struct eval_gen *g, const struct kernel *ks, size_t n, struct results *r,
+			const volatile sig_atomic_t *stop)
 {
 	size_t *idx = xmalloc((n + 1) * sizeof(size_t)), m = 0;
-	struct kernel *again = xcalloc(n + 1, sizeof(*again));
 	for (size_t i = n; i-- > 0;) /* backwards: other neighbours, other slices */
-		if (status[i] == 0)
-			again[m] = ks[i], idx[m++] = i;
-	for (size_t at = 0; at < m && !(stop && *stop); at += SLICE) {
-		size_t k = m - at < SLICE ? m - at : SLICE;
-		double c[SLICE];
-		int st[SLICE];
-		char *er[SLICE] = {0};
-		run_slice(g, again + at, k, c, st, er);
-		for (size_t j = 0; j < k; j++) {
-			size_t i = idx[at + j];
-			free(er[j]);
-			if (st[j] != 0)
-				continue;
-			g->twice++;
-			g->faster_first += cycles[i] < c[j] / 1.05;
-			g->faster_second += c[j] < cycles[i] / 1.05;
-			if (c[j] < cycles[i])
-				cycles[i] = c[j];
-		}
-	}
+		if (r->status[i] == 0)
+			idx[m++] = i;
+	run_again(g, ks, idx, m, stop, keep_faster, r);
 	free(idx);
-	free(again);
 }
 
 void eval_gen_passes(const struct eval_gen *g, size_t *twice, size_t *faster_first,
@@ -199,8 +219,9 @@ void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 			  errors + at);
 	if (at > n)
 		at = n;
-	retry(g, ks, at, cycles, status, errors, stop);
-	second_pass(g, ks, at, cycles, status, stop);
+	struct results r = {cycles, status, errors};
+	retry(g, ks, at, &r, stop);
+	second_pass(g, ks, at, &r, stop);
 	for (; at < n; at++) {
 		status[at] = -1;
 		errors[at] = xstrdup("interrupted");
