@@ -2,6 +2,7 @@
  * and linked into a shared object, run by the benchmark harness (the one
  * part it shares with the training generator: the clock and its
  * disturbance checks). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,76 +111,52 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 	free(of);
 }
 
-/* The kernels ks[idx[0..m)] measured again, in slices of SLICE; each
- * result goes to take(i, cycles, status, error) with i its index in ks
- * (error malloc'd or NULL, the callee's). Stops between two slices when
- * *stop is set. */
-static void run_again(struct eval_gen *g, const struct kernel *ks, const size_t *idx, size_t m,
-		      const volatile sig_atomic_t *stop,
-		      void (*take)(struct eval_gen *g, void *ctx, size_t i, double c, int st,
-				   char *error),
-		      void *ctx)
+/* The kernels ks[idx[0..m)] measured again, in slices of SLICE, into
+ * c[0..m), st and er (as run_slice's); stops between two slices when
+ * *stop is set. Returns how many were measured. */
+static size_t run_again(struct eval_gen *g, const struct kernel *ks, const size_t *idx, size_t m,
+			double *c, int *st, char **er, const volatile sig_atomic_t *stop)
 {
 	struct kernel *again = xcalloc(m + 1, sizeof(*again));
+	size_t at = 0;
 	for (size_t j = 0; j < m; j++)
 		again[j] = ks[idx[j]]; /* the kernels themselves are ks's */
-	for (size_t at = 0; at < m && !(stop && *stop); at += SLICE) {
-		size_t k = m - at < SLICE ? m - at : SLICE;
-		double c[SLICE];
-		int st[SLICE];
-		char *er[SLICE] = {0};
-		run_slice(g, again + at, k, c, st, er);
-		for (size_t j = 0; j < k; j++)
-			take(g, ctx, idx[at + j], c[j], st[j], er[j]);
-	}
+	for (; at < m && !(stop && *stop); at += SLICE)
+		run_slice(g, again + at, m - at < SLICE ? m - at : SLICE, c + at, st + at, er + at);
 	free(again);
-}
-
-struct results {
-	double *cycles;
-	int *status;
-	char **errors;
-};
-
-static void replace(struct eval_gen *g, void *ctx, size_t i, double c, int st, char *error)
-{
-	struct results *r = ctx;
-	(void)g;
-	free(r->errors[i]);
-	r->errors[i] = error;
-	r->status[i] = st;
-	r->cycles[i] = c;
+	return at < m ? at : m;
 }
 
 /* Kernels the host disturbed, or whose repetitions spread, are measured
  * again (twice at most, in one more shared object each time): a busy
  * spell passes, a kernel that always spreads stays refused. */
-static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, struct results *r,
-		  const volatile sig_atomic_t *stop)
+static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+		  int *status, char **errors, const volatile sig_atomic_t *stop)
 {
 	size_t *idx = xmalloc((n + 1) * sizeof(size_t));
+	double *c = xmalloc((n + 1) * sizeof(double));
+	int *st = xmalloc((n + 1) * sizeof(int));
+	char **er = xmalloc((n + 1) * sizeof(char *));
 	for (int round = 0; round < 2 && !(stop && *stop); round++) {
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
-			if (r->status[i] < 0 && r->errors[i] &&
-			    (strstr(r->errors[i], "spread") || strstr(r->errors[i], "undisturbed")))
+			if (status[i] < 0 && errors[i] &&
+			    (strstr(errors[i], "spread") || strstr(errors[i], "undisturbed")))
 				idx[m++] = i;
-		run_again(g, ks, idx, m, stop, replace, r);
+		memset(er, 0, (m + 1) * sizeof(char *));
+		size_t done = run_again(g, ks, idx, m, c, st, er, stop);
+		for (size_t j = 0; j < done; j++) {
+			size_t i = idx[j];
+			free(errors[i]);
+			errors[i] = er[j];
+			status[i] = st[j];
+			cycles[i] = c[j];
+		}
 	}
 	free(idx);
-}
-
-static void keep_faster(struct eval_gen *g, void *ctx, size_t i, double c, int st, char *error)
-{
-	struct results *r = ctx;
-	free(error);
-	if (st != 0)
-		return;
-	g->twice++;
-	g->faster_first += r->cycles[i] < c / 1.05;
-	g->faster_second += c < r->cycles[i] / 1.05;
-	if (c < r->cycles[i])
-		r->cycles[i] = c;
+	free(c);
+	free(st);
+	free(er);
 }
 
 /* Every kernel measured is measured again in a second pass, in other
@@ -191,15 +168,31 @@ static void keep_faster(struct eval_gen *g, void *ctx, size_t i, double c, int s
  * ADD_GPR16_IMM8^2 VPCMPGTW_K_YMM_M256^2, 1.93 instructions a cycle
  * against 3.06 and 3.1). The kernel's speed is the machine's when it is
  * not slowed, as for every measurement of the model. */
-static void second_pass(struct eval_gen *g, const struct kernel *ks, size_t n, struct results *r,
-			const volatile sig_atomic_t *stop)
+static void second_pass(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+			const int *status, const volatile sig_atomic_t *stop)
 {
 	size_t *idx = xmalloc((n + 1) * sizeof(size_t)), m = 0;
+	double *c = xmalloc((n + 1) * sizeof(double));
+	int *st = xmalloc((n + 1) * sizeof(int));
+	char **er = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = n; i-- > 0;) /* backwards: other neighbours, other slices */
-		if (r->status[i] == 0)
+		if (status[i] == 0)
 			idx[m++] = i;
-	run_again(g, ks, idx, m, stop, keep_faster, r);
+	size_t done = run_again(g, ks, idx, m, c, st, er, stop);
+	for (size_t j = 0; j < done; j++) {
+		size_t i = idx[j];
+		free(er[j]);
+		if (st[j] != 0)
+			continue;
+		g->twice++;
+		g->faster_first += cycles[i] < c[j] / 1.05;
+		g->faster_second += c[j] < cycles[i] / 1.05;
+		cycles[i] = fmin(cycles[i], c[j]);
+	}
 	free(idx);
+	free(c);
+	free(st);
+	free(er);
 }
 
 void eval_gen_passes(const struct eval_gen *g, size_t *twice, size_t *faster_first,
@@ -219,9 +212,8 @@ void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 			  errors + at);
 	if (at > n)
 		at = n;
-	struct results r = {cycles, status, errors};
-	retry(g, ks, at, &r, stop);
-	second_pass(g, ks, at, &r, stop);
+	retry(g, ks, at, cycles, status, errors, stop);
+	second_pass(g, ks, at, cycles, status, stop);
 	for (; at < n; at++) {
 		status[at] = -1;
 		errors[at] = xstrdup("interrupted");

@@ -444,7 +444,8 @@ double infer_fit_width(const struct infer_width_point *pts, size_t np, double le
 	for (double w = most; w >= least * (1 - 1e-9); w -= 0.01 * most) {
 		double err = 0;
 		for (size_t i = 0; i < np; i++)
-			err += fabs(fmax(pts[i].load, pts[i].n / w) - pts[i].cycles) / pts[i].cycles;
+			err +=
+			    fabs(fmax(pts[i].load, pts[i].n / w) - pts[i].cycles) / pts[i].cycles;
 		if (err < best_err * (1 - 1e-9))
 			best_err = err, best = w;
 	}
@@ -462,7 +463,7 @@ double infer_fit_width(const struct infer_width_point *pts, size_t np, double le
  * value that explains the short measured kernels best (the least mean
  * relative error, the refit's criterion): a machine that ran its fastest
  * kernel at W need not sustain W on the others (the Zen 5: 7.97 at most,
- * 7.25 fits best). Nothing is added when no kernel was measured. */
+ * 7.0-7.4 fit best, by database). Nothing is added when no kernel was measured. */
 static void add_width(struct model *m)
 {
 	double best = 0;

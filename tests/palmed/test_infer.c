@@ -398,7 +398,8 @@ static int check_width_fit(void)
 	unsigned long long x = 12345; /* its own draws: the other checks' stay theirs */
 	for (unsigned i = 0; i < 200; i++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		double n = 2 + (double)((x >> 33) % 12), load = n / 6 * (0.5 + (double)((x >> 20) % 1000) / 1000);
+		double n = 2 + (double)((x >> 33) % 12),
+		       load = n / 6 * (0.5 + (double)((x >> 20) % 1000) / 1000);
 		pts[i] = (struct infer_width_point){load, n, fmax(load, n / 6)};
 		above[i] = (struct infer_width_point){n / 6 * 1.01 + load, n, n / 6 * 1.01 + load};
 	}
@@ -414,10 +415,9 @@ static int check_width_fit(void)
 
 int main(int argc, char **argv)
 {
-	int failed =
-	    argc < 2 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
-			   check_width_fit()
-		     : 0;
+	int failed = argc < 2 ? check_deterministic(sim_find("zen")) |
+				    check_pairs(sim_find("zen")) | check_width_fit()
+			      : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
 		if (!sim_machine_at(i)->core &&
