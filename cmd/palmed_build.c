@@ -65,6 +65,9 @@ static void build_usage(FILE *out)
 		     "                 15000; 0: none)\n"
 		     "  --resources N  keep the N core resources that explain the measurements\n"
 		     "                 best, then fit again (default 16; 0: every one found)\n"
+		     "  --mixes N      check every mapped form in N random mixes with core forms,\n"
+		     "                 and one beside each resource it uses, and refit its\n"
+		     "                 usages to them (default 3; 0: no check)\n"
 		     "  -o MODEL       where to write the model (default: "
 		     "$XDG_DATA_HOME/perpi/model.json)\n"
 		     "  -q             no progress\n");
@@ -88,7 +91,7 @@ struct build_args {
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
 	int no_db, quiet, exhaustive, retry_refused, split, no_siblings;
-	long budget, training, probes, resources;
+	long budget, training, probes, resources, mixes;
 	double busy_wait; /* --busy-wait (negative: the default) */
 };
 
@@ -317,6 +320,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	o.map_no_siblings = a->no_siblings;
 	o.map_probes = a->probes > 0 ? (unsigned)a->probes : 0;
 	o.ncore = p.core.n;
+	o.polish = a->mixes >= 0 ? (unsigned)a->mixes : 3;
 	if (sim) {
 		struct measure ms;
 		sim_measure(sim, &ms);
@@ -352,21 +356,26 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"retry-refused", no_argument, NULL, 'R'},
 					      {"busy-wait", required_argument, NULL, 'W'},
 					      {"resources", required_argument, NULL, 'r'},
+					      {"mixes", required_argument, NULL, 'M'},
 					      {0}};
 
-/* --budget, --training, --probes, --resources. Returns 0 or 2. */
+/* --budget, --training, --probes, --resources, --mixes. Returns 0 or 2. */
 static int parse_count(int c, struct build_args *a)
 {
 	long *v = c == 't'   ? &a->training
 		  : c == 'b' ? &a->budget
 		  : c == 'r' ? &a->resources
+		  : c == 'M' ? &a->mixes
 			     : &a->probes;
-	if (bench_cli_count(optarg, v, c != 't' && c != 'r', c == 't' ? 10000000 : 100000000) == 0)
+	int zero = c == 't' || c == 'r' || c == 'M';
+	if (bench_cli_count(optarg, v, !zero,
+			    c == 't' ? 10000000 : c == 'M' ? 100 : 100000000) == 0)
 		return 0;
 	fprintf(stderr, "perpi: palmed build: --%s: %s\n",
 		c == 't'   ? "training"
 		: c == 'b' ? "budget"
 		: c == 'r' ? "resources"
+		: c == 'M' ? "mixes"
 			   : "probes",
 		perpi_error());
 	return 2;
@@ -434,6 +443,7 @@ static int parse_option(int c, struct build_args *a)
 	case 'b':
 	case 'p':
 	case 'r':
+	case 'M':
 		return parse_count(c, a);
 	default:
 		build_usage(c == 'h' ? stdout : stderr);
@@ -445,7 +455,7 @@ static int parse_option(int c, struct build_args *a)
 static int parse_args(int argc, char **argv, struct build_args *a)
 {
 	int c, rc = -1;
-	a->budget = a->training = a->probes = a->resources = -1;
+	a->budget = a->training = a->probes = a->resources = a->mixes = -1;
 	a->busy_wait = -1;
 	optind = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", build_options, NULL)) != -1) {

@@ -28,6 +28,7 @@
 #include "common/util.h"
 #include "palmed/form.h"
 #include "palmed/infer_map.h"
+#include "palmed/infer_polish.h"
 #include "palmed/lp.h"
 
 void infer_options_exact(struct infer_options *o)
@@ -500,6 +501,28 @@ static void add_width(struct model *m)
 	free(pts);
 }
 
+/* The mapped forms checked in mixes with core forms (infer_polish.h),
+ * after the width: its slots are part of every mix's cycles. */
+static int polish(struct infer_meter *mt, struct model *m, const struct infer_options *o,
+		  struct infer_stats *stats)
+{
+	struct infer_polish_options po;
+	struct infer_polish_stats ps;
+	infer_polish_options_default(&po);
+	po.per_form = o->polish;
+	po.targeted = 1;
+	po.seed = o->seed;
+	po.tol = o->tol;
+	int rc = infer_polish(mt, m, o->core, o->ncore, &po, &ps);
+	stats->benchmarks += ps.kernels;
+	if (rc == 0)
+		infer_meter_note(mt,
+				 "mapped forms checked beside core forms: %u forms in %u mixes, "
+				 "%u refitted; mean error of their mixes %.2f%% -> %.2f%%",
+				 ps.forms, ps.kernels, ps.changed, 100 * ps.before, 100 * ps.after);
+	return rc;
+}
+
 int infer_model(const struct measure *ms, const char *const *forms, size_t nforms,
 		const struct infer_options *o, struct model **out, struct infer_stats *stats)
 {
@@ -541,6 +564,10 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 	}
 	if (o->width)
 		add_width(m);
+	if (nmap && o->polish && polish(&meter, m, o, stats) < 0) {
+		model_delete(m);
+		return perpi_set_error("interrupted after %u benchmarks", stats->benchmarks);
+	}
 	*out = m;
 	return 0;
 }

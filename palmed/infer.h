@@ -41,6 +41,9 @@ struct infer_options {
 			      * default: docs/MODEL.md) */
 	int map_no_siblings; /* the mapping probes every form (no core siblings) */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
+	unsigned polish;     /* random mixes per mapped form checked beside core
+			      * forms, with one beside each resource it uses
+			      * (infer_polish.h; 0: no check) */
 	/* Kernels a busy host disturbed throughout are measured again once it
 	 * is calm, waiting at most this many seconds in all (0: the default,
 	 * 10 minutes; negative: no wait, they are left out). */

@@ -522,6 +522,10 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 		rc = map_siblings(&mp);
 	if (rc == 0 && mp.nt)
 		rc = measure_bases(&mp);
+	if (rc == 0 && getenv("PERPI_MAP_DEBUG"))
+		for (size_t b = 0; b < mp.nbases; b++)
+			fprintf(stderr, "base %zu measured: %.3f cycles (core model %.3f)\n", b,
+				mp.bases[b].cycles, mp.bases[b].T);
 	if (rc == 0 && mp.probed) /* after the bases: a base not measured is not chosen */
 		mp.nprobed = map_choose_probes(&mp, mp.probed, o->max_probes);
 	for (size_t at = 0; rc == 0 && at < mp.nt; at += CHUNK) {

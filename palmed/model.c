@@ -204,6 +204,11 @@ static double nop_slot(const struct model *m, size_t r)
 	return rho >= 0.5 * m->form_cycles[nop] ? rho : -1;
 }
 
+double model_front_slot(const struct model *m, size_t r)
+{
+	return nop_slot(m, r);
+}
+
 int model_front_end(const struct model *m, size_t r)
 {
 	return nop_slot(m, r) >= 0;

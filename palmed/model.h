@@ -85,6 +85,8 @@ long model_form_index(const struct model *m, const char *form);
  * cycles alone or more (a NOP executes nowhere, so what it loads is
  * decode, rename, dispatch or retirement). 0 when m has no NOP. */
 int model_front_end(const struct model *m, size_t r);
+/* A NOP's usage of r when r is the front end's, else -1. */
+double model_front_slot(const struct model *m, size_t r);
 /* rho(i, r), except on a front-end resource that does not bind form i
  * alone (its usage under 95% of the form's cycles): there at most a NOP's
  * usage, one dispatch slot. The mapping's LP fixes those usages on mixes

@@ -69,6 +69,13 @@ $PERPI palmed build --sim catalogue --probes 8 -o "$tmp/cat8.json" >"$tmp/out" 2
 contains "$tmp/out" "each form a combination of core forms"; check "--probes 8: combinations of core forms" $?
 $PERPI palmed build --sim catalogue --probes 0 -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --probes"; check "--probes 0: a usage error" $?
+# the mapped forms are checked in mixes with core forms unless --mixes 0
+contains "$tmp/out" "mapped forms checked beside core forms: [0-9]* forms in [1-9][0-9]* mixes"
+check "the mapped forms checked in mixes" $?
+$PERPI palmed build --sim catalogue --mixes 0 -o "$tmp/x.json" >"$tmp/out" 2>&1
+[ $? -eq 0 ] && ! contains "$tmp/out" "checked beside core forms"; check "--mixes 0: no check" $?
+$PERPI palmed build --sim catalogue --mixes x -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --mixes"; check "--mixes x: a usage error" $?
 
 $PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 50 -o "$tmp/eval" >"$tmp/out" 2>&1
 check "eval exits 0" $?

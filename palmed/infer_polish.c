@@ -1,0 +1,420 @@
+/* The mapped forms checked beside the core's: see infer_polish.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "palmed/infer_polish.h"
+#include "palmed/lp.h"
+
+void infer_polish_options_default(struct infer_polish_options *o)
+{
+	o->per_form = 3;
+	o->targeted = 0;
+	o->anchor = 0.5;
+	o->seed = 1;
+	o->tol = 0.05;
+}
+
+/* One measured mix, as the fit of its target sees it: a instances of the
+ * target beside forms whose loads (cycles per iteration on each resource,
+ * by model_rho_slot) are fixed. */
+struct mix {
+	double a, cycles, weight;
+	double *fixed; /* nres entries */
+};
+
+struct rng {
+	unsigned long long s;
+};
+
+static unsigned draw(struct rng *g, unsigned bound)
+{
+	g->s ^= g->s << 13;
+	g->s ^= g->s >> 7;
+	g->s ^= g->s << 17;
+	return bound ? (unsigned)(g->s % bound) : 0;
+}
+
+/* Whether a form has only general-purpose, memory and immediate operands
+ * (no MMX, XMM, YMM, ZMM or mask register). */
+static int integer_form(const char *name)
+{
+	return !strstr(name, "MM") && !strstr(name, "_K");
+}
+
+/* Target t (model index) with 1-3 instances beside 1-3 distinct core forms
+ * of 1-4 instances each: for an integer target, three partners in four
+ * are integer forms (what compiled code puts beside it; most core forms
+ * are vector ones). */
+static void make_mix(const struct model *m, size_t t, const size_t *core, size_t ncore,
+		     const size_t *icore, size_t nicore, struct rng *g, struct kernel *k)
+{
+	kernel_init(k);
+	kernel_add(k, m->forms[t], 1 + draw(g, 3));
+	unsigned want = 1 + draw(g, 3), have = 0;
+	int integer = integer_form(m->forms[t]) && nicore;
+	for (unsigned tries = 0; have < want && tries < 50; tries++) {
+		const char *p = integer && draw(g, 4) ? m->forms[icore[draw(g, (unsigned)nicore)]]
+						      : m->forms[core[draw(g, (unsigned)ncore)]];
+		int dup = 0;
+		for (size_t i = 0; i < k->n; i++)
+			dup |= !strcmp(k->terms[i].form, p);
+		if (!dup) {
+			kernel_add(k, p, 1 + draw(g, 4));
+			have++;
+		}
+	}
+}
+
+/* The mix as it ran (k and its helpers) seen from target t; 0, or -1 when
+ * a form of it is not in the model. */
+static int read_mix(const struct model *m, size_t t, const struct kernel *k, const char *helpers,
+		    double cycles, struct mix *x)
+{
+	struct kernel all, h;
+	kernel_init(&all);
+	for (size_t i = 0; i < k->n; i++)
+		kernel_add(&all, k->terms[i].form, k->terms[i].count);
+	if (helpers && kernel_parse(helpers, &h) == 0) {
+		for (size_t i = 0; i < h.n; i++)
+			kernel_add(&all, h.terms[i].form, h.terms[i].count);
+		kernel_done(&h);
+	}
+	x->a = 0;
+	x->cycles = cycles;
+	x->weight = 1;
+	x->fixed = xcalloc(m->nres + 1, sizeof(double));
+	int rc = 0;
+	for (size_t i = 0; i < all.n && rc == 0; i++) {
+		long f = model_form_index(m, all.terms[i].form);
+		if (f < 0) {
+			rc = -1;
+		} else if ((size_t)f == t) {
+			x->a += all.terms[i].count;
+		} else {
+			for (size_t r = 0; r < m->nres; r++)
+				x->fixed[r] += all.terms[i].count * model_rho_slot(m, (size_t)f, r);
+		}
+	}
+	kernel_done(&all);
+	if (rc < 0 || x->a <= 0) {
+		free(x->fixed);
+		x->fixed = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Load of mix x on resource r with the target's usages u (as predictions
+ * take them: model_rho_slot). */
+static double mix_load(const struct mix *x, const double *u, size_t r)
+{
+	return x->fixed[r] + x->a * u[r];
+}
+
+static size_t bottleneck(size_t R, const struct mix *x, const double *u)
+{
+	size_t best = 0;
+	for (size_t r = 1; r < R; r++)
+		if (mix_load(x, u, r) > mix_load(x, u, best))
+			best = r;
+	return best;
+}
+
+/* The weighted relative error of the mixes with usages u, summed. */
+static double mix_error(size_t R, const struct mix *xs, size_t n, const double *u)
+{
+	double e = 0;
+	for (size_t b = 0; b < n; b++) {
+		double c = mix_load(&xs[b], u, bottleneck(R, &xs[b], u));
+		e += xs[b].weight * fabs(c - xs[b].cycles) / xs[b].cycles;
+	}
+	return e;
+}
+
+/* What a fit may make of the target's usage of resource r: hi[r] its
+ * upper bound, or a negative hi[r] when it stays u0[r]. */
+struct bounds {
+	double *u0, *hi;
+	double anchor; /* per unit of usage moved */
+};
+
+static double score(size_t R, const struct mix *xs, size_t n, const struct bounds *bd,
+		    const double *u)
+{
+	double e = mix_error(R, xs, n, u);
+	for (size_t r = 0; r < R; r++)
+		e += bd->anchor * fabs(u[r] - bd->u0[r]);
+	return e;
+}
+
+/* The usages closest to bd->u0 (at bd->anchor a unit) that explain the
+ * mixes best, each mix's bottleneck the resource the usages u say it is:
+ * an L1 fit like infer_refit.c's, over the target's usages alone.
+ * Columns: up_r, down_r (usage = u0 + up - down), then over_b, under_b. */
+static int fit_target(size_t R, const struct mix *xs, size_t n, const struct bounds *bd,
+		      const double *u, double *out)
+{
+	size_t cols = 2 * R + 2 * n;
+	struct lp *lp = lp_new(cols, 0);
+	double *row = xcalloc(cols + 1, sizeof(double)), *x = xcalloc(cols + 1, sizeof(double));
+	for (size_t r = 0; r < R; r++) {
+		if (bd->hi[r] < 0) {
+			lp_set_bounds(lp, r, 0, 0);
+			lp_set_bounds(lp, R + r, 0, 0);
+			continue;
+		}
+		lp_set_objective(lp, r, bd->anchor);
+		lp_set_objective(lp, R + r, bd->anchor);
+		/* u0 + up - down within [0, hi] */
+		lp_set_bounds(lp, r, 0, fmax(0, bd->hi[r] - bd->u0[r]));
+		lp_set_bounds(lp, R + r, fmax(0, bd->u0[r] - bd->hi[r]), bd->u0[r]);
+	}
+	for (size_t b = 0; b < n; b++) {
+		lp_set_objective(lp, 2 * R + 2 * b, xs[b].weight);
+		lp_set_objective(lp, 2 * R + 2 * b + 1, xs[b].weight);
+	}
+	for (size_t b = 0; b < n; b++) {
+		const struct mix *mx = &xs[b];
+		size_t at = bottleneck(R, mx, u);
+		for (size_t r = 0; r < R; r++) {
+			/* a (u0 + up - down) + fixed <= c (1 + over) */
+			double base = mix_load(mx, bd->u0, r);
+			memset(row, 0, cols * sizeof(double));
+			row[r] = mx->a;
+			row[R + r] = -mx->a;
+			row[2 * R + 2 * b] = -mx->cycles;
+			lp_add_row(lp, row, -INFINITY, mx->cycles - base);
+			if (r != at)
+				continue;
+			/* ... >= c (1 - under) on its bottleneck */
+			row[2 * R + 2 * b] = 0;
+			row[2 * R + 2 * b + 1] = mx->cycles;
+			lp_add_row(lp, row, mx->cycles - base, INFINITY);
+		}
+	}
+	int rc = lp_solve(lp, x, NULL);
+	if (rc == 0)
+		for (size_t r = 0; r < R; r++)
+			out[r] = fmax(0, bd->u0[r] + x[r] - x[R + r]);
+	lp_delete(lp);
+	free(row);
+	free(x);
+	return rc;
+}
+
+/* Fits from bd, the bottlenecks reassigned while the score falls (or
+ * stays while the mixes' error falls: an L1 fit has ties, and the data
+ * break them); the best usages into u, their score returned. */
+static double fit_rounds(size_t R, const struct mix *xs, size_t n, const struct bounds *bd,
+			 double *u)
+{
+	double *cand = xcalloc(R + 1, sizeof(double));
+	memcpy(u, bd->u0, R * sizeof(double));
+	double best = score(R, xs, n, bd, u), err = mix_error(R, xs, n, u);
+	for (unsigned round = 0; round < 4; round++) {
+		if (fit_target(R, xs, n, bd, u, cand) < 0)
+			break;
+		double s = score(R, xs, n, bd, cand), e = mix_error(R, xs, n, cand);
+		if (!(s < best - 1e-9 || (s < best + 1e-9 && e < err - 1e-9)))
+			break;
+		best = s;
+		err = e;
+		memcpy(u, cand, R * sizeof(double));
+	}
+	free(cand);
+	return best;
+}
+
+/* Target t's usages refitted to its mixes and its cycles alone; whether
+ * they changed. The width stays. A front-end resource (model_front_end)
+ * counts a usage only up to a NOP's slot unless the usage binds the form
+ * alone: such a usage is refitted within the slot, and a binding one is
+ * either kept or brought within the slot, whichever explains the mixes
+ * better. */
+static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
+			 const struct infer_polish_options *o, double *before, double *after)
+{
+	size_t R = m->nres;
+	double single = m->form_cycles[t];
+	struct bounds bd = {xcalloc(R + 1, sizeof(double)), xcalloc(R + 1, sizeof(double)),
+			    o->anchor / single};
+	double *u = xcalloc(R + 1, sizeof(double)), *v = xcalloc(R + 1, sizeof(double));
+	int binding = 0;
+	for (size_t r = 0; r < R; r++) {
+		double slot = model_front_slot(m, r);
+		bd.u0[r] = model_rho_slot(m, t, r);
+		if (!strcmp(m->res[r].name, MODEL_WIDTH))
+			bd.hi[r] = -1;
+		else if (slot < 0)
+			bd.hi[r] = INFINITY;
+		else if (bd.u0[r] > slot + 1e-12)
+			bd.hi[r] = -1, binding = 1;
+		else
+			bd.hi[r] = slot;
+	}
+	*before += mix_error(R, xs, n, bd.u0) / (double)n;
+	double best = fit_rounds(R, xs, n, &bd, u);
+	for (size_t r = 0; binding && r < R; r++)
+		if (bd.hi[r] < 0 && strcmp(m->res[r].name, MODEL_WIDTH))
+			bd.hi[r] = model_front_slot(m, r);
+	double other = binding ? fit_rounds(R, xs, n, &bd, v) : INFINITY;
+	if (other < best)
+		memcpy(u, v, R * sizeof(double));
+	int changed = 0;
+	for (size_t r = 0; r < R; r++) {
+		if (bd.hi[r] >= 0 && u[r] < o->tol * single)
+			u[r] = 0;
+		if (fabs(u[r] - bd.u0[r]) > 1e-9) {
+			model_set_rho(m, t, r, u[r]);
+			changed = 1;
+		}
+	}
+	free(bd.u0);
+	free(bd.hi);
+	free(u);
+	free(v);
+	return changed;
+}
+
+/* Target t beside the core form that loads resource r most exclusively
+ * (the most of its cycles alone), as many of it as load r as much as one
+ * instance of t says it does: if t's usage of r is real, the two contend
+ * and the mix takes their sum there; if not, each runs at its own pace.
+ * Returns 1 with k made, or 0 when t does not use r or no core form does. */
+static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t *core,
+			size_t ncore, struct kernel *k)
+{
+	double u = model_rho(m, t, r), best = 0;
+	size_t p = 0;
+	if (!strcmp(m->res[r].name, MODEL_WIDTH) || !(u >= 0.05 * m->form_cycles[t]))
+		return 0;
+	for (size_t c = 0; c < ncore; c++) {
+		double share = model_rho(m, core[c], r) / m->form_cycles[core[c]];
+		if (core[c] != t && share > best)
+			best = share, p = core[c];
+	}
+	if (best < 0.5)
+		return 0;
+	double copies = round(u / model_rho(m, p, r));
+	kernel_init(k);
+	kernel_add(k, m->forms[t], 1);
+	kernel_add(k, m->forms[p], (unsigned)fmin(8, fmax(1, copies)));
+	return 1;
+}
+
+int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
+		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	size_t *cidx = xmalloc((ncore + 1) * sizeof(size_t)), nc = 0;
+	unsigned char *is_core = xcalloc(m->nforms + 1, 1);
+	for (size_t i = 0; i < ncore; i++) {
+		long f = model_form_index(m, core[i]);
+		if (f >= 0 && !is_core[f]) {
+			is_core[f] = 1;
+			cidx[nc++] = (size_t)f;
+		}
+	}
+	size_t *icore = xmalloc((nc + 1) * sizeof(size_t)), nic = 0;
+	for (size_t i = 0; i < nc; i++)
+		if (integer_form(m->forms[cidx[i]]))
+			icore[nic++] = cidx[i];
+	size_t nt = 0, *targets = xmalloc((m->nforms + 1) * sizeof(size_t));
+	for (size_t j = 0; j < m->nforms; j++)
+		if (!is_core[j] && m->form_cycles[j] > 0 && strcmp(m->forms[j], "NOP"))
+			targets[nt++] = j;
+	if (nc == 0)
+		nt = 0;
+	/* the kernels, target by target: first[ti] the first of target ti's */
+	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0)) + 1, nk = 0;
+	struct kernel *ks = xmalloc(cap * sizeof(*ks));
+	size_t *first = xmalloc((nt + 2) * sizeof(size_t));
+	struct rng g = {0x9e3779b97f4a7c15ULL ^ o->seed};
+	for (size_t ti = 0; ti < nt; ti++) {
+		first[ti] = nk;
+		for (unsigned i = 0; i < o->per_form; i++)
+			make_mix(m, targets[ti], cidx, nc, icore, nic, &g, &ks[nk++]);
+		for (size_t r = 0; o->targeted && r < m->nres; r++)
+			nk += targeted_mix(m, targets[ti], r, cidx, nc, &ks[nk]);
+	}
+	first[nt] = nk;
+	int rc = 0;
+	if (nc == 0 || nk == 0)
+		goto measured;
+	double *cycles = xcalloc(nk + 1, sizeof(double));
+	int *status = xcalloc(nk + 1, sizeof(int));
+	char **errors = xcalloc(nk + 1, sizeof(char *)), **helpers = xcalloc(nk + 1, sizeof(char *));
+	infer_meter_label(mt, "checking %zu mapped forms beside core forms: %zu kernels", nt, nk);
+	size_t done = infer_meter_run_helpers(mt, ks, nk, cycles, status, errors, helpers);
+	if (done < nk)
+		rc = perpi_set_error("interrupted");
+	size_t most = 1;
+	for (size_t ti = 0; ti < nt; ti++)
+		most = first[ti + 1] - first[ti] > most ? first[ti + 1] - first[ti] : most;
+	struct mix *xs = xmalloc((most + 2) * sizeof(*xs));
+	double before = 0, after = 0;
+	for (size_t ti = 0; ti < nt && rc == 0; ti++) {
+		size_t t = targets[ti], n = 0;
+		for (size_t i = first[ti]; i < first[ti + 1]; i++) {
+			if (status[i] != 0)
+				continue;
+			stats->kernels++;
+			if (read_mix(m, t, &ks[i], helpers[i], cycles[i], &xs[n]) == 0)
+				n++;
+		}
+		if (n == 0)
+			continue;
+		/* the form alone, which the mapping read its usages beside */
+		xs[n] = (struct mix){.a = 1, .cycles = m->form_cycles[t], .weight = 2};
+		xs[n].fixed = xcalloc(m->nres + 1, sizeof(double));
+		n++;
+		stats->forms++;
+		stats->changed += polish_target(m, t, xs, n, o, &before, &after);
+		for (size_t b = 0; b < n; b++)
+			free(xs[b].fixed);
+	}
+	/* logged after the fits: model_add_measurement may reorder nothing
+	 * the fits read, but keep the model's list whole */
+	for (size_t i = 0; i < done; i++) {
+		if (status[i] != 0)
+			continue;
+		struct kernel all, h;
+		kernel_init(&all);
+		for (size_t j = 0; j < ks[i].n; j++)
+			kernel_add(&all, ks[i].terms[j].form, ks[i].terms[j].count);
+		if (helpers[i] && kernel_parse(helpers[i], &h) == 0) {
+			for (size_t j = 0; j < h.n; j++)
+				kernel_add(&all, h.terms[j].form, h.terms[j].count);
+			kernel_done(&h);
+		}
+		char *spec = kernel_to_string(&all);
+		model_add_measurement(m, spec, cycles[i]);
+		free(spec);
+		kernel_done(&all);
+	}
+	if (stats->forms) {
+		stats->before = before / (double)stats->forms;
+		stats->after = after / (double)stats->forms;
+	}
+	free(xs);
+	for (size_t i = 0; i < nk; i++) {
+		free(errors[i]);
+		free(helpers[i]);
+	}
+	free(cycles);
+	free(status);
+	free(errors);
+	free(helpers);
+measured:
+	for (size_t i = 0; i < nk; i++)
+		kernel_done(&ks[i]);
+	free(ks);
+	free(first);
+	free(cidx);
+	free(icore);
+	free(is_core);
+	free(targets);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/* The mapped forms checked beside the core's. The mapping reads each
+ * form's usages off a few probes, each against one base kernel of the
+ * core; a core resource is often a mixture of the CPU's units, and a
+ * base loads only some of them, so a reading can stand for a conflict the
+ * base met and other code does not (a push read on the register moves'
+ * resource because a moves base held a store). Here every mapped form is
+ * measured again in a few random mixes with core forms, like the training
+ * kernels of the core, and its usages refitted to those mixes and its
+ * cycles alone: an L1 fit of the relative errors (infer_refit.c's), the
+ * usages anchored to the mapping's, so that a usage moves only where the
+ * mixes say so. docs/MODEL.md, "Mapped forms checked in mixes". */
+#ifndef PERPI_INFER_POLISH_H
+#define PERPI_INFER_POLISH_H
+
+#include <stddef.h>
+
+#include "palmed/infer_meter.h"
+#include "palmed/model.h"
+
+struct infer_polish_options {
+	unsigned per_form; /* random mixes measured for each mapped form */
+	int targeted;	   /* and one for each resource it uses, beside the core
+			    * form that uses it most exclusively */
+	double anchor;	   /* cost of moving a usage by the form's cycles alone,
+			    * in units of one mix's relative error */
+	unsigned seed;
+	double tol; /* usages below this share of the form's cycles are dropped */
+};
+
+struct infer_polish_stats {
+	unsigned kernels;      /* mixes measured */
+	unsigned forms;	       /* forms refitted */
+	unsigned changed;      /* of those, forms whose usages moved */
+	double before, after;  /* mean relative error of the mixes (per form) */
+};
+
+void infer_polish_options_default(struct infer_polish_options *o);
+
+/* Measures o->per_form mixes for every form of m that is not one of
+ * core[0..ncore), refits its usages (width and front-end resources kept)
+ * and adds the mixes to m's measurements. Returns 0, or -1 with
+ * perpi_error() "interrupted" when a stop was requested (m unchanged). */
+int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
+		 const struct infer_polish_options *o, struct infer_polish_stats *stats);
+
+#endif
