@@ -27,15 +27,8 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 static void log_measurement(struct mapping *mp, const struct kernel *k, const char *helpers,
 			    double cycles)
 {
-	struct kernel all, h;
-	kernel_init(&all);
-	for (size_t t = 0; t < k->n; t++)
-		kernel_add(&all, k->terms[t].form, k->terms[t].count);
-	if (helpers && kernel_parse(helpers, &h) == 0) {
-		for (size_t t = 0; t < h.n; t++)
-			kernel_add(&all, h.terms[t].form, h.terms[t].count);
-		kernel_done(&h);
-	}
+	struct kernel all;
+	kernel_with(k, helpers, &all);
 	char *spec = kernel_to_string(&all);
 	model_add_measurement(mp->m, spec, cycles);
 	free(spec);

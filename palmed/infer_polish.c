@@ -72,15 +72,8 @@ static void make_mix(const struct model *m, size_t t, const size_t *core, size_t
 static int read_mix(const struct model *m, size_t t, const struct kernel *k, const char *helpers,
 		    double cycles, struct mix *x)
 {
-	struct kernel all, h;
-	kernel_init(&all);
-	for (size_t i = 0; i < k->n; i++)
-		kernel_add(&all, k->terms[i].form, k->terms[i].count);
-	if (helpers && kernel_parse(helpers, &h) == 0) {
-		for (size_t i = 0; i < h.n; i++)
-			kernel_add(&all, h.terms[i].form, h.terms[i].count);
-		kernel_done(&h);
-	}
+	struct kernel all;
+	kernel_with(k, helpers, &all);
 	x->a = 0;
 	x->cycles = cycles;
 	x->weight = 1;
@@ -375,20 +368,12 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		for (size_t b = 0; b < n; b++)
 			free(xs[b].fixed);
 	}
-	/* logged after the fits: model_add_measurement may reorder nothing
-	 * the fits read, but keep the model's list whole */
-	for (size_t i = 0; i < done; i++) {
+	/* the mixes join the model's measurements, as they ran */
+	for (size_t i = 0; i < done && rc == 0; i++) {
 		if (status[i] != 0)
 			continue;
-		struct kernel all, h;
-		kernel_init(&all);
-		for (size_t j = 0; j < ks[i].n; j++)
-			kernel_add(&all, ks[i].terms[j].form, ks[i].terms[j].count);
-		if (helpers[i] && kernel_parse(helpers[i], &h) == 0) {
-			for (size_t j = 0; j < h.n; j++)
-				kernel_add(&all, h.terms[j].form, h.terms[j].count);
-			kernel_done(&h);
-		}
+		struct kernel all;
+		kernel_with(&ks[i], helpers[i], &all);
 		char *spec = kernel_to_string(&all);
 		model_add_measurement(m, spec, cycles[i]);
 		free(spec);

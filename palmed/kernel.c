@@ -6,6 +6,19 @@
 
 #include "common/util.h"
 
+void kernel_with(const struct kernel *k, const char *spec, struct kernel *out)
+{
+	struct kernel h;
+	kernel_init(out);
+	for (size_t i = 0; i < k->n; i++)
+		kernel_add(out, k->terms[i].form, k->terms[i].count);
+	if (spec && kernel_parse(spec, &h) == 0) {
+		for (size_t i = 0; i < h.n; i++)
+			kernel_add(out, h.terms[i].form, h.terms[i].count);
+		kernel_done(&h);
+	}
+}
+
 void kernel_init(struct kernel *k)
 {
 	k->n = 0;

@@ -24,6 +24,10 @@ int kernel_parse(const char *spec, struct kernel *out);
 /* Add count instances of form (copied), keeping the kernel canonical. */
 void kernel_add(struct kernel *k, const char *form, unsigned count);
 
+/* out (initialised here) becomes k with the forms of spec added (spec
+ * NULL or not a kernel: k alone): a kernel as it ran beside helpers. */
+void kernel_with(const struct kernel *k, const char *spec, struct kernel *out);
+
 /* The canonical spec, "A^2 B C^3"; the caller frees it. */
 char *kernel_to_string(const struct kernel *k);
 
