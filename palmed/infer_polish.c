@@ -255,6 +255,7 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	double other = binding ? fit_rounds(R, xs, n, &bd, v) : INFINITY;
 	if (other < best)
 		memcpy(u, v, R * sizeof(double));
+	*after += mix_error(R, xs, n, u) / (double)n;
 	int changed = 0;
 	for (size_t r = 0; r < R; r++) {
 		if (bd.hi[r] >= 0 && u[r] < o->tol * single)
