@@ -359,9 +359,16 @@ static int interrupted(struct state *st)
 /* Kernels the stages still to come expect, for the estimate of the time
  * left: the search's budget and the training kernels, then about 25
  * probes per form to map. */
+/* Kernels the check in mixes measures for each mapped form, about: its
+ * random mixes and one per resource it uses (4 on the Zen 5). */
+static unsigned checked(const struct infer_options *o)
+{
+	return o->polish ? o->polish + 4 : 0;
+}
+
 static void plan(struct state *st, size_t nmap, int searching)
 {
-	unsigned long later = (unsigned long)nmap * 28;
+	unsigned long later = (unsigned long)nmap * (28 + checked(st->o));
 	if (searching && st->o->max_benchmarks > st->stats->benchmarks)
 		later += st->o->max_benchmarks - st->stats->benchmarks;
 	if (st->o->refit)
@@ -410,6 +417,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	mo.no_siblings = o->map_no_siblings;
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;
+	mo.planned_after = (unsigned long)nforms * checked(o);
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
 	stats->benchmarks += stats->map.benchmarks;
 	if (rc == 0)

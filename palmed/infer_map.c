@@ -21,6 +21,7 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->exhaustive = 0;
 	o->max_probes = 24;
 	o->no_siblings = 0;
+	o->planned_after = 0;
 }
 
 /* The measurement as it ran: k and its helpers. */
@@ -524,10 +525,11 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	for (size_t at = 0; rc == 0 && at < mp.nt; at += CHUNK) {
 		size_t to = at + CHUNK < mp.nt ? at + CHUNK : mp.nt;
 		mt->planned =
-		    (unsigned long)(mp.nt - to) * (mp.nprobed ? mp.nprobed : mp.ngroups + 2);
+		    (unsigned long)(mp.nt - to) * (mp.nprobed ? mp.nprobed : mp.ngroups + 2) +
+		    o->planned_after;
 		rc = probe_chunk(&mp, at, to);
 	}
-	mt->planned = 0;
+	mt->planned = o->planned_after;
 	size_t *own = xmalloc((mp.nt + 1) * sizeof(size_t)), nown = 0;
 	for (size_t i = 0; rc == 0 && i < mp.nt; i++)
 		if (add_target(&mp, &mp.t[i], &own[nown]))

@@ -32,6 +32,8 @@ struct infer_map_options {
 	int no_split;	     /* leave the core's resources whole (infer_map_split.c) */
 	int no_siblings;     /* probe every form, even one that runs as a core form of
 			      * its shape does (infer_map_sibling.c) */
+	unsigned long planned_after; /* kernels the stages after the mapping expect
+				      * (for the progress line's time left) */
 };
 
 void infer_map_options_default(struct infer_map_options *o, double tol);

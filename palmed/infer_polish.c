@@ -340,6 +340,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	double *cycles = xcalloc(nk + 1, sizeof(double));
 	int *status = xcalloc(nk + 1, sizeof(int));
 	char **errors = xcalloc(nk + 1, sizeof(char *)), **helpers = xcalloc(nk + 1, sizeof(char *));
+	mt->planned = 0; /* the last stage */
 	infer_meter_label(mt, "checking %zu mapped forms beside core forms: %zu kernels", nt, nk);
 	size_t done = infer_meter_run_helpers(mt, ks, nk, cycles, status, errors, helpers);
 	if (done < nk)
