@@ -356,9 +356,6 @@ static int interrupted(struct state *st)
 	return perpi_set_error("interrupted after %u benchmarks", done);
 }
 
-/* Kernels the stages still to come expect, for the estimate of the time
- * left: the search's budget and the training kernels, then about 25
- * probes per form to map. */
 /* Kernels the check in mixes measures for each mapped form, about: its
  * random mixes and one per resource it uses (4 on the Zen 5). */
 static unsigned checked(const struct infer_options *o)
@@ -366,6 +363,9 @@ static unsigned checked(const struct infer_options *o)
 	return o->polish ? o->polish + 4 : 0;
 }
 
+/* Kernels the stages still to come expect, for the estimate of the time
+ * left: the search's budget and the training kernels, then about 25
+ * probes per form to map and the check's mixes. */
 static void plan(struct state *st, size_t nmap, int searching)
 {
 	unsigned long later = (unsigned long)nmap * (28 + checked(st->o));

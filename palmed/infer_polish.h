@@ -5,10 +5,12 @@
  * base met and other code does not (a push read on the register moves'
  * resource because a moves base held a store). Here every mapped form is
  * measured again in a few random mixes with core forms, like the training
- * kernels of the core, and its usages refitted to those mixes and its
- * cycles alone: an L1 fit of the relative errors (infer_refit.c's), the
- * usages anchored to the mapping's, so that a usage moves only where the
- * mixes say so. docs/MODEL.md, "Mapped forms checked in mixes". */
+ * kernels of the core, and in one mix per resource it uses, beside the
+ * core form that uses that resource most exclusively; its usages are then
+ * refitted to those mixes and its cycles alone: an L1 fit of the relative
+ * errors (infer_refit.c's), the other forms' usages fixed, the target's
+ * anchored to the mapping's, so that a usage moves only where the mixes
+ * say so. docs/MODEL.md, "Mapped forms checked in mixes". */
 #ifndef PERPI_INFER_POLISH_H
 #define PERPI_INFER_POLISH_H
 
