@@ -28,12 +28,7 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 static void log_measurement(struct mapping *mp, const struct kernel *k, const char *helpers,
 			    double cycles)
 {
-	struct kernel all;
-	kernel_with(k, helpers, &all);
-	char *spec = kernel_to_string(&all);
-	model_add_measurement(mp->m, spec, cycles);
-	free(spec);
-	kernel_done(&all);
+	model_add_run(mp->m, k, helpers, cycles);
 	mp->stats->benchmarks++;
 }
 

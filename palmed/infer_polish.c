@@ -371,16 +371,9 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			free(xs[b].fixed);
 	}
 	/* the mixes join the model's measurements, as they ran */
-	for (size_t i = 0; i < done && rc == 0; i++) {
-		if (status[i] != 0)
-			continue;
-		struct kernel all;
-		kernel_with(&ks[i], helpers[i], &all);
-		char *spec = kernel_to_string(&all);
-		model_add_measurement(m, spec, cycles[i]);
-		free(spec);
-		kernel_done(&all);
-	}
+	for (size_t i = 0; i < done && rc == 0; i++)
+		if (status[i] == 0)
+			model_add_run(m, &ks[i], helpers[i], cycles[i]);
 	if (stats->forms) {
 		stats->before = before / (double)stats->forms;
 		stats->after = after / (double)stats->forms;

@@ -144,6 +144,16 @@ void model_add_measurement(struct model *m, const char *kernel, double cycles)
 	m->meas_sorted = 0;
 }
 
+void model_add_run(struct model *m, const struct kernel *k, const char *helpers, double cycles)
+{
+	struct kernel all;
+	kernel_with(k, helpers, &all);
+	char *spec = kernel_to_string(&all);
+	model_add_measurement(m, spec, cycles);
+	free(spec);
+	kernel_done(&all);
+}
+
 static int by_kernel(const void *a, const void *b)
 {
 	return strcmp(((const struct model_measurement *)a)->kernel,

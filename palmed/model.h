@@ -79,6 +79,8 @@ void model_add_unmapped(struct model *m, const char *form, const char *reason);
 /* form is no longer unmapped (a later stage mapped it). */
 void model_forget_unmapped(struct model *m, const char *form);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
+/* The same for kernel k as it ran beside helpers (a kernel spec, or NULL). */
+void model_add_run(struct model *m, const struct kernel *k, const char *helpers, double cycles);
 /* Index of form, or -1. */
 long model_form_index(const struct model *m, const char *form);
 /* Whether resource r is the front end's: a NOP loads it for half its

@@ -378,6 +378,21 @@ static const struct sim_machine split_machine = {
     "split", "simulated: split", "a core form on two pairs of ports", 5, split_ports, 0,
     split_forms, ARRAY_SIZE(split_forms), split_core, ARRAY_SIZE(split_core)};
 
+/* The cycles m predicts for kernel spec (NAN: none). */
+static double predicted(const struct model *m, const char *spec)
+{
+	struct kernel k;
+	struct prediction p;
+	double c = NAN;
+	kernel_parse(spec, &k);
+	if (model_predict(m, &k, &p) == 0) {
+		c = p.cycles;
+		prediction_done(&p);
+	}
+	kernel_done(&k);
+	return c;
+}
+
 /* The kernel "A M" as the model predicts it, and the RMS error on held-out
  * kernels, with or without the split. */
 static int check_split(int split)
@@ -399,15 +414,7 @@ static int check_split(int split)
 		printf("FAIL split %d: %s\n", split, perpi_error());
 		return 1;
 	}
-	struct kernel k;
-	struct prediction p;
-	double am = NAN, exact, rms = heldout(sim, m, 500, &exact);
-	kernel_parse("A M", &k);
-	if (model_predict(m, &k, &p) == 0) {
-		am = p.cycles;
-		prediction_done(&p);
-	}
-	kernel_done(&k);
+	double exact, rms = heldout(sim, m, 500, &exact), am = predicted(m, "A M");
 	int ok = split ? fabs(am - 0.5) < 1e-6 && exact > 0.999 && st.map.split_resources == 1 &&
 			     st.map.split_forms == 2
 		       : fabs(am - 1.0) < 1e-6 && rms > 0.1 && st.map.split_resources == 0;
@@ -599,20 +606,6 @@ static const char *const fe_core[] = {"NOP", "MOV", "ADD", "STORE"};
 static const struct sim_machine fe_machine = {
     "front", "simulated: front", "a front end and a store port", 5, fe_ports, 0,
     fe_forms, ARRAY_SIZE(fe_forms), fe_core, ARRAY_SIZE(fe_core)};
-
-static double predicted(const struct model *m, const char *spec)
-{
-	struct kernel k;
-	struct prediction p;
-	double c = NAN;
-	kernel_parse(spec, &k);
-	if (model_predict(m, &k, &p) == 0) {
-		c = p.cycles;
-		prediction_done(&p);
-	}
-	kernel_done(&k);
-	return c;
-}
 
 static int check_polish_front(void)
 {
