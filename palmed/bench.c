@@ -84,8 +84,9 @@ void bench_delete(struct bench_ctx *b)
 	if (b->best_dirty) {
 		for (int k = 0; k < PROBE_COUNT && b->db; k++)
 			if (b->best[k] > 0)
-				db_probe_put(b->db, timing_probe_names[k], b->best[k]);
-		timing_reference_save(b->machine, b->best);
+				db_probe_put(b->db, timing_probe_names[k], b->best[k],
+					     b->best_replaced >> k & 1);
+		timing_reference_save(b->machine, b->best, b->best_replaced);
 	}
 	harness_worker_delete(b->worker);
 	if (b->dir) {

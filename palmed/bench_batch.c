@@ -30,12 +30,16 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 	size_t i = c->kernel_of_job[job];
 	struct harness_output *o = &c->ho[job];
 	struct bench_result *r = &c->out[i];
-	for (int k = 0; k < PROBE_COUNT; k++)
+	/* the references only go down, but for one the worker found out of reach */
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		int replaced = (o->replaced >> k & 1) && !(c->b->best_replaced >> k & 1);
 		if (isfinite(o->best[k]) && o->best[k] > 0 &&
-		    (c->b->best[k] == 0 || o->best[k] < c->b->best[k])) {
+		    (c->b->best[k] == 0 || o->best[k] < c->b->best[k] || replaced)) {
 			c->b->best[k] = o->best[k];
 			c->b->best_dirty = 1;
+			c->b->best_replaced |= (unsigned)replaced << k;
 		}
+	}
 	unsigned n_clean = 0;
 	for (unsigned j = 0; j < o->n; j++)
 		n_clean += o->clean[j] != 0;

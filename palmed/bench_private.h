@@ -21,6 +21,7 @@ struct bench_ctx {
 	unsigned batch;		  /* shared objects built, for unique names */
 	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
 	int best_dirty;
+	unsigned best_replaced; /* bit k: best[k] replaced a reference out of reach */
 	char machine[160];	       /* key of the probe reference file */
 	struct harness_worker *worker; /* kept between measurements; NULL until first use */
 };

@@ -513,17 +513,19 @@ int db_probe_get(struct db *db, const char *probe, double *cycles)
 	return 0;
 }
 
-int db_probe_put(struct db *db, const char *probe, double cycles)
+int db_probe_put(struct db *db, const char *probe, double cycles, int replace)
 {
 	long long mid = machine_id(db);
 	if (mid < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql,
-			       "INSERT INTO probe_reference(machine_id, probe, cycles_per_insn)"
-			       " VALUES(?1, ?2, ?3) ON CONFLICT(machine_id, probe) DO UPDATE SET"
-			       " cycles_per_insn = min(cycles_per_insn, excluded.cycles_per_insn)",
-			       -1, &st, NULL) != SQLITE_OK)
+	const char *sql = replace ? "INSERT INTO probe_reference(machine_id, probe, cycles_per_insn)"
+				    " VALUES(?1, ?2, ?3) ON CONFLICT(machine_id, probe) DO UPDATE SET"
+				    " cycles_per_insn = excluded.cycles_per_insn"
+				  : "INSERT INTO probe_reference(machine_id, probe, cycles_per_insn)"
+				    " VALUES(?1, ?2, ?3) ON CONFLICT(machine_id, probe) DO UPDATE SET"
+				    " cycles_per_insn = min(cycles_per_insn, excluded.cycles_per_insn)";
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_sql_error(db, "probe");
 	sqlite3_bind_int64(st, 1, mid);
 	sqlite3_bind_text(st, 2, probe, -1, SQLITE_TRANSIENT);

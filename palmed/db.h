@@ -47,7 +47,8 @@ int db_store(struct db *db, const char *spec, const char *kind, const char *para
  * "fp": palmed/timing.h) took on this machine (0 if not known): the
  * references that tell a disturbed repetition from a clean one. */
 int db_probe_get(struct db *db, const char *probe, double *cycles);
-int db_probe_put(struct db *db, const char *probe, double cycles);
+/* Keeps the smaller of the two, or with replace this one. */
+int db_probe_put(struct db *db, const char *probe, double cycles, int replace);
 
 /* Cached semantics of a form (palmed/gen.h's text): 1 found (*text
  * malloc'd), 0 not, -1 error. */

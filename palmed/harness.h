@@ -60,6 +60,7 @@ struct harness_output {
 	unsigned char *clean;
 	double ticks_per_cycle;
 	double best[PROBE_COUNT]; /* the worker's best probes (cycles per insn) */
+	unsigned replaced;	  /* bit k: best[k] replaced a reference out of reach */
 };
 
 /* Called in the parent as each job's output arrives (index: the job). */

@@ -61,6 +61,10 @@ struct harness_session {
 	double recent[BEST_CONFIRM][PROBE_COUNT];
 	unsigned n_recent;
 	int warned; /* the probes' slowdown was said once */
+	/* The ALU probe's best before any rebase: what the core's integer side
+	 * runs at when nothing shares it. */
+	double alu_kept;
+	unsigned replaced; /* bit k: probe k's reference was out of reach, replaced */
 };
 
 /* One probe point: a calibration, then each throughput probe. */
@@ -181,8 +185,11 @@ static void update_best(struct harness_session *s, const struct probe_point *a,
 		if (isfinite(s->best[k]) && slowest < s->best[k] * BEST_STEP)
 			continue;
 		/* no core runs 8 adds, loads or FP adds per cycle, nor 16 zero idioms */
-		if (slowest < s->best[k] && slowest >= (k == PROBE_FRONT ? 1.0 / 16 : 1.0 / 8))
+		if (slowest < s->best[k] && slowest >= (k == PROBE_FRONT ? 1.0 / 16 : 1.0 / 8)) {
 			s->best[k] = slowest;
+			if (k == PROBE_ALU && !(slowest > s->alu_kept))
+				s->alu_kept = slowest;
+		}
 	}
 }
 
@@ -296,6 +303,7 @@ struct harness_session *harness_session_new(const struct harness_config *cfg,
 	s->papi = !clock && !cfg->force_tsc && !cfg->check_only && timing_papi_works();
 	for (int k = 0; k < PROBE_COUNT; k++)
 		s->best[k] = cfg->best_hint[k] >= 1.0 / 16 ? cfg->best_hint[k] : INFINITY;
+	s->alu_kept = s->best[PROBE_ALU];
 	return s;
 }
 
@@ -314,6 +322,11 @@ const double *harness_session_best(const struct harness_session *s)
 	return s->best;
 }
 
+unsigned harness_session_replaced(const struct harness_session *s)
+{
+	return s->replaced;
+}
+
 static int by_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -330,7 +343,15 @@ static int by_double(const void *a, const void *b)
  * the probes are watched for `look` seconds: a probe whose median over
  * agreeing points is out of its best's clean band (more than WIDE_SLACK
  * above it, or below LOW_SLACK) but not beyond REBASE_MAX gets that median
- * as its best, for this session (the reference kept is not raised). */
+ * as its best, for this session (the reference kept is not raised).
+ * Beyond REBASE_MAX, a probe other than the ALU probe whose median is that
+ * slow while the ALU probe runs at its kept best is not a busy host (which
+ * slows the ALU probe too) but a reference no repetition can reach: one
+ * taken in a glitch and kept since (on a Zen 3 VM the fp probe's kept best
+ * was 0.298 cycles an addpd, which two FP adders cannot run: every kernel
+ * of a build was then disturbed, the build never ended). Its median is
+ * its best from now on, and the reference kept is replaced
+ * (harness_session_replaced). */
 static void rebase(struct harness_session *s, double look)
 {
 	enum { MAX_POINTS = 512 };
@@ -349,19 +370,34 @@ static void rebase(struct harness_session *s, double look)
 		}
 		a = b;
 	}
-	for (int k = 0; k < PROBE_COUNT && n >= 16; k++) {
+	if (n < 16)
+		return;
+	double median[PROBE_COUNT];
+	for (int k = 0; k < PROBE_COUNT; k++) {
 		qsort(v[k], n, sizeof(double), by_double);
-		double median = v[k][n / 2];
-		if (!isfinite(s->best[k]) ||
-		    (median <= s->best[k] * wide_slack(k) && median >= s->best[k] * LOW_SLACK) ||
-		    median > s->best[k] * REBASE_MAX)
+		median[k] = v[k][n / 2];
+	}
+	/* The core's integer side at its kept speed: no host or sibling takes
+	 * the core now (they slow the ALU probe first) */
+	int alu_calm = isfinite(s->alu_kept) && median[PROBE_ALU] <= s->alu_kept * WIDE_SLACK &&
+		       median[PROBE_ALU] >= s->alu_kept * LOW_SLACK;
+	for (int k = 0; k < PROBE_COUNT; k++) {
+		if (!isfinite(s->best[k]) || (median[k] <= s->best[k] * wide_slack(k) &&
+					      median[k] >= s->best[k] * LOW_SLACK))
 			continue;
-		if (!s->warned++ && getenv("PERPI_BENCH_TIMES"))
+		int unreachable = median[k] > s->best[k] * REBASE_MAX;
+		if (unreachable && (k == PROBE_ALU || !alu_calm))
+			continue;
+		if (getenv("PERPI_BENCH_TIMES") && (unreachable || !s->warned++))
 			fprintf(stderr,
-				"perpi: worker: probe %d runs at %.2fx its best: measuring against "
-				"its speed now\n",
-				k, median / s->best[k]);
-		s->best[k] = median;
+				"perpi: worker: probe %s runs at %.2fx its best%s\n",
+				timing_probe_names[k], median[k] / s->best[k],
+				unreachable ? ", the ALU probe at its own: the reference is out "
+					      "of reach, replaced"
+					    : ": measuring against its speed now");
+		s->best[k] = median[k];
+		if (unreachable)
+			s->replaced |= 1u << k;
 	}
 }
 

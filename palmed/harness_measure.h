@@ -59,5 +59,9 @@ void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
 int harness_session_papi(const struct harness_session *s);
 /* The probes' best cycles per instruction so far (PROBE_COUNT values). */
 const double *harness_session_best(const struct harness_session *s);
+/* Bit k set: probe k's reference (the hint or a best) was out of reach and
+ * replaced by the speed it runs at (see rebase in harness_measure.c): the
+ * reference kept across runs must be replaced too, not merely lowered. */
+unsigned harness_session_replaced(const struct harness_session *s);
 
 #endif

@@ -32,6 +32,7 @@ struct record {
 	int32_t papi;
 	double ticks_per_cycle;
 	double best[PROBE_COUNT]; /* the worker's best throughput probes, cycles per insn */
+	uint32_t replaced;	  /* harness_session_replaced */
 	char error[128];
 };
 
@@ -199,6 +200,7 @@ static void run_command(struct worker *w, void *h, const struct command *cmd, in
 		rec.n = s.n;
 		rec.ticks_per_cycle = s.n ? s.tpc_sum / s.n : 0;
 		memcpy(rec.best, harness_session_best(w->session), sizeof(rec.best));
+		rec.replaced = harness_session_replaced(w->session);
 	}
 	alarm(0);
 	rec.papi = harness_session_papi(w->session);
@@ -372,6 +374,7 @@ static int read_record(struct harness_worker *w, struct harness_output *o)
 	o->papi = rec.papi;
 	o->ticks_per_cycle = rec.ticks_per_cycle;
 	memcpy(o->best, rec.best, sizeof(o->best));
+	o->replaced = rec.replaced;
 	snprintf(o->error, sizeof(o->error), "%s", rec.error);
 	o->n = rec.n;
 	o->samples = xmalloc((rec.n + 1) * sizeof(double));

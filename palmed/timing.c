@@ -245,13 +245,15 @@ int timing_reference_load(const char *machine, double out[PROBE_COUNT])
 }
 
 /* Rewrites the file with this machine's line replaced (other machines kept). */
-int timing_reference_save(const char *machine, const double value[PROBE_COUNT])
+int timing_reference_save(const char *machine, const double value[PROBE_COUNT],
+			  unsigned replace)
 {
 	double old[PROBE_COUNT], best[PROBE_COUNT];
 	int changed = 0;
 	timing_reference_load(machine, old);
 	for (int k = 0; k < PROBE_COUNT; k++) {
-		best[k] = old[k] > 0 && (value[k] <= 0 || old[k] <= value[k]) ? old[k] : value[k];
+		int keep = old[k] > 0 && (value[k] <= 0 || (old[k] <= value[k] && !(replace >> k & 1)));
+		best[k] = keep ? old[k] : value[k];
 		changed |= best[k] != old[k];
 	}
 	if (!changed)

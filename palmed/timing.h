@@ -56,9 +56,12 @@ double timing_calibrate(unsigned n);
  * instruction, kept in a small file ($XDG_CACHE_HOME/perpi/probe-reference,
  * else ~/.cache/perpi/...) under a key naming the machine, so that even a
  * run without database starts from a reference taken on a quiet moment.
- * load: 0 and out[] (0 where unknown); save: keeps the smaller values. */
+ * load: 0 and out[] (0 where unknown); save: keeps the smaller values, but
+ * for the probes of the mask `replace` (bit k: probe k's reference was out
+ * of reach), whose value replaces the kept one. */
 int timing_reference_load(const char *machine, double out[PROBE_COUNT]);
-int timing_reference_save(const char *machine, const double value[PROBE_COUNT]);
+int timing_reference_save(const char *machine, const double value[PROBE_COUNT],
+			  unsigned replace);
 
 /* PAPI_TOT_CYC and PAPI_TOT_INS usable in this process? Probed once at
  * run time (a VM usually has no counters). 0 when built without PAPI. */

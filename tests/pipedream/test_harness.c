@@ -157,8 +157,9 @@ static void fake_clock_campaign(void)
  * session whose kept reference is the probes' speed times factor (the
  * time budget max_seconds); *alu_hint and *alu_best: the ALU probe's
  * reference before and after. */
-static void measure_wobbling(double factor, double wobble, double max_seconds,
-			     struct harness_samples *out, double *alu_hint, double *alu_best)
+static void measure_hinted(const double factor[PROBE_COUNT], double wobble, double max_seconds,
+			   struct harness_samples *out, double best[PROBE_COUNT],
+			   unsigned *replaced)
 {
 	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0, .front_wobble = wobble};
 	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
@@ -169,15 +170,27 @@ static void measure_wobbling(double factor, double wobble, double max_seconds,
 				     .max_spread = 0.02,
 				     .max_seconds = max_seconds};
 	for (int k = 0; k < PROBE_COUNT; k++)
-		cfg.best_hint[k] = probe_cpi[k] * factor;
+		cfg.best_hint[k] = probe_cpi[k] * factor[k];
 	struct harness_session *s = harness_session_new(&cfg, &clock);
 	harness_session_warm_up(s);
 	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
 	f.cycles = 2.5 * job.divisor;
 	harness_session_measure(s, NULL, &job, NULL, NULL, out);
-	*alu_hint = cfg.best_hint[PROBE_ALU];
-	*alu_best = harness_session_best(s)[PROBE_ALU];
+	memcpy(best, harness_session_best(s), PROBE_COUNT * sizeof(double));
+	*replaced = harness_session_replaced(s);
 	harness_session_delete(s);
+}
+
+static void measure_wobbling(double factor, double wobble, double max_seconds,
+			     struct harness_samples *out, double *alu_hint, double *alu_best)
+{
+	double f[PROBE_COUNT], best[PROBE_COUNT];
+	unsigned replaced;
+	for (int k = 0; k < PROBE_COUNT; k++)
+		f[k] = factor;
+	measure_hinted(f, wobble, max_seconds, out, best, &replaced);
+	*alu_hint = probe_cpi[PROBE_ALU] * factor;
+	*alu_best = best[PROBE_ALU];
 }
 
 static void measure_against(double factor, double max_seconds, struct harness_samples *out,
@@ -246,6 +259,44 @@ static void contended_core(void)
 	      "probes at 2x their reference: %u clean of %u repetitions, ALU best %.4f (was %.4f)",
 	      out.n_clean, out.n, best, hint);
 	printf("probes at 2x their reference: %u clean of %u repetitions\n", out.n_clean, out.n);
+	harness_samples_done(&out);
+}
+
+/* A reference kept with one probe out of any reach: the fp probe's at 0.6
+ * times its speed (on a Zen 3 VM 0.298 cycles an addpd was kept, which two
+ * FP adders cannot run, and every kernel of a build was then disturbed: it
+ * never ended). With the ALU probe at its own reference the fp one is
+ * replaced by its speed: the kernel's cycles right, the replacement said.
+ * With the ALU probe 1.4 times slower too (a busy host), nothing is
+ * replaced: the kernel is refused, as for any busy host. */
+static void unreachable_reference(void)
+{
+	double f[PROBE_COUNT] = {1, 1, 0.6, 1}, best[PROBE_COUNT];
+	unsigned replaced;
+	struct harness_samples out;
+	measure_hinted(f, 0, 2, &out, best, &replaced);
+	double c = 0;
+	for (unsigned i = 0; i < out.n; i++)
+		if (out.clean[i])
+			c = out.cycles[i];
+	CHECK(out.n_clean >= 15 && fabs(c - 2.5) < 1e-3,
+	      "fp reference out of reach: %u clean of %u repetitions, %.4f cycles", out.n_clean,
+	      out.n, c);
+	CHECK(replaced == 1u << PROBE_FP && fabs(best[PROBE_FP] - 0.5) < 0.01 &&
+		  fabs(best[PROBE_ALU] - 0.25) < 1e-9,
+	      "fp reference out of reach: replaced 0x%x, fp best %.4f, ALU best %.4f", replaced,
+	      best[PROBE_FP], best[PROBE_ALU]);
+	printf("fp reference at 0.6x its speed: %u clean of %u repetitions, %.4f cycles, "
+	       "fp best %.4f\n",
+	       out.n_clean, out.n, c, best[PROBE_FP]);
+	harness_samples_done(&out);
+	double busy[PROBE_COUNT] = {1 / 1.4, 1 / 1.4, 0.6 / 1.4, 1 / 1.4};
+	measure_hinted(busy, 0, 0.5, &out, best, &replaced);
+	CHECK(out.n_clean == 0 && replaced == 0,
+	      "the same on a busy host: %u clean of %u repetitions, replaced 0x%x", out.n_clean,
+	      out.n, replaced);
+	printf("the same with every probe 1.4x slower: %u clean of %u repetitions\n", out.n_clean,
+	       out.n);
 	harness_samples_done(&out);
 }
 
@@ -357,6 +408,7 @@ int main(void)
 	stale_reference(1.0);
 	front_levels();
 	contended_core();
+	unreachable_reference();
 	misbehaving_workers();
 	if (failures)
 		printf("%d failures\n", failures);
