@@ -26,6 +26,9 @@ struct harness_clock {
 	void (*run)(void *ctx, harness_kernel_fn fn, const struct harness_job *job, void *read,
 		    void *write);
 	void *ctx;
+	/* ticks of the second calibration (TIMING_FP_CHAIN_INSNS dependent FP
+	 * adds); NULL: none, the chain of adds is trusted alone */
+	uint64_t (*fp_chain)(void *ctx);
 };
 
 /* The TSC, the probes of palmed/timing.h, vzeroupper before each probe

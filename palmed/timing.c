@@ -48,6 +48,18 @@ uint64_t timing_chain_ticks(void)
 	return minus_overhead(timing_tsc() - t0);
 }
 
+uint64_t timing_fp_chain_ticks(void)
+{
+	uint64_t n = TIMING_FP_CHAIN_INSNS / 64;
+	uint64_t t0 = timing_tsc();
+	__asm__ volatile("xorpd %%xmm13, %%xmm13\n\t"
+			 "1:\n\t.rept 64\n\taddsd %%xmm13, %%xmm13\n\t.endr\n\tdec %[n]\n\tjnz 1b"
+			 : [n] "+r"(n)
+			 :
+			 : "cc", "xmm13");
+	return minus_overhead(timing_tsc() - t0);
+}
+
 const char *const timing_probe_names[PROBE_COUNT] = {"alu", "load", "fp", "front"};
 const unsigned timing_probe_insns[PROBE_COUNT] = {TIMING_WIDE_INSNS, 16384, 16320, 16384};
 

@@ -35,6 +35,13 @@ static inline uint64_t timing_tsc(void)
 
 /* The probes; each returns TSC ticks, with the timer's own cost removed. */
 uint64_t timing_chain_ticks(void);
+/* A second calibration on other units: TIMING_FP_CHAIN_INSNS dependent
+ * addsd (latency 2-4 cycles by CPU, an integer). A sibling thread can slow
+ * the chain of adds, and then every probe read against it looks fast and
+ * every kernel's cycles come out too few; it does not slow both chains
+ * alike, so the ratio of the two shows it (palmed/harness_measure.c). */
+#define TIMING_FP_CHAIN_INSNS 2048
+uint64_t timing_fp_chain_ticks(void);
 uint64_t timing_probe_ticks(enum timing_probe p);
 /* The reorder window now: ticks of two chains of sqrtsd around 288 nops
  * over the same around 64. About 1 when the window holds 300 instructions

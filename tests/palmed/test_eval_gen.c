@@ -32,12 +32,14 @@
 #include "ilp/engine.h"
 #include "palmed/bench.h"
 #include "palmed/core.h"
+#include "palmed/db.h"
 #include "palmed/eval.h"
 #include "palmed/eval_gen.h"
 #include "palmed/eval_gen_private.h"
 #include "palmed/form.h"
 #include "palmed/harness.h"
 #include "palmed/lift.h"
+#include "palmed/timing.h"
 #include "tracer/x86.h"
 
 static int failures;
@@ -289,11 +291,44 @@ static void check_cycles(struct eval_gen *g, double store_line, double want)
 	model_delete(m);
 }
 
+/* Whether the host slows this core now: the ALU probe (8 chains of adds,
+ * the fastest of 5) more than 5% slower than its best on this machine (the
+ * reference perpi bench keeps); NULL if not, else why. A sibling thread of
+ * another guest took a third of a Zen 3 VM's ALUs for minutes, and every
+ * kernel ran slower for it, however often it was timed. */
+static const char *host_slowed(void)
+{
+	static char why[128];
+	double best[PROBE_COUNT], tpc = timing_calibrate(16);
+	char machine[256];
+	machine_reference_key(machine, sizeof(machine));
+	timing_reference_load(machine, best);
+	uint64_t least = UINT64_MAX;
+	for (int k = 0; k < 5; k++) {
+		uint64_t t = timing_probe_ticks(PROBE_ALU);
+		least = t < least ? t : least;
+	}
+	double cpi = (double)least / tpc / timing_probe_insns[PROBE_ALU];
+	if (!(best[PROBE_ALU] > 0) || tpc <= 0 || cpi <= 1.05 * best[PROBE_ALU])
+		return NULL;
+	snprintf(why, sizeof(why), "the host slows this core: its ALU probe %.3f cycles an add, "
+		 "best %.3f", cpi, best[PROBE_ALU]);
+	return why;
+}
+
+/* How far the two generators' stack kernels may be apart. A chain through
+ * rsp would make the pushes and pops run one a cycle at most: twice as
+ * slow or more. The order of the copies' pushes and pops is each
+ * generator's own, and costs a CPU up to 15% (a Zen 3: PUSH_IMM8 POP_GPR64
+ * MOV_GPR64_M64 1.15 cycles a copy here, 1.00 in the training harness, in
+ * three runs alike; within 10% on the Zen 4 and 5). */
+#define STACK_AGREE 1.25
+
 /* Pushes and pops (stack engine: no chain through rsp) on a stack of the
  * kernel's own, rsp put back once a turn by the bytes the copies moved it,
  * counted here by hand (a push -8, a pop +8); timed, they run as the
  * training harness's own stack kernels do (a second generator: within
- * 10%), unless the host disturbs either. */
+ * STACK_AGREE), unless the host disturbs either. */
 static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy)
 {
 	struct kernel k;
@@ -335,7 +370,7 @@ static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy
 		if (status == 0 && rc == 0) {
 			best = fmin(best, cycles);
 			harness = fmin(harness, r.cycles);
-			agree = best <= harness * 1.1 && best >= harness / 1.1;
+			agree = best <= harness * STACK_AGREE && best >= harness / STACK_AGREE;
 		}
 	}
 	cycles = best;
@@ -347,10 +382,12 @@ static void check_stack(struct eval_gen *g, const char *spec, int bytes_per_copy
 		int host = strstr(why, BENCH_BUSY_HOST) || strstr(why, "spread");
 		printf("%s%s: not compared (%s)\n", host ? "" : "FAIL ", spec, why);
 		failures += !host;
-	} else if (cycles > r.cycles * 1.1 || cycles < r.cycles / 1.1) {
-		printf("FAIL %s: %.3f cycles a copy, the training harness %.3f\n", spec, cycles,
-		       r.cycles);
-		failures++;
+	} else if (cycles > r.cycles * STACK_AGREE || cycles < r.cycles / STACK_AGREE) {
+		const char *busy = host_slowed();
+		printf("%s%s: %.3f cycles a copy, the training harness %.3f%s%s%s\n",
+		       busy ? "" : "FAIL ", spec, cycles, r.cycles, busy ? ": not compared (" : "",
+		       busy ? busy : "", busy ? ")" : "");
+		failures += !busy;
 	} else {
 		printf("ok %s: %.3f cycles a copy, the training harness %.3f\n", spec, cycles,
 		       r.cycles);

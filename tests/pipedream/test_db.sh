@@ -6,7 +6,8 @@
 #   measured, and each kernel is stored exactly once;
 # - a corrupt file and a foreign SQLite database are refused with a message;
 # - a database of another machine's measurements (its machine row changed
-#   to the Zen 4's family 25 model 17) is said so when opened, none of its
+#   to a family 99 model 17, which no CPU is: this runs on family 25 too)
+#   is said so when opened, none of its
 #   measurements is used, and they stay apart;
 # - export then import (SQL and CSV) into an empty database gives the same
 #   rows, and importing twice duplicates nothing.
@@ -39,7 +40,8 @@ ok = all(not x["cached"] for x in a) and all(y["cached"] for y in b) and \
 print("cache:", "hit, same figures" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY
-"$PERPI" bench --db "$db" --json --fresh ADD_GPR64_GPR64 | grep -q '"cached":false' || { echo "FAIL: --fresh used the cache"; fail=1; }
+"$PERPI" bench --db "$db" --json --fresh ADD_GPR64_GPR64 >"$t/f.json" 2>"$t/err" || busy_skip
+grep -q '"cached":false' "$t/f.json" || { echo "FAIL: --fresh used the cache"; fail=1; }
 [ "$(sqlite3 "$db" 'select count(*) from measurement')" = 2 ] || { echo "FAIL: --fresh duplicated a row"; fail=1; }
 
 # kill -9 mid-campaign, then resume. 28 distinct kernels, each slow enough
@@ -80,12 +82,12 @@ grep -Fxf "$t/before" "$t/after" | cmp -s - "$t/before" || { echo "FAIL: stored 
 odb=$t/other.db
 cp "$db" "$odb"
 sqlite3 "$odb" 'pragma wal_checkpoint(TRUNCATE)' >/dev/null
-sqlite3 "$odb" "update machine set family = 25, model = 17"
+sqlite3 "$odb" "update machine set family = 99, model = 17"
 "$PERPI" bench --db "$odb" --json ADD_GPR64_GPR64 >"$t/o.json" 2>"$t/err" || busy_skip
-grep -q '^perpi: note: database .* holds 2 measurements of another machine, .* family 25 model 17.*kept apart' "$t/err" ||
+grep -q '^perpi: note: database .* holds 2 measurements of another machine, .* family 99 model 17.*kept apart' "$t/err" ||
 	{ echo "FAIL: no note on another machine's database: $(cat "$t/err")"; fail=1; }
 grep -q '"cached":false' "$t/o.json" || { echo "FAIL: another machine's measurement used"; fail=1; }
-[ "$(sqlite3 "$odb" 'select count(*) from measurement m join machine ma on ma.id = m.machine_id where ma.family = 25')" = 2 ] ||
+[ "$(sqlite3 "$odb" 'select count(*) from measurement m join machine ma on ma.id = m.machine_id where ma.family = 99')" = 2 ] ||
 	{ echo "FAIL: the other machine's measurements were touched"; fail=1; }
 "$PERPI" bench --db "$odb" ADD_GPR64_GPR64 >/dev/null 2>"$t/err" || busy_skip
 grep -q 'note' "$t/err" && { echo "FAIL: note repeated once this machine has measurements"; fail=1; }
