@@ -168,14 +168,20 @@ static int ratio_ok(const struct harness_session *s, const struct probe_point *p
 	return s->fp_ratio <= 0 || r <= 0 || fabs(r / s->fp_ratio - 1) <= FP_RATIO_SLACK;
 }
 
+/* The chains of adds of two points agree: no clock change, no steal between. */
+static int clocks_agree(const struct probe_point *a, const struct probe_point *b)
+{
+	double lo = (double)(a->chain < b->chain ? a->chain : b->chain);
+	double hi = (double)(a->chain < b->chain ? b->chain : a->chain);
+	return lo > 0 && hi <= lo * (1 + CHAIN_SLACK);
+}
+
 /* The calibrations of two points agree: no clock change, no steal between,
  * and within each the chain of adds ran at one add a cycle. */
 static int chains_agree(const struct harness_session *s, const struct probe_point *a,
 			const struct probe_point *b)
 {
-	double lo = (double)(a->chain < b->chain ? a->chain : b->chain);
-	double hi = (double)(a->chain < b->chain ? b->chain : a->chain);
-	return lo > 0 && hi <= lo * (1 + CHAIN_SLACK) && ratio_ok(s, a) && ratio_ok(s, b);
+	return clocks_agree(a, b) && ratio_ok(s, a) && ratio_ok(s, b);
 }
 
 /* Ticks per core cycle between two points: their calibrations' mean. */
@@ -499,11 +505,12 @@ void harness_session_warm_up(struct harness_session *s)
 }
 
 /* One repetition between the points before and *after: its cycles per
- * kernel iteration, and whether it was clean. */
+ * kernel iteration, and whether it was clean (*stolen: the calibrations
+ * around it disagree, the host took time from this CPU). */
 static int repetition(struct harness_session *s, harness_kernel_fn fn,
 		      const struct harness_job *job, void *read, void *write,
 		      const struct probe_point *before, struct probe_point *after,
-		      struct harness_samples *out, struct pending *p)
+		      struct harness_samples *out, struct pending *p, int *stolen)
 {
 	const struct harness_clock *c = s->clock;
 	uint64_t cyc = 0, ins = 0;
@@ -520,6 +527,7 @@ static int repetition(struct harness_session *s, harness_kernel_fn fn,
 	double cycles = s->papi ? (double)cyc : ticks / tpc;
 	double speed[PROBE_COUNT];
 	int agree = chains_agree(s, before, after);
+	*stolen = !clocks_agree(before, after);
 	update_best(s, before, after);
 	probe_speed(before, after, speed);
 	add_sample(out, p, cycles / job->divisor, speed, agree, tpc);
@@ -537,14 +545,20 @@ static int repetition(struct harness_session *s, harness_kernel_fn fn,
 
 /* Repetitions, each between two probe points, until NUM_MEASURES clean
  * ones agree (or enough more were taken, or the time budget ran out). A
- * streak of disturbed repetitions means the host is busy: wait a little. */
+ * streak of disturbed repetitions in which the host took time from this
+ * CPU (another task, a steal) means it is busy: wait a little, for it to
+ * be done. A streak of probes slowed alone (a sibling thread of another
+ * guest sharing the core) is not waited for: its quiet moments come and
+ * go in milliseconds, and only a repetition running then catches one
+ * (sleeping 2 ms after each 8 repetitions, a worker of a Zen 3 VM so
+ * shared ran 13% of the time, and a build's kernels took seconds each). */
 void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
 			     const struct harness_job *job, void *read, void *write,
 			     struct harness_samples *out)
 {
 	const struct harness_config *cfg = s->cfg;
 	const struct harness_clock *c = s->clock;
-	unsigned m = cfg->measures, dirty_streak = 0;
+	unsigned m = cfg->measures, dirty_streak = 0, stolen_streak = 0;
 	struct pending p = {0};
 	double start = perpi_now(), last_clean = start;
 	memset(out, 0, sizeof(*out));
@@ -553,8 +567,10 @@ void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
 	struct probe_point before, after;
 	probe(s, &before);
 	for (;;) {
-		int clean = repetition(s, fn, job, read, write, &before, &after, out, &p);
+		int stolen = 0;
+		int clean = repetition(s, fn, job, read, write, &before, &after, out, &p, &stolen);
 		dirty_streak = clean ? 0 : dirty_streak + 1;
+		stolen_streak = clean ? 0 : stolen_streak + stolen;
 		before = after;
 		if (clean)
 			last_clean = perpi_now();
@@ -571,13 +587,13 @@ void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
 		}
 		if (perpi_now() - start > cfg->max_seconds)
 			break;
-		if (dirty_streak >= 8) {
+		if (dirty_streak >= 8 && stolen_streak) {
 			struct timespec ts = {0, 2000000};
 			nanosleep(&ts, NULL);
 			for (unsigned i = 0; i < cfg->warmup; i++)
 				c->run(c->ctx, fn, job, read, write);
 			probe(s, &before);
-			dirty_streak = 0;
+			dirty_streak = stolen_streak = 0;
 		}
 	}
 	classify(out, &p, s);
