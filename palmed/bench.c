@@ -77,6 +77,12 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	return b;
 }
 
+void bench_repetitions(const struct bench_ctx *b, unsigned long *all, unsigned long *clean)
+{
+	*all = b->reps;
+	*clean = b->reps_clean;
+}
+
 void bench_delete(struct bench_ctx *b)
 {
 	if (!b)

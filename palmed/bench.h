@@ -92,6 +92,9 @@ struct bench_ctx;
 /* db may be NULL (no cache, nothing stored); it stays the caller's. */
 struct bench_ctx *bench_new(const struct bench_options *o, struct db *db);
 void bench_delete(struct bench_ctx *b);
+/* The repetitions this context's kernels were timed in so far, and how
+ * many of them the host left undisturbed. */
+void bench_repetitions(const struct bench_ctx *b, unsigned long *all, unsigned long *clean);
 
 /* Throughput of one kernel: cache lookup, else generate, run, store.
  * Returns 0, or -1 with perpi_error() set (unknown or unsupported form,

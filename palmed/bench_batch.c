@@ -43,6 +43,8 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 	unsigned n_clean = 0;
 	for (unsigned j = 0; j < o->n; j++)
 		n_clean += o->clean[j] != 0;
+	c->b->reps += o->taken > o->n ? o->taken : o->n;
+	c->b->reps_clean += n_clean;
 	char *spec = kernel_to_string(&c->ks[i]);
 	if (o->status < 0) {
 		c->status[i] = -1;

@@ -22,6 +22,8 @@ struct bench_ctx {
 	double best[PROBE_COUNT]; /* the probes' fewest cycles per insn here, 0 unknown */
 	int best_dirty;
 	unsigned best_replaced; /* bit k: best[k] replaced a reference out of reach */
+	/* repetitions timed so far, and the undisturbed ones (bench_repetitions) */
+	unsigned long reps, reps_clean;
 	char machine[160];	       /* key of the probe reference file */
 	struct harness_worker *worker; /* kept between measurements; NULL until first use */
 };

@@ -61,6 +61,7 @@ struct harness_output {
 	double ticks_per_cycle;
 	double best[PROBE_COUNT]; /* the worker's best probes (cycles per insn) */
 	unsigned replaced;	  /* bit k: best[k] replaced a reference out of reach */
+	unsigned taken;		  /* repetitions timed, n of them sent */
 };
 
 /* Called in the parent as each job's output arrives (index: the job). */

@@ -600,6 +600,7 @@ void harness_session_measure(struct harness_session *s, harness_kernel_fn fn,
 	if (getenv("PERPI_BENCH_TIMES"))
 		fprintf(stderr, "perpi: worker: %u repetitions, %u clean, %.1f ms\n", out->n,
 			out->n_clean, 1e3 * (perpi_now() - start));
+	out->taken = out->n;
 	trim(out);
 	free(p.speed);
 	free(p.agree);

@@ -38,6 +38,7 @@ const struct harness_clock *harness_clock_real(void);
 /* What a kernel's repetitions gave. */
 struct harness_samples {
 	unsigned n, n_clean;
+	unsigned taken;	      /* repetitions timed, n of them kept */
 	double *cycles;	      /* per kernel iteration, each repetition; owned */
 	unsigned char *clean; /* owned */
 	double tpc_sum;	      /* ticks per cycle, summed over the repetitions */

@@ -33,6 +33,7 @@ struct record {
 	double ticks_per_cycle;
 	double best[PROBE_COUNT]; /* the worker's best throughput probes, cycles per insn */
 	uint32_t replaced;	  /* harness_session_replaced */
+	uint32_t taken;		  /* repetitions timed (n of them sent) */
 	char error[128];
 };
 
@@ -201,6 +202,7 @@ static void run_command(struct worker *w, void *h, const struct command *cmd, in
 		rec.ticks_per_cycle = s.n ? s.tpc_sum / s.n : 0;
 		memcpy(rec.best, harness_session_best(w->session), sizeof(rec.best));
 		rec.replaced = harness_session_replaced(w->session);
+		rec.taken = s.taken;
 	}
 	alarm(0);
 	rec.papi = harness_session_papi(w->session);
@@ -375,6 +377,7 @@ static int read_record(struct harness_worker *w, struct harness_output *o)
 	o->ticks_per_cycle = rec.ticks_per_cycle;
 	memcpy(o->best, rec.best, sizeof(o->best));
 	o->replaced = rec.replaced;
+	o->taken = rec.taken;
 	snprintf(o->error, sizeof(o->error), "%s", rec.error);
 	o->n = rec.n;
 	o->samples = xmalloc((rec.n + 1) * sizeof(double));

@@ -243,6 +243,16 @@ static void infer_measure_cycles_many(void *ctx, const struct kernel *ks, size_t
 	free(from_refusal);
 }
 
+static void infer_repetitions(void *ctx, unsigned long *all, unsigned long *clean)
+{
+	struct infer_bench *ib = ctx;
+	unsigned long a, c;
+	bench_repetitions(ib->bench, all, clean);
+	bench_repetitions(ib->fresh, &a, &c);
+	*all += a;
+	*clean += c;
+}
+
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
 		      struct measure *out)
 {
@@ -262,6 +272,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	out->ctx = ib;
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;
+	out->repetitions = infer_repetitions;
 	out->cpu = ib->cpu;
 }
 

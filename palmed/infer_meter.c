@@ -45,6 +45,32 @@ void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 	mt->label[0] = '\0';
 	mt->busy_wait = BUSY_WAIT;
 	mt->busy_waited = 0;
+	mt->reps_seen = mt->clean_seen = 0;
+	mt->host[0] = '\0';
+}
+
+/* On a quiet host most repetitions are clean; on a Zen 3 VM whose cores
+ * another guest shared, 15 clean ones took 500-6,500 repetitions, and a
+ * build said "about 330 min left" with no word of why. */
+const char *infer_meter_host(struct infer_meter *mt)
+{
+	unsigned long all, clean;
+	if (!mt->ms || !mt->ms->repetitions)
+		return mt->host;
+	mt->ms->repetitions(mt->ms->ctx, &all, &clean);
+	if (all < mt->reps_seen || clean < mt->clean_seen) /* counts restarted */
+		mt->reps_seen = mt->clean_seen = 0;
+	unsigned long da = all - mt->reps_seen, dc = clean - mt->clean_seen;
+	if (da < INFER_METER_HOST_REPS)
+		return mt->host;
+	mt->reps_seen = all;
+	mt->clean_seen = clean;
+	if (2 * dc >= da)
+		mt->host[0] = '\0';
+	else
+		snprintf(mt->host, sizeof(mt->host), "; the host disturbed %.0f%% of repetitions",
+			 100.0 * (double)(da - dc) / (double)da);
+	return mt->host;
 }
 
 int infer_meter_stopped(const struct infer_meter *mt)
@@ -97,11 +123,12 @@ static void show(struct infer_meter *mt, size_t done, size_t n, int force)
 	infer_meter_eta(mt, (unsigned long)(n - done) + mt->planned, eta, sizeof(eta));
 	if (n > 1 && done < n)
 		snprintf(count, sizeof(count), " (%zu/%zu kernels)", done, n);
+	const char *host = infer_meter_host(mt);
 	if (mt->tty) {
-		fprintf(mt->progress, "\r\033[Kpalmed: %s%s%s", mt->label, count, eta);
+		fprintf(mt->progress, "\r\033[Kpalmed: %s%s%s%s", mt->label, count, eta, host);
 		mt->line_open = 1;
 	} else {
-		fprintf(mt->progress, "palmed: %s%s%s\n", mt->label, count, eta);
+		fprintf(mt->progress, "palmed: %s%s%s%s\n", mt->label, count, eta, host);
 	}
 	fflush(mt->progress);
 	mt->last_line = now;

@@ -28,10 +28,21 @@ struct infer_meter {
 	 * is calm, waiting for it at most busy_wait seconds in all (0: not at
 	 * all); busy_waited so far. */
 	double busy_wait, busy_waited;
+	/* The host's share of the repetitions lately (infer_meter_host) */
+	unsigned long reps_seen, clean_seen;
+	char host[112];
 };
 
 void infer_meter_init(struct infer_meter *mt, const struct measure *ms,
 		      const volatile sig_atomic_t *stop, FILE *progress);
+
+/* What the progress line says of the host: over the repetitions timed
+ * since the last look (at least INFER_METER_HOST_REPS of them, else the
+ * last word stands), "; the host disturbed N% of repetitions" when it
+ * disturbed more than half (a busy sibling thread, another guest), else
+ * "". Returns mt->host. */
+#define INFER_METER_HOST_REPS 2000
+const char *infer_meter_host(struct infer_meter *mt);
 
 /* Whether a stop was requested. */
 int infer_meter_stopped(const struct infer_meter *mt);

@@ -30,6 +30,9 @@ struct measure {
 	 * spec, malloc'd (NULL when none ran). */
 	void (*cycles_many)(void *ctx, const struct kernel *ks, size_t n, double *cycles,
 			    int *status, char **errors, char **helpers);
+	/* Optional (NULL: not known): the repetitions timed so far and how
+	 * many of them the host left undisturbed (bench_repetitions). */
+	void (*repetitions)(void *ctx, unsigned long *all, unsigned long *clean);
 };
 
 #endif

@@ -244,6 +244,7 @@ void sim_measure(const struct sim_machine *m, struct measure *out)
 	out->cycles = sim_measure_cycles;
 	out->cpu = m->cpu;
 	out->cycles_many = NULL;
+	out->repetitions = NULL;
 }
 
 static int sim_noisy_cycles(void *ctx, const struct kernel *k, double *cycles)
@@ -267,4 +268,5 @@ void sim_measure_noisy(struct sim_noisy *noisy, struct measure *out)
 	out->cycles = sim_noisy_cycles;
 	out->cpu = noisy->machine->cpu;
 	out->cycles_many = NULL;
+	out->repetitions = NULL;
 }

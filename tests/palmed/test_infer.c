@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "palmed/infer.h"
+#include "palmed/infer_meter.h"
 #include "palmed/sim.h"
 
 static unsigned long long rng = 12345;
@@ -413,10 +414,46 @@ static int check_width_fit(void)
 	return !ok;
 }
 
+/* The progress line's word on the host, from the repetitions counted by
+ * hand: 2,000 repetitions, 100 clean: 95% disturbed; then 1,000 more, all
+ * clean: too few to judge, the word stands; 1,000 more again, 100 clean:
+ * 2,000 since the last look, 1,100 clean: nothing said (under half
+ * disturbed). */
+static unsigned long fake_all, fake_clean;
+static void fake_repetitions(void *ctx, unsigned long *all, unsigned long *clean)
+{
+	*all = fake_all;
+	*clean = fake_clean;
+}
+
+static int check_host_note(void)
+{
+	struct measure ms = {.repetitions = fake_repetitions};
+	struct infer_meter mt;
+	infer_meter_init(&mt, &ms, NULL, NULL);
+	int failed = 0;
+	const char *want[] = {"; the host disturbed 95% of repetitions",
+			      "; the host disturbed 95% of repetitions", ""};
+	unsigned long add[][2] = {{2000, 100}, {1000, 1000}, {1000, 100}};
+	for (int i = 0; i < 3; i++) {
+		fake_all += add[i][0];
+		fake_clean += add[i][1];
+		const char *got = infer_meter_host(&mt);
+		if (strcmp(got, want[i])) {
+			printf("FAIL: host note %d: '%s', not '%s'\n", i, got, want[i]);
+			failed = 1;
+		}
+	}
+	if (!failed)
+		printf("ok: the host's share of the repetitions said, and only when over half\n");
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	int failed = argc < 2 ? check_deterministic(sim_find("zen")) |
-				    check_pairs(sim_find("zen")) | check_width_fit()
+				    check_pairs(sim_find("zen")) | check_width_fit() |
+				    check_host_note()
 			      : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
