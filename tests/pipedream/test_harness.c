@@ -61,7 +61,15 @@ struct fake {
 	unsigned front_calls;
 	double sibling;		/* a sibling slows the chain of adds and the ALU probe this
 				 * many times (0: none), not the FP chain nor the kernel */
+	double comes_and_goes;	/* a sibling slows every probe and the kernel this many
+				 * times (0: never), 4 spells in 5 of 3 calibrations each */
 };
+
+/* The slowdown a sibling that comes and goes causes now. */
+static double spell(const struct fake *f)
+{
+	return f->comes_and_goes > 0 && (f->chains / 3) % 5 != 0 ? f->comes_and_goes : 1;
+}
 
 static uint64_t fake_tsc(void *ctx)
 {
@@ -90,6 +98,7 @@ static uint64_t fake_probe(void *ctx, enum timing_probe p)
 		t *= 1 + f->front_wobble;
 	if (p == PROBE_ALU && f->sibling > 0)
 		t *= f->sibling;
+	t *= spell(f);
 	f->now += t;
 	return (uint64_t)llround(t);
 }
@@ -117,7 +126,7 @@ static void fake_run(void *ctx, harness_kernel_fn fn, const struct harness_job *
 		f->ticks_per_cycle = 3.0 / 2.4;
 		f->now += f->cycles / 2 * f->ticks_per_cycle;
 	} else {
-		f->now += f->cycles * f->ticks_per_cycle;
+		f->now += f->cycles * f->ticks_per_cycle * spell(f);
 	}
 }
 
@@ -174,7 +183,7 @@ static void fake_clock_campaign(void)
  * time budget max_seconds); *alu_hint and *alu_best: the ALU probe's
  * reference before and after. */
 static void measure_hinted(const double factor[PROBE_COUNT], double wobble, double sibling,
-			   double max_seconds, struct harness_samples *out,
+			   double comes_and_goes, double max_seconds, struct harness_samples *out,
 			   double best[PROBE_COUNT], unsigned *replaced)
 {
 	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0, .front_wobble = wobble};
@@ -191,6 +200,7 @@ static void measure_hinted(const double factor[PROBE_COUNT], double wobble, doub
 	struct harness_session *s = harness_session_new(&cfg, &clock);
 	harness_session_warm_up(s);
 	f.sibling = sibling;
+	f.comes_and_goes = comes_and_goes;
 	struct harness_job job = {.symbol = "fake", .turns = 400, .divisor = 800};
 	f.cycles = 2.5 * job.divisor;
 	harness_session_measure(s, NULL, &job, NULL, NULL, out);
@@ -206,7 +216,7 @@ static void measure_wobbling(double factor, double wobble, double max_seconds,
 	unsigned replaced;
 	for (int k = 0; k < PROBE_COUNT; k++)
 		f[k] = factor;
-	measure_hinted(f, wobble, 0, max_seconds, out, best, &replaced);
+	measure_hinted(f, wobble, 0, 0, max_seconds, out, best, &replaced);
 	*alu_hint = probe_cpi[PROBE_ALU] * factor;
 	*alu_best = best[PROBE_ALU];
 }
@@ -239,8 +249,9 @@ static void front_levels(void)
 }
 
 /* A reference kept from earlier runs that this machine no longer reaches
- * (its probes now 15% slower: a busy sibling hardware thread, another guest
- * of the host; or 15% faster), or reaches (the same speed): the session
+ * (its probes now 11% slower, every one of them, all the time, as the Zen
+ * 5's load probe ran 5-10% slower for hours on a quiet machine; or 15%
+ * faster), or reaches (the same speed): the session
  * still measures every kernel with clean repetitions, the right cycles,
  * and keeps a reachable reference as it was. Before, every repetition
  * against the unreachable reference was disturbed. */
@@ -303,7 +314,7 @@ static void unreachable_reference(void)
 	double f[PROBE_COUNT] = {1, 1, 0.6, 1}, best[PROBE_COUNT];
 	unsigned replaced;
 	struct harness_samples out;
-	measure_hinted(f, 0, 0, 2, &out, best, &replaced);
+	measure_hinted(f, 0, 0, 0, 2, &out, best, &replaced);
 	double c = 0;
 	for (unsigned i = 0; i < out.n; i++)
 		if (out.clean[i])
@@ -320,7 +331,7 @@ static void unreachable_reference(void)
 	       out.n_clean, out.n, c, best[PROBE_FP]);
 	harness_samples_done(&out);
 	double busy[PROBE_COUNT] = {1 / 1.4, 1 / 1.4, 0.6 / 1.4, 1 / 1.4};
-	measure_hinted(busy, 0, 0, 0.5, &out, best, &replaced);
+	measure_hinted(busy, 0, 0, 0, 0.5, &out, best, &replaced);
 	CHECK(out.n_clean == 0 && replaced == 0,
 	      "the same on a busy host: %u clean of %u repetitions, replaced 0x%x", out.n_clean,
 	      out.n, replaced);
@@ -344,7 +355,7 @@ static void sibling_slows_chain(void)
 	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
 	unsigned replaced, wrong = 0;
 	struct harness_samples out;
-	measure_hinted(f, 0, 1.08, 0.5, &out, best, &replaced);
+	measure_hinted(f, 0, 1.08, 0, 0.5, &out, best, &replaced);
 	for (unsigned i = 0; i < out.n; i++)
 		wrong += out.clean[i] && fabs(out.cycles[i] - 2.5) > 1e-3;
 	int bests_kept = 1;
@@ -357,6 +368,30 @@ static void sibling_slows_chain(void)
 	printf("a sibling slowing the chain of adds 8%%: %u clean of %u repetitions, %u wrong, "
 	       "fp best %.4f\n",
 	       out.n_clean, out.n, wrong, best[PROBE_FP]);
+	harness_samples_done(&out);
+}
+
+/* A sibling that comes and goes: every probe and the kernel 1.3 times
+ * slower four spells in five, each spell three calibrations long (on a
+ * Zen 3 VM whose core another guest shared, the probes ran 1.1-1.9 times
+ * their best, changing within milliseconds). The quiet spells measure the
+ * kernel; no slow spell is judged clean, no best moves. (What a rebase
+ * does on such a host, where slow spells outlast a look: the real one in
+ * bench/shared_host.sh.) */
+static void comes_and_goes(void)
+{
+	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
+	unsigned replaced, wrong = 0;
+	struct harness_samples out;
+	measure_hinted(f, 0, 0, 1.3, 1, &out, best, &replaced);
+	for (unsigned i = 0; i < out.n; i++)
+		wrong += out.clean[i] && fabs(out.cycles[i] - 2.5) > 1e-3;
+	CHECK(out.n_clean >= 15 && wrong == 0 && fabs(best[PROBE_ALU] / 0.25 - 1) < 1e-3,
+	      "a sibling that comes and goes: %u clean of %u repetitions, %u with wrong cycles, "
+	      "ALU best %.4f",
+	      out.n_clean, out.n, wrong, best[PROBE_ALU]);
+	printf("a sibling that comes and goes: %u clean of %u repetitions, %u wrong\n", out.n_clean,
+	       out.n, wrong);
 	harness_samples_done(&out);
 }
 
@@ -463,13 +498,14 @@ static void misbehaving_workers(void)
 int main(void)
 {
 	fake_clock_campaign();
-	stale_reference(0.85);
+	stale_reference(0.9);
 	stale_reference(1.15);
 	stale_reference(1.0);
 	front_levels();
 	contended_core();
 	unreachable_reference();
 	sibling_slows_chain();
+	comes_and_goes();
 	misbehaving_workers();
 	if (failures)
 		printf("%d failures\n", failures);
