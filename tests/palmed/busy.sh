@@ -41,18 +41,26 @@ refused=$($PERPI db --db "$tmp/db" export --csv | grep -c ',refused,')
 [ "$refused" = 0 ] || { echo "FAIL: $refused refusals remembered for a busy host"; fail=1; }
 [ -e "$tmp/m.json" ] && { echo "FAIL: a model was written"; fail=1; }
 
+# failed_build STATUS ERR WHAT: 1 if the build succeeded; else skips for a
+# busy host (unless a check failed already) or says it failed (fail=1)
+failed_build() {
+	[ "$1" -ne 0 ] || return 1
+	if grep -q 'undisturbed by the host' "$2"; then
+		echo "SKIP: the host is really busy now: $(tail -1 "$2")"
+		[ $fail = 0 ] && exit 77
+	else
+		echo "FAIL: $3: $(tail -1 "$2")"
+		fail=1
+	fi
+	return 0
+}
+
 # the host calm again (the real reference): the same build measures it
 cp "$tmp/real-reference" "$ref"
 $PERPI palmed build --forms "$tmp/forms" --training 0 --db "$tmp/db" -q \
 	-o "$tmp/m.json" >"$tmp/out2" 2>"$tmp/err2"
-status=$?
-if [ $status -ne 0 ] && grep -q 'undisturbed by the host' "$tmp/err2"; then
-	echo "SKIP: the host is really busy now: $(tail -1 "$tmp/err2")"
-	[ $fail = 0 ] && exit 77
-elif [ $status -ne 0 ]; then
-	echo "FAIL: the build after the busy spell: $(tail -1 "$tmp/err2")"
-	fail=1
-elif ! grep -q '"ADD_GPR64_GPR64"' "$tmp/m.json"; then
+failed_build $? "$tmp/err2" "the build after the busy spell" ||
+if ! grep -q '"ADD_GPR64_GPR64"' "$tmp/m.json"; then
 	echo "FAIL: the model lacks ADD_GPR64_GPR64"
 	fail=1
 fi
@@ -70,13 +78,8 @@ $PERPI palmed build --forms "$tmp/forms" --training 0 --no-db -q --busy-wait 30 
 	-o "$tmp/m3.json" >"$tmp/out3" 2>"$tmp/err3"
 status=$?
 now=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
-if [ $status -ne 0 ] && grep -q 'undisturbed by the host' "$tmp/err3"; then
-	echo "SKIP: the host is really busy now: $(tail -1 "$tmp/err3")"
-	[ $fail = 0 ] && exit 77
-elif [ $status -ne 0 ]; then
-	echo "FAIL: the build with the fp probe's reference out of reach: $(tail -1 "$tmp/err3")"
-	fail=1
-elif ! awk -v g="$glitch" -v n="$now" 'BEGIN { exit !(n > 1.5 * g) }'; then
+failed_build $status "$tmp/err3" "the build with the fp probe's reference out of reach" ||
+if ! awk -v g="$glitch" -v n="$now" 'BEGIN { exit !(n > 1.5 * g) }'; then
 	echo "FAIL: the kept fp reference $now, out of reach at $glitch, was not replaced"
 	fail=1
 fi

@@ -340,6 +340,15 @@ static void unreachable_reference(void)
 	harness_samples_done(&out);
 }
 
+/* Clean repetitions whose cycles are not the fake kernel's 2.5. */
+static unsigned wrong_clean(const struct harness_samples *out)
+{
+	unsigned wrong = 0;
+	for (unsigned i = 0; i < out->n; i++)
+		wrong += out->clean[i] && fabs(out->cycles[i] - 2.5) > 1e-3;
+	return wrong;
+}
+
 /* A sibling thread slowing the chain of adds and the ALU probe by 8% (both
  * on the integer ALUs), not the FP adds nor the kernel, after the session
  * warmed up, for the whole kernel. Read against the chain of adds alone,
@@ -353,11 +362,10 @@ static void unreachable_reference(void)
 static void sibling_slows_chain(void)
 {
 	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
-	unsigned replaced, wrong = 0;
+	unsigned replaced;
 	struct harness_samples out;
 	measure_hinted(f, 0, 1.08, 0, 0.5, &out, best, &replaced);
-	for (unsigned i = 0; i < out.n; i++)
-		wrong += out.clean[i] && fabs(out.cycles[i] - 2.5) > 1e-3;
+	unsigned wrong = wrong_clean(&out);
 	int bests_kept = 1;
 	for (int k = 0; k < PROBE_COUNT; k++)
 		bests_kept &= fabs(best[k] / probe_cpi[k] - 1) < 1e-3;
@@ -381,11 +389,10 @@ static void sibling_slows_chain(void)
 static void comes_and_goes(void)
 {
 	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
-	unsigned replaced, wrong = 0;
+	unsigned replaced;
 	struct harness_samples out;
 	measure_hinted(f, 0, 0, 1.3, 1, &out, best, &replaced);
-	for (unsigned i = 0; i < out.n; i++)
-		wrong += out.clean[i] && fabs(out.cycles[i] - 2.5) > 1e-3;
+	unsigned wrong = wrong_clean(&out);
 	CHECK(out.n_clean >= 15 && wrong == 0 && fabs(best[PROBE_ALU] / 0.25 - 1) < 1e-3,
 	      "a sibling that comes and goes: %u clean of %u repetitions, %u with wrong cycles, "
 	      "ALU best %.4f",
