@@ -221,26 +221,16 @@ static void check_figures(struct measure_outcome *o, const char *who, unsigned r
 	}
 }
 
-/* The ALU throughput probe now, in cycles per add (the fastest of 3). A
- * chain of dependent adds, which the calibration times, runs as fast
- * when another thread shares the core; 8 independent chains do not. */
-static double probe_cpi(double ticks_per_cycle)
-{
-	uint64_t best = UINT64_MAX;
-	for (int k = 0; k < 3; k++) {
-		uint64_t t = timing_probe_ticks(PROBE_ALU);
-		best = t < best ? t : best;
-	}
-	return (double)best / ticks_per_cycle / timing_probe_insns[PROBE_ALU];
-}
-
-/* After run k: the throughput probe against its best on this machine, and
+/* After run k: the ALU throughput probe now (cycles per add, the fastest
+ * of 3: a chain of dependent adds, which the calibration times, runs as
+ * fast when another thread shares the core; 8 independent chains do not)
+ * against its best on this machine, and
  * the window probe (a split reorder window slows latency-bound code, as a
  * busy sibling thread does to this Zen 5's 448 entries, without slowing
  * the throughput probe: horner's 6,500 cycles a call became 10,400). */
 static void check_probe(struct measure_outcome *o, double ratio)
 {
-	double cpi = probe_cpi(ratio), window = timing_window_ratio();
+	double cpi = timing_probe_cpi(PROBE_ALU, ratio, 3), window = timing_window_ratio();
 	int slowed = o->probe_best > 0 && cpi > MEASURE_SLOWED * o->probe_best;
 	o->probe_worst = fmax(o->probe_worst, cpi);
 	o->window_worst = fmax(o->window_worst, window);

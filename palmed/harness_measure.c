@@ -241,7 +241,7 @@ static void update_best(struct harness_session *s, const struct probe_point *a,
 		/* no core runs 8 adds, loads or FP adds per cycle, nor 16 zero idioms */
 		if (slowest < s->best[k] && slowest >= (k == PROBE_FRONT ? 1.0 / 16 : 1.0 / 8)) {
 			s->best[k] = slowest;
-			if (k == PROBE_ALU && !(slowest > s->alu_kept))
+			if (k == PROBE_ALU && slowest < s->alu_kept)
 				s->alu_kept = slowest;
 		}
 	}
@@ -404,14 +404,14 @@ static void learn_fp_ratio(struct harness_session *s)
 	for (unsigned i = 0; i < FP_RATIO_POINTS; i++) {
 		struct probe_point p = {.chain = c->chain(c->ctx)};
 		p.fp_chain = c->fp_chain(c->ctx);
-		if (fp_ratio(&p) > 0)
-			r[n++] = fp_ratio(&p);
+		if ((r[n] = fp_ratio(&p)) > 0)
+			n++;
 	}
 	if (n < FP_RATIO_POINTS / 2)
 		return;
 	qsort(r, n, sizeof(double), by_double);
 	double m = r[n / 2], whole = round(m);
-	if (whole >= 1 && fabs(m - whole) <= 0.03 * whole)
+	if (whole >= 1 && fabs(m - whole) <= FP_RATIO_SLACK * whole)
 		s->fp_ratio = whole;
 	else if (s->fp_ratio <= 0) /* a first guess; a whole one replaces it */
 		s->fp_ratio = m;

@@ -196,6 +196,16 @@ uint64_t timing_probe_ticks(enum timing_probe p)
 	}
 }
 
+double timing_probe_cpi(enum timing_probe p, double ticks_per_cycle, unsigned tries)
+{
+	uint64_t best = UINT64_MAX;
+	for (unsigned k = 0; k < tries; k++) {
+		uint64_t t = timing_probe_ticks(p);
+		best = t < best ? t : best;
+	}
+	return (double)best / ticks_per_cycle / timing_probe_insns[p];
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

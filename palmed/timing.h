@@ -43,6 +43,9 @@ uint64_t timing_chain_ticks(void);
 #define TIMING_FP_CHAIN_INSNS 2048
 uint64_t timing_fp_chain_ticks(void);
 uint64_t timing_probe_ticks(enum timing_probe p);
+/* Probe p's cycles per instruction now: the fastest of `tries` runs, at
+ * ticks_per_cycle (timing_calibrate's). */
+double timing_probe_cpi(enum timing_probe p, double ticks_per_cycle, unsigned tries);
 /* The reorder window now: ticks of two chains of sqrtsd around 288 nops
  * over the same around 64. About 1 when the window holds 300 instructions
  * (448 on Zen 5); 1.3 to 2 when a busy SMT sibling has split it (224 on

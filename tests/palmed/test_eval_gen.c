@@ -303,12 +303,7 @@ static const char *host_slowed(void)
 	char machine[256];
 	machine_reference_key(machine, sizeof(machine));
 	timing_reference_load(machine, best);
-	uint64_t least = UINT64_MAX;
-	for (int k = 0; k < 5; k++) {
-		uint64_t t = timing_probe_ticks(PROBE_ALU);
-		least = t < least ? t : least;
-	}
-	double cpi = (double)least / tpc / timing_probe_insns[PROBE_ALU];
+	double cpi = timing_probe_cpi(PROBE_ALU, tpc, 5);
 	if (!(best[PROBE_ALU] > 0) || tpc <= 0 || cpi <= 1.05 * best[PROBE_ALU])
 		return NULL;
 	snprintf(why, sizeof(why), "the host slows this core: its ALU probe %.3f cycles an add, "
