@@ -15,23 +15,52 @@
 
 static int usage(FILE *out)
 {
-	fprintf(out, "usage: perpi forms check FORM...\n"
-		     "         parse forms and say whether they can be benchmarked\n"
-		     "       perpi forms discover [--db FILE|--no-db] [--list] [MNEMONIC...]\n"
-		     "         find the forms this CPU assembles and runs (all mnemonics Capstone\n"
-		     "         knows by default) and store the catalogue in the database\n"
-		     "       perpi forms trace [--measure] [--db FILE|--no-db] perpi.data...\n"
-		     "         the forms recorded runs executed, by dynamic count, and whether\n"
-		     "         they can be benchmarked (--measure: measure each one alone)\n");
+	fprintf(out,
+		"usage: perpi forms check [--run] FORM...\n"
+		"         parse forms and say whether they can be benchmarked (--run: assemble\n"
+		"         and run each one's kernel once, as discover does: ok, fault...)\n"
+		"       perpi forms discover [--db FILE|--no-db] [--list] [MNEMONIC...]\n"
+		"         find the forms this CPU assembles and runs (all mnemonics Capstone\n"
+		"         knows by default) and store the catalogue in the database\n"
+		"       perpi forms trace [--measure] [--db FILE|--no-db] perpi.data...\n"
+		"         the forms recorded runs executed, by dynamic count, and whether\n"
+		"         they can be benchmarked (--measure: measure each one alone)\n");
 	return out == stdout ? 0 : 2;
+}
+
+/* --run: each parsed form's kernel assembled and run once, as discovery
+ * checks its candidates; the catalogue's line per form. */
+static int check_running(char **names, size_t n)
+{
+	struct form_catalogue c;
+	if (form_check((const char *const *)names, n, &c) < 0) {
+		fprintf(stderr, "perpi: forms check: %s\n", perpi_error());
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < c.n; j++)
+			if (!strcmp(c.e[j].name, names[i])) {
+				printf("%s\t%s%s%s\n", names[i], c.e[j].status,
+				       c.e[j].reason ? "\t" : "",
+				       c.e[j].reason ? c.e[j].reason : "");
+				break;
+			}
+	form_catalogue_done(&c);
+	return 0;
 }
 
 static int forms_check(int argc, char **argv)
 {
-	int rc = 0;
+	int rc = 0, run = 0;
+	char **names = xcalloc((size_t)argc + 1, sizeof(char *));
+	size_t n = 0;
 	for (int i = 0; i < argc; i++) {
 		struct form f;
 		char name[FORM_NAME_MAX];
+		if (!strcmp(argv[i], "--run")) {
+			run = 1;
+			continue;
+		}
 		if (form_parse(argv[i], &f) < 0) {
 			fprintf(stderr, "perpi: forms: %s\n", perpi_error());
 			rc = 1;
@@ -39,8 +68,19 @@ static int forms_check(int argc, char **argv)
 		}
 		form_print(&f, name, sizeof(name));
 		const char *why = form_unsupported_reason(&f);
-		printf("%s\t%s%s\n", name, why ? "unsupported: " : "supported", why ? why : "");
+		if (run && !why)
+			names[n++] = xstrdup(name);
+		else if (run)
+			printf("%s\tunsupported\t%s\n", name, why);
+		else
+			printf("%s\t%s%s\n", name, why ? "unsupported: " : "supported",
+			       why ? why : "");
 	}
+	if (n && check_running(names, n) < 0)
+		rc = 1;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	return rc;
 }
 

@@ -195,6 +195,53 @@ static void plan_done(struct plan *p)
 	names_done(&p->why);
 }
 
+static int names_index(const struct names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* The built-in core less the forms this CPU cannot run (its AVX-512 forms
+ * on a CPU without AVX-512): left out up front, listed unmapped with the
+ * catalogue's reason, rather than measured into faults. With the whole
+ * catalogue discovered its verdicts are in p->refused; otherwise the core
+ * is checked alone (about a second). */
+static int builtin_core_runnable(const struct build_args *a, struct plan *p)
+{
+	size_t left_out = 0;
+	if (p->refused.n == 0) {
+		struct form_catalogue cat;
+		if (form_check(infer_default_forms, infer_default_nforms, &cat) < 0)
+			return -1;
+		for (size_t i = 0; i < cat.n; i++)
+			if (strcmp(cat.e[i].status, "ok")) {
+				names_add(&p->refused, cat.e[i].name);
+				names_add(&p->why,
+					  cat.e[i].reason ? cat.e[i].reason : cat.e[i].status);
+			}
+		form_catalogue_done(&cat);
+	}
+	for (size_t i = 0; i < infer_default_nforms; i++) {
+		int r = names_index(&p->refused, infer_default_forms[i]);
+		if (r < 0) {
+			names_add(&p->core, infer_default_forms[i]);
+			continue;
+		}
+		if (!a->quiet)
+			fprintf(stderr, "palmed: core form %s left out: %s\n",
+				infer_default_forms[i], p->why.v[r]);
+		left_out++;
+	}
+	if (left_out && !a->quiet)
+		fprintf(
+		    stderr,
+		    "palmed: a core of %zu forms (%zu of the built-in %zu this CPU cannot run)\n",
+		    p->core.n, left_out, infer_default_nforms);
+	return 0;
+}
+
 static int make_plan(const struct build_args *a, const struct sim_machine *sim, struct plan *p)
 {
 	int rc = 0, builtin_core = 0;
@@ -217,8 +264,7 @@ static int make_plan(const struct build_args *a, const struct sim_machine *sim, 
 		for (size_t i = 0; i < sim->ncore; i++)
 			names_add(&p->core, sim->core[i]);
 	} else if (rc == 0 && builtin_core) {
-		for (size_t i = 0; i < infer_default_nforms; i++)
-			names_add(&p->core, infer_default_forms[i]);
+		rc = builtin_core_runnable(a, p);
 	}
 	if (rc == 0 && p->forms.n == 0)
 		rc = perpi_set_error("no instruction forms to model");
@@ -369,7 +415,9 @@ static int parse_count(int c, struct build_args *a)
 			     : &a->probes;
 	int zero = c == 't' || c == 'r' || c == 'M';
 	if (bench_cli_count(optarg, v, !zero,
-			    c == 't' ? 10000000 : c == 'M' ? 100 : 100000000) == 0)
+			    c == 't'   ? 10000000
+			    : c == 'M' ? 100
+				       : 100000000) == 0)
 		return 0;
 	fprintf(stderr, "perpi: palmed build: --%s: %s\n",
 		c == 't'   ? "training"

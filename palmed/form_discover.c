@@ -165,6 +165,17 @@ static void names_add(struct names *ns, char *name)
 	ns->v[ns->n++] = name;
 }
 
+static int names_has(const struct names *ns, const char *name)
+{
+	if (!ns->slots)
+		return 0;
+	for (size_t h = name_hash(name) & (ns->slots - 1); ns->set[h];
+	     h = (h + 1) & (ns->slots - 1))
+		if (!strcmp(ns->v[ns->set[h] - 1], name))
+			return 1;
+	return 0;
+}
+
 static void add_expanded(struct names *ns, const char *m, const char *pattern, int widths,
 			 int vector)
 {
@@ -477,6 +488,30 @@ int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue 
 		free(dir);
 	}
 	names_done(&ms);
+	names_done(&cand);
+	names_done(&ok);
+	return rc;
+}
+
+int form_check(const char *const *forms, size_t n, struct form_catalogue *out)
+{
+	struct names cand = {0}, ok = {0};
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		names_add(&cand, xstrdup(forms[i]));
+	out->candidates = cand.n;
+	char *dir = harness_make_dir();
+	int rc = dir ? filter_assembling(dir, &cand, &ok) : -1;
+	for (size_t i = 0; rc == 0 && i < cand.n; i++)
+		if (!names_has(&ok, cand.v[i]))
+			entry(out, cand.v[i], "unsupported",
+			      "GNU as does not assemble an instance of it into this form");
+	if (rc == 0 && ok.n)
+		rc = check_running(dir, &ok, out);
+	if (dir) {
+		harness_remove_dir(dir);
+		free(dir);
+	}
 	names_done(&cand);
 	names_done(&ok);
 	return rc;

@@ -23,6 +23,11 @@ struct form_catalogue {
  * Returns 0, or -1 with perpi_error() set (no assembler...). */
 int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue *out,
 		  void (*progress)(void *arg, size_t done, size_t total), void *arg);
+/* The given forms alone, checked as form_discover checks its candidates:
+ * one entry each ("ok", "unsupported", "fault", "probe"), in no set order.
+ * For a short list (a built-in core) where discovering every form would
+ * take long. Returns 0, or -1 with perpi_error() set. */
+int form_check(const char *const *forms, size_t n, struct form_catalogue *out);
 void form_catalogue_done(struct form_catalogue *c);
 
 #endif

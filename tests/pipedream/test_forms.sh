@@ -45,6 +45,20 @@ stored=$(sqlite3 "$t/f.db" "select count(*) from form f join machine m on m.id =
 "$PERPI" forms check ADD_GPR64_IMM8 | grep -q '^ADD_GPR64_IMM8	supported' || { echo "FAIL: forms check"; fail=1; }
 "$PERPI" forms check ADD_XYZ 2>"$t/err"; rc=$?
 { [ $rc = 1 ] && grep -q "^perpi: forms: bad form 'ADD_XYZ'" "$t/err"; } || { echo "FAIL: bad form: $rc"; fail=1; }
+# --run assembles and runs each form's kernel once, as discovery does (and
+# as `palmed build` checks its built-in core before measuring it): the
+# core's AVX-512 forms fault where /proc/cpuinfo lacks the extension and
+# run where it has it; LFENCE is refused before running.
+"$PERPI" forms check --run ADD_GPR64_GPR64 VADDPS_ZMM_ZMM_ZMM VMOVDQU64_YMM_M256 LFENCE >"$t/run" ||
+	{ echo "FAIL: forms check --run"; fail=1; }
+run_is() { # FORM STATUS
+	grep -q "^$1	$2" "$t/run" || { echo "FAIL: check --run: $1 is not '$2': $(grep "^$1	" "$t/run")"; fail=1; }
+}
+run_is ADD_GPR64_GPR64 ok
+run_is LFENCE unsupported
+if grep -qw avx512f /proc/cpuinfo; then run_is VADDPS_ZMM_ZMM_ZMM ok; else run_is VADDPS_ZMM_ZMM_ZMM fault; fi
+if grep -qw avx512vl /proc/cpuinfo; then run_is VMOVDQU64_YMM_M256 ok; else run_is VMOVDQU64_YMM_M256 fault; fi
+[ "$(wc -l <"$t/run")" = 4 ] || { echo "FAIL: check --run printed $(wc -l <"$t/run") lines for 4 forms"; fail=1; }
 # The whole catalogue finds what each mnemonic's own discovery finds: an
 # instance that decodes as something else must not shift the instances
 # after it (the walk over the assembled candidates lost half of them once:
