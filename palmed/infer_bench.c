@@ -253,6 +253,11 @@ static void infer_repetitions(void *ctx, unsigned long *all, unsigned long *clea
 	*clean += c;
 }
 
+static void infer_refused(void *ctx, const struct kernel *k, const char *reason)
+{
+	remember_refusal(ctx, k, reason);
+}
+
 void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, struct db *db,
 		      struct measure *out)
 {
@@ -273,6 +278,7 @@ void infer_bench_init(struct infer_bench *ib, const struct bench_options *o, str
 	out->cycles = infer_measure_cycles;
 	out->cycles_many = infer_measure_cycles_many;
 	out->repetitions = infer_repetitions;
+	out->refused = infer_refused;
 	out->cpu = ib->cpu;
 }
 

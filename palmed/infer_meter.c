@@ -11,6 +11,7 @@
 
 #include "common/util.h"
 #include "palmed/bench.h"
+#include "palmed/kernel.h"
 
 /* A slice should take about this long: short enough that a stop request
  * waits little, long enough that the runner's fixed cost per campaign
@@ -210,21 +211,73 @@ static void retry(const struct infer_meter *mt, const struct kernel *ks, const s
 	free(he);
 }
 
+/* ks[first] measured again beside ks[control] (a kernel of its slice that
+ * came back measured), in one slice: only first's result is taken.
+ * Returns whether the control came back measured, undisturbed. */
+static int retry_beside(const struct infer_meter *mt, const struct kernel *ks, size_t first,
+			size_t control, double *cycles, int *status, char **errors, char **helpers)
+{
+	struct kernel sub[2] = {ks[first], ks[control]};
+	double c[2] = {0, 0};
+	int st[2] = {0, 0};
+	char *er[2] = {NULL, NULL}, *he[2] = {NULL, NULL};
+	slice(mt, sub, 2, c, st, er, helpers ? he : NULL);
+	free(errors[first]);
+	cycles[first] = c[0];
+	status[first] = st[0];
+	errors[first] = er[0];
+	if (helpers) {
+		free(helpers[first]);
+		helpers[first] = he[0];
+	}
+	free(er[1]);
+	free(he[1]);
+	return st[1] == 0;
+}
+
+/* A kernel that comes back disturbed throughout this many times while the
+ * control beside it comes back measured disturbs the probes itself (on a
+ * Zen 3, CLFLUSH, CLFLUSHOPT and CLWB did, every time: a build waited its
+ * 600 s for them): refused, not waited for. */
+#define SELF_STRIKES 2
+
+static void refuse_self(struct infer_meter *mt, const struct kernel *ks, size_t i, size_t control,
+			int *status, char **errors)
+{
+	char *spec = kernel_to_string(&ks[i]), *beside = kernel_to_string(&ks[control]);
+	free(errors[i]);
+	status[i] = -1;
+	errors[i] =
+	    xasprintf("kernel %s: every repetition disturbed in %d tries while %s beside it "
+		      "was measured: it disturbs the probes itself, not the host",
+		      spec, SELF_STRIKES, beside);
+	if (mt->ms->refused)
+		mt->ms->refused(mt->ms->ctx, &ks[i], errors[i]);
+	free(spec);
+	free(beside);
+}
+
 /* The kernels of ks[0..n) the host disturbed throughout, measured again
  * once it is calm: a pause (1 s, doubling up to BUSY_PAUSE_MAX), then the
- * first of them alone; when it comes back measured, the others. Such
- * kernels are the host's loss, not the kernels': refused, they would be
- * missing from the model (a pair of the core, a form unmapped). Gives up
- * when mt->busy_wait is spent or a stop is requested. */
+ * first of them, beside a kernel of the slice that came back measured when
+ * there is one (the control: a host still busy disturbs it too); when the
+ * first comes back measured, the others. Such kernels are the host's loss,
+ * not the kernels': refused, they would be missing from the model (a pair
+ * of the core, a form unmapped). A kernel disturbed while its control is
+ * not, SELF_STRIKES times, is the kernel's loss: refused (refuse_self).
+ * Gives up when mt->busy_wait is spent or a stop is requested. */
 static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_t n, double *cycles,
 			  int *status, char **errors, char **helpers)
 {
-	size_t *waiting = xmalloc((n + 1) * sizeof(*waiting)), nwaiting = 0;
+	size_t *waiting = xmalloc((n + 1) * sizeof(*waiting)), nwaiting = 0, control = n;
 	for (size_t i = 0; i < n; i++)
 		if (busy(status, errors, i))
 			waiting[nwaiting++] = i;
+		else if (status[i] == 0 && control == n)
+			control = i;
 	double pause = 1, start = perpi_now();
-	size_t first_count = nwaiting, rounds = 0;
+	size_t first_count = nwaiting, rounds = 0, self = 0;
+	unsigned strikes = 0; /* of waiting[0] */
 	if (nwaiting && mt->busy_waited < mt->busy_wait)
 		infer_meter_note(mt,
 				 "the host is busy: %zu kernel%s had no undisturbed repetition; "
@@ -240,26 +293,44 @@ static void wait_for_host(struct infer_meter *mt, const struct kernel *ks, size_
 		pause = fmin(2 * pause, BUSY_PAUSE_MAX);
 		if (infer_meter_stopped(mt))
 			break;
-		/* the first alone, as a test of the host; then the rest together */
+		/* the first (beside the control), as a test of the host; then
+		 * the rest together */
 		size_t first = waiting[0], left = 0;
-		retry(mt, ks, &first, 1, cycles, status, errors, helpers);
-		if (busy(status, errors, first)) {
+		int calm = 0;
+		if (control < n)
+			calm =
+			    retry_beside(mt, ks, first, control, cycles, status, errors, helpers);
+		else
+			retry(mt, ks, &first, 1, cycles, status, errors, helpers);
+		if (busy(status, errors, first) && calm && ++strikes >= SELF_STRIKES) {
+			refuse_self(mt, ks, first, control, status, errors);
+			memmove(waiting, waiting + 1, (nwaiting - 1) * sizeof(*waiting));
+			left = nwaiting - 1;
+			strikes = 0;
+			self++;
+		} else if (busy(status, errors, first)) {
 			left = nwaiting;
 		} else {
 			retry(mt, ks, waiting + 1, nwaiting - 1, cycles, status, errors, helpers);
 			for (size_t j = 1; j < nwaiting; j++)
 				if (busy(status, errors, waiting[j]))
 					waiting[left++] = waiting[j];
+			strikes = 0;
 		}
 		if (left < nwaiting)
 			pause = 1;
 		nwaiting = left;
 	}
-	if (rounds && !infer_meter_stopped(mt))
+	if (rounds && !infer_meter_stopped(mt)) {
+		char also[96] = "";
+		if (self)
+			snprintf(also, sizeof(also),
+				 ", %zu refused (they disturb the probes themselves)", self);
 		infer_meter_note(
-		    mt, "%zu of the %zu measured after %.0f s%s", first_count - nwaiting,
-		    first_count, perpi_now() - start,
+		    mt, "%zu of the %zu measured after %.0f s%s%s", first_count - nwaiting - self,
+		    first_count, perpi_now() - start, also,
 		    nwaiting ? "; the others are left out (the wait for the host is spent)" : "");
+	}
 	free(waiting);
 }
 

@@ -33,6 +33,11 @@ struct measure {
 	/* Optional (NULL: not known): the repetitions timed so far and how
 	 * many of them the host left undisturbed (bench_repetitions). */
 	void (*repetitions)(void *ctx, unsigned long *all, unsigned long *clean);
+	/* Optional (NULL: not kept): a verdict the caller reached on k from
+	 * several measurements (it disturbs the probes itself:
+	 * palmed/infer_meter.c), to be remembered like a refusal the
+	 * measurement itself gave. */
+	void (*refused)(void *ctx, const struct kernel *k, const char *reason);
 };
 
 #endif

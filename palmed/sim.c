@@ -245,6 +245,7 @@ void sim_measure(const struct sim_machine *m, struct measure *out)
 	out->cpu = m->cpu;
 	out->cycles_many = NULL;
 	out->repetitions = NULL;
+	out->refused = NULL;
 }
 
 static int sim_noisy_cycles(void *ctx, const struct kernel *k, double *cycles)
@@ -269,4 +270,5 @@ void sim_measure_noisy(struct sim_noisy *noisy, struct measure *out)
 	out->cpu = noisy->machine->cpu;
 	out->cycles_many = NULL;
 	out->repetitions = NULL;
+	out->refused = NULL;
 }

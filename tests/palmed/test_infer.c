@@ -449,11 +449,108 @@ static int check_host_note(void)
 	return failed;
 }
 
+/* Kernels that come back "disturbed by the host" (bench.h's
+ * BENCH_BUSY_HOST): a host busy for the first `busy_calls` calls (every
+ * kernel disturbed), then calm; the kernels named `self` disturbed always,
+ * as CLFLUSH was on a Zen 3 where every other kernel measured. */
+struct fake_host {
+	unsigned calls, busy_calls;
+	const char *self;
+	unsigned refusals;
+	char refused[256];
+};
+
+static void fake_host_many(void *ctx, const struct kernel *ks, size_t n, double *cycles,
+			   int *status, char **errors, char **helpers)
+{
+	struct fake_host *h = ctx;
+	h->calls++;
+	for (size_t i = 0; i < n; i++) {
+		int disturbed = h->calls <= h->busy_calls ||
+				(h->self && !strcmp(ks[i].terms[0].form, h->self));
+		status[i] = disturbed ? -1 : 0;
+		cycles[i] = disturbed ? 0 : 1;
+		errors[i] = disturbed ? xasprintf("kernel %s: fewer than 3 repetitions were "
+						  "undisturbed by the host in 2.0 s",
+						  ks[i].terms[0].form)
+				      : NULL;
+		if (helpers)
+			helpers[i] = NULL;
+	}
+}
+
+static void fake_host_refused(void *ctx, const struct kernel *k, const char *reason)
+{
+	struct fake_host *h = ctx;
+	h->refusals++;
+	snprintf(h->refused, sizeof(h->refused), "%s", k->terms[0].form);
+	(void)reason;
+}
+
+/* One wait: kernels ADD, CLFLUSH, IMUL measured by the fake host; the
+ * statuses and what was refused, checked against `want` (0 measured, 1
+ * refused as disturbing the probes, 2 left out for a busy host). */
+static int one_wait(const char *what, struct fake_host *h, double busy_wait, const int want[3],
+		    unsigned want_refusals)
+{
+	const char *names[3] = {"ADD_GPR64_GPR64", "CLFLUSH_M8", "IMUL_GPR64_GPR64"};
+	struct kernel ks[3];
+	for (int i = 0; i < 3; i++) {
+		kernel_init(&ks[i]);
+		kernel_add(&ks[i], names[i], 1);
+	}
+	struct measure ms = {.ctx = h, .cycles_many = fake_host_many, .refused = fake_host_refused};
+	struct infer_meter mt;
+	infer_meter_init(&mt, &ms, NULL, NULL);
+	mt.busy_wait = busy_wait;
+	double cycles[3];
+	int status[3], failed = 0;
+	char *errors[3];
+	infer_meter_run(&mt, ks, 3, cycles, status, errors);
+	for (int i = 0; i < 3; i++) {
+		int got = status[i] == 0 ? 0
+			  : errors[i] && strstr(errors[i], "disturbs the probes itself") ? 1
+			  : errors[i] && strstr(errors[i], "undisturbed by the host")	 ? 2
+											 : 3;
+		if (got != want[i]) {
+			printf("FAIL: %s: %s: %d (%s), want %d\n", what, names[i], got,
+			       errors[i] ? errors[i] : "measured", want[i]);
+			failed = 1;
+		}
+		free(errors[i]);
+		kernel_done(&ks[i]);
+	}
+	if (h->refusals != want_refusals || (want_refusals && strcmp(h->refused, "CLFLUSH_M8"))) {
+		printf("FAIL: %s: %u refusals remembered (%s), want %u\n", what, h->refusals,
+		       h->refused, want_refusals);
+		failed = 1;
+	}
+	if (!failed)
+		printf("ok: %s (%.0f s waited)\n", what, mt.busy_waited);
+	return failed;
+}
+
+/* A kernel disturbed while the kernel beside it measures is refused after
+ * two tries (about 1 + 2 s of pauses), and remembered; a host busy for
+ * everything refuses nothing (the wait is spent: 2 s here); a host busy
+ * for the slice and the first try, then calm, measures all three. */
+static int check_self_disturbing(void)
+{
+	struct fake_host self = {.self = "CLFLUSH_M8"};
+	struct fake_host busy = {.busy_calls = 1000};
+	struct fake_host spell = {.busy_calls = 2};
+	return one_wait("a kernel that disturbs the probes itself is refused", &self, 60,
+			(const int[]){0, 1, 0}, 1) |
+	       one_wait("a host busy throughout refuses nothing", &busy, 2, (const int[]){2, 2, 2},
+			0) |
+	       one_wait("a busy spell, then all measured", &spell, 60, (const int[]){0, 0, 0}, 0);
+}
+
 int main(int argc, char **argv)
 {
 	int failed = argc < 2 ? check_deterministic(sim_find("zen")) |
 				    check_pairs(sim_find("zen")) | check_width_fit() |
-				    check_host_note()
+				    check_host_note() | check_self_disturbing()
 			      : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
