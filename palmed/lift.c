@@ -1,6 +1,7 @@
 /* Lifting a Palmed model to a traced run: see lift.h. */
 #include "palmed/lift.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,22 @@ int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, s
 	return 0;
 }
 
+/* How many times a block's kernel takes its instruction i: once, or for
+ * a REP string instruction its iterations per occurrence of the block
+ * (each one a dynamic instruction, DESIGN.md; a REP form's cycles in the
+ * model are an iteration's: gen_plan.c runs rcx of them): a memset of 1 KiB
+ * is 1,024 iterations, not one. */
+static unsigned rep_iterations(const struct block *blk, size_t i, const char *form)
+{
+	if (strncmp(form, "REP", 3) || blk->occurrences == 0)
+		return 1;
+	double per = (double)blk->events[i] / (double)blk->occurrences;
+	return per < 1.5 ? 1 : per > 1e9 ? 1000000000u : (unsigned)llround(per);
+}
+
 /* The block's kernel (each static instruction's form once per occurrence,
- * no dependency: Palmed's throughput) and its prediction. */
+ * a REP string instruction's once per iteration; no dependency: Palmed's
+ * throughput) and its prediction. */
 static void predict_block(const struct model *m, const struct block *blk, struct lift_block *out)
 {
 	struct kernel k;
@@ -42,7 +57,7 @@ static void predict_block(const struct model *m, const struct block *blk, struct
 			continue;
 		out->forms[i] = xstrdup(name);
 		out->mapped[i] = model_form_index(m, name) >= 0;
-		kernel_add(&k, name, 1);
+		kernel_add(&k, name, rep_iterations(blk, i, name));
 	}
 	if (k.n && model_predict(m, &k, &p) == 0) {
 		out->cycles = p.cycles;

@@ -215,6 +215,100 @@ static void check_noimul(const char *path, const struct blocks *b)
 	model_delete(m);
 }
 
+/* A REP string instruction: one dynamic instruction per iteration
+ * (DESIGN.md), and the model's REP forms cost an iteration:
+ *
+ *   0x3000  f3 aa      rep stosb        [R]  8 iterations each time
+ *   0x3002  48 01 d8   add rax, rbx     [R]
+ *   0x3005  75 f9      jne 0x3000       [R]  taken once: R twice
+ *   0x3007  f4         hlt
+ *
+ * Model: REP.STOSB R1 0.25 an iteration, ADD_GPR64_GPR64 R0 0.25. R's
+ * kernel is REP.STOSB^8 ADD: R1 2.0, R0 0.25 -> 2.0 cycles an occurrence,
+ * 4.0 over the run; its 18 non-control instructions (16 iterations, 2 adds)
+ * covered: IPC 18 / 4 = 4.5 (with the rep counted once, 0.25 cycles an
+ * occurrence: IPC 36). */
+static void check_rep(void)
+{
+	static const struct code rc[] = {
+	    {0x3000, "f3aa", CTRL_NONE, "rep stosb"},
+	    {0x3002, "4801d8", CTRL_NONE, "add rax, rbx"},
+	    {0x3005, "75f9", CTRL_COND_JUMP, "jne 0x3000"},
+	    {0x3007, "f4", CTRL_OTHER, "hlt"},
+	};
+	static struct perpi_insn ri[4];
+	for (size_t i = 0; i < 4; i++) {
+		ri[i] = (struct perpi_insn){.addr = rc[i].addr,
+					    .id = (uint32_t)i,
+					    .control = (uint8_t)rc[i].ctrl,
+					    .klass = CLASS_INT};
+		for (const char *h = rc[i].hex; *h; h += 2)
+			sscanf(h, "%2hhx", &ri[i].bytes[ri[i].len++]);
+		snprintf(ri[i].text, sizeof(ri[i].text), "%s", rc[i].text);
+	}
+	char path[] = "/tmp/perpi-lift-rep-XXXXXX";
+	int fd = mkstemp(path);
+	char *host = model_host_cpu();
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	struct model *m = NULL;
+	if (f) {
+		fprintf(
+		    f,
+		    "{\"format\": \"perpi-palmed-model\", \"version\": 1, \"cpu\": \"%s\",\n"
+		    " \"benchmarks\": 0, \"resources\": [{\"name\": \"R0\"}, {\"name\": \"R1\"}],\n"
+		    " \"forms\": [\n"
+		    "  {\"form\": \"REP.STOSB\", \"cycles\": 0.25, \"usage\": {\"R1\": 0.25}},\n"
+		    "  {\"form\": \"ADD_GPR64_GPR64\", \"cycles\": 0.25, \"usage\": {\"R0\": "
+		    "0.25}}],\n"
+		    " \"unmapped\": [], \"measurements\": []}\n",
+		    host);
+		fclose(f);
+	}
+	free(host);
+	if (!f || model_load(path, &m) < 0) {
+		printf("FAIL: the REP model: %s\n", perpi_error());
+		failures++;
+		unlink(path);
+		return;
+	}
+	unlink(path);
+	struct blocks *b = blocks_new();
+	struct perpi_event ev;
+	for (int occ = 0; occ < 2; occ++) {
+		for (int it = 0; it < 8; it++) {
+			memset(&ev, 0, sizeof(ev));
+			ev.insn = &ri[0];
+			ev.sp = 0x7ff000;
+			blocks_event(b, &ev);
+		}
+		for (int i = 1; i <= 2; i++) {
+			memset(&ev, 0, sizeof(ev));
+			ev.insn = &ri[i];
+			ev.sp = 0x7ff000;
+			blocks_event(b, &ev);
+		}
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.insn = &ri[3];
+	ev.sp = 0x7ff000;
+	blocks_event(b, &ev);
+	blocks_finish(b);
+	const struct block *blk;
+	check_num("REP: blocks", blocks_list(b, &blk), 2);
+	struct lift *l = lift_new(m, b);
+	struct lift_figures fig;
+	check_num("REP: R occurrences", blk[0].occurrences, 2);
+	check_num("REP: R cycles/occurrence", lift_block(l, 0)->cycles, 2.0);
+	lift_total(l, &fig);
+	check_num("REP: run cycles", fig.cycles, 4.0);
+	check_num("REP: run instructions", fig.insns, 21);
+	check_num("REP: run covered", fig.covered, 18);
+	check_num("REP: run IPC", fig.covered / fig.cycles, 4.5);
+	lift_delete(l);
+	blocks_delete(b);
+	model_delete(m);
+}
+
 int main(int argc, char **argv)
 {
 	make_insns();
@@ -283,6 +377,7 @@ int main(int argc, char **argv)
 	model_delete(m);
 	check_noimul(path, b);
 	blocks_delete(b);
+	check_rep();
 	if (!failures)
 		printf("PASS: lift: hand-written model, blocks and function figures\n");
 	return failures ? 1 : 0;
