@@ -251,6 +251,35 @@ static void fill_encoding(struct gen_form_info *info, const ZydisDecodedInstruct
 	info->sse = xmm && insn->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY;
 }
 
+/* A string instruction's registers, whatever the decoder lists: Zydis 4
+ * gives cmps and scas their memory operands but not rsi and rdi, which
+ * they read and advance, and a kernel then wrote rsi beside cmpsb and
+ * faulted (every probe of CMPSB with a GPR writer in the mapping).
+ * movs/lods/cmps use rsi, movs/stos/scas/cmps rdi, stos/scas read al,
+ * lods writes it; REP adds rcx. */
+static void string_registers(struct gen_form_info *info)
+{
+	const char *m = info->form.mnemonic, *dot = strchr(m, '.');
+	int rep = dot != NULL;
+	const char *b = dot ? dot + 1 : m;
+	if (info->form.n || strlen(b) != 5 || !strchr("BWDQ", b[4]))
+		return;
+	int movs = !strncmp(b, "MOVS", 4), lods = !strncmp(b, "LODS", 4),
+	    cmps = !strncmp(b, "CMPS", 4), stos = !strncmp(b, "STOS", 4),
+	    scas = !strncmp(b, "SCAS", 4);
+	uint32_t rsi = 1u << 6, rdi = 1u << 7, rax = 1u << 0, rcx = 1u << 1, both = 0;
+	if (!(movs || lods || cmps || stos || scas))
+		return;
+	if (movs || lods || cmps)
+		both |= rsi;
+	if (movs || stos || scas || cmps)
+		both |= rdi;
+	if (rep)
+		both |= rcx;
+	info->implicit_read |= both | (stos || scas ? rax : 0);
+	info->implicit_write |= both | (lods ? rax : 0);
+}
+
 /* Fill the access of each explicit operand and the implicit registers and
  * flags from Zydis' view of one assembled instance. */
 static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruction *insn,
@@ -306,6 +335,7 @@ static int fill_semantics(struct gen_form_info *info, const ZydisDecodedInstruct
 	for (unsigned i = 0; i < f->n; i++)
 		if (f->op[i] == FORM_CL)
 			info->implicit_read |= 1u << 1; /* rcx */
+	string_registers(info);
 	return 0;
 }
 
@@ -534,8 +564,9 @@ size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 	return ok;
 }
 
-/* v3: twins in GEN_TWIN_MERGE mode (v2 left sqrtsd, cvtss2sd... without) */
-#define SEMANTICS_FORMAT "v3"
+/* v3: twins in GEN_TWIN_MERGE mode (v2 left sqrtsd, cvtss2sd... without);
+ * v4: string instructions' rsi, rdi, rax and rcx (string_registers) */
+#define SEMANTICS_FORMAT "v4"
 
 char *gen_form_info_to_text(const struct gen_form_info *info)
 {

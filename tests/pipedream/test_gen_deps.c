@@ -391,6 +391,13 @@ int main(void)
 	check_text(b, "SUB_M8_IMM8", 0, "byte ptr [r15 + 2112]", "byte ptr [r15 + 2049]");
 	check_text(b, "SUB_M8_IMM8", 0, "byte ptr [r15 + 2112]", "byte ptr [r15 + 2056]");
 	check_text(b, "MOV_M8_GPR8", 0, "byte ptr [r15 + 2049]", NULL);
+	/* a string instruction's implicit registers stay out of the pools
+	 * (Zydis lists no rsi/rdi for cmps and scas: a mapping's probes of
+	 * CMPSB beside a GPR writer wrote rsi and faulted) */
+	check_text(b, "CMPSB MOV_GPR64_GPR64^2", 0, "\tcmpsb", "mov rsi,");
+	check_text(b, "CMPSB MOV_GPR64_GPR64^2", 0, "\tcmpsb", "mov rdi,");
+	check_text(b, "SCASB MOV_GPR64_GPR64^2", 0, "\tscasb", "mov rdi,");
+	check_text(b, "STOSB MOV_GPR64_GPR64^2", 0, "\tstosb", "mov rax,");
 	/* legacy SSE alone is left legacy, its registers set without VEX */
 	check_text(b, "ADDSD_XMM_XMM", 0, "\taddsd xmm", "vaddsd");
 	check_text(b, "ADDSD_XMM_XMM", 1, "\tmovups xmm", "vmovups");
