@@ -45,7 +45,7 @@ static const char *const vec_patterns[] = {
     "V_V_V_I8", "V_V_VM_I8",  "V_V_V_V",  "V_XMM",     "V_M32",	      "V_M64",	   "V_M128",
     "V_GPR32",	"V_GPR64",    "K_V_V",	  "K_V_VM",    "K_V_V_I8",    "K_V_VM_I8", "V_K",
     "K_V",	"V_V_XMM_I8", "XMM_V_I8", "M128_V_I8", "V_V_M128_I8", "XMM_V",	   "V_V_M32",
-    "V_V_M64",	"V_V_XMM",    "V_V_SAME",
+    "V_V_M64",	"V_V_XMM",    "V_V_SAME", "GPR32_V",   "GPR64_V",
 };
 static const char *const vex_fixed_patterns[] = {
     "XMM_XMM_XMM_M32",
