@@ -453,6 +453,27 @@ static void names_done(struct names *ns)
 	free(ns->set);
 }
 
+/* The candidates assembled in a scratch directory, those that assemble as
+ * themselves run once (check_running's entries into out); ok gets the
+ * ones that assembled. progress: steps 2 and 3 of 3, or NULL. */
+static int assemble_and_run(struct names *cand, struct names *ok, struct form_catalogue *out,
+			    void (*progress)(void *arg, size_t done, size_t total), void *arg)
+{
+	char *dir = harness_make_dir();
+	int rc = dir ? filter_assembling(dir, cand, ok) : -1;
+	if (progress)
+		progress(arg, 2, 3);
+	if (rc == 0 && ok->n)
+		rc = check_running(dir, ok, out);
+	if (progress)
+		progress(arg, 3, 3);
+	if (dir) {
+		harness_remove_dir(dir);
+		free(dir);
+	}
+	return rc;
+}
+
 int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue *out,
 		  void (*progress)(void *arg, size_t done, size_t total), void *arg)
 {
@@ -475,18 +496,7 @@ int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue 
 	out->candidates = cand.n;
 	if (progress)
 		progress(arg, 1, 3);
-	char *dir = harness_make_dir();
-	int rc = dir ? filter_assembling(dir, &cand, &ok) : -1;
-	if (progress)
-		progress(arg, 2, 3);
-	if (rc == 0 && ok.n)
-		rc = check_running(dir, &ok, out);
-	if (progress)
-		progress(arg, 3, 3);
-	if (dir) {
-		harness_remove_dir(dir);
-		free(dir);
-	}
+	int rc = assemble_and_run(&cand, &ok, out, progress, arg);
 	names_done(&ms);
 	names_done(&cand);
 	names_done(&ok);
@@ -500,18 +510,11 @@ int form_check(const char *const *forms, size_t n, struct form_catalogue *out)
 	for (size_t i = 0; i < n; i++)
 		names_add(&cand, xstrdup(forms[i]));
 	out->candidates = cand.n;
-	char *dir = harness_make_dir();
-	int rc = dir ? filter_assembling(dir, &cand, &ok) : -1;
+	int rc = assemble_and_run(&cand, &ok, out, NULL, NULL);
 	for (size_t i = 0; rc == 0 && i < cand.n; i++)
 		if (!names_has(&ok, cand.v[i]))
 			entry(out, cand.v[i], "unsupported",
 			      "GNU as does not assemble an instance of it into this form");
-	if (rc == 0 && ok.n)
-		rc = check_running(dir, &ok, out);
-	if (dir) {
-		harness_remove_dir(dir);
-		free(dir);
-	}
 	names_done(&cand);
 	names_done(&ok);
 	return rc;

@@ -426,8 +426,9 @@ static void learn_fp_ratio(struct harness_session *s)
  * burst of a sibling's work is still caught: the probes exist for it),
  * the probes are watched for `look` seconds: a probe whose median over
  * agreeing points is out of its best's clean band (more than WIDE_SLACK
- * above it, or below LOW_SLACK) but not beyond REBASE_MAX gets that median as its best, for this session (the reference kept is
- * not raised), unless its fast tenth is still within the band: a sibling
+ * above it, or below LOW_SLACK) but not beyond REBASE_MAX gets that
+ * median as its best, for this session (the reference kept is not
+ * raised), unless its fast tenth is still within the band: a sibling
  * that comes and goes, whose quiet moments the kernel waits for (on a Zen
  * 3 VM whose core another guest shared, the probes ran 1.1-1.9 times their
  * best, changing within milliseconds; workers rebased them to 1.14-1.48
