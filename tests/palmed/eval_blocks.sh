@@ -44,6 +44,23 @@ fail=0
 has() { # has NAME TEXT FILE: FILE has a line containing TEXT
 	grep -qF -- "$2" "$3" || { echo "FAIL: $1: no '$2' in:"; cat "$3"; fail=1; }
 }
+# PID PATTERN FILE: stop PID once FILE has PATTERN (30 s at most). A
+# background job of this shell starts with SIGINT ignored until perpi sets
+# its handler, which may come after the line: SIGINT again each 0.2 s
+# until it ends, SIGKILL after 10 s.
+interrupt_once() {
+	for i in $(seq 1 300); do
+		grep -q "$2" "$3" && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	for i in $(seq 1 50); do
+		kill -INT "$1" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
 status() { # status NAME WANT GOT
 	[ "$2" = "$3" ] || { echo "FAIL: $1: exit status $3, want $2"; fail=1; }
 }
@@ -94,14 +111,7 @@ JSON
 # left out with the reason (stopped once the plan is made: no measuring).
 "$PERPI" palmed build --from "$tmp/t.data" --db "$tmp/core.db" -o "$tmp/core.json" \
 	>"$tmp/core.out" 2>"$tmp/core.err" &
-pid=$!
-for i in $(seq 1 300); do
-	grep -q "forms measured alone\|a core of\|perpi: palmed build" "$tmp/core.err" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT $pid 2>/dev/null
-wait $pid
+interrupt_once $! "forms measured alone\|a core of\|perpi: palmed build" "$tmp/core.err"
 if grep -qw avx512f /proc/cpuinfo; then
 	grep -q "left out" "$tmp/core.err" && { echo "FAIL: an AVX-512 CPU's core left out:"; cat "$tmp/core.err"; fail=1; }
 else
@@ -116,14 +126,7 @@ fi
 sed 's/"unmapped": \[\]/"unmapped": [{"form": "MULSD_XMM_XMM", "reason": "left out for this test"}, {"form": "VADDPS_ZMM_ZMM_ZMM", "reason": "kernel faulted: Illegal instruction"}]/' \
 	"$tmp/unused.json" >"$tmp/ill.json"
 "$PERPI" palmed eval -m "$tmp/ill.json" --no-db --no-mca -n 4 -o "$tmp/ill" >"$tmp/ill.out" 2>"$tmp/ill.err" &
-pid=$!
-for i in $(seq 1 300); do
-	grep -q "forms the model knows of" "$tmp/ill.err" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT $pid 2>/dev/null
-wait $pid
+interrupt_once $! "forms the model knows of" "$tmp/ill.err"
 has "illegal forms not drawn" " of the 7 forms the model knows of" "$tmp/ill.err"
 "$PERPI" palmed eval --sim intel -m "$tmp/m.json" -n 0 --from "$tmp/t.data" -o "$tmp/ev0" \
 	>"$tmp/out" 2>"$tmp/err"
