@@ -2,7 +2,8 @@
 # The measurements behind the forms split by how the CPU runs them
 # (docs/MODEL.md, docs/BENCHMARKS.md "Forms split by measurement"):
 # 1. hand-written loop bodies (bench/asm_timing): LEA by address shape,
-#    loads and stores by address shape (aligned: the index register is 0),
+#    loads, stores and cmp beside adds and moves by address shape
+#    (aligned: the index register is 0),
 #    the same register twice against two registers, for candidate idioms;
 # 2. the same through perpi bench, each split form against its sibling,
 #    as the Palmed runner generates them;
@@ -31,6 +32,11 @@ store [b+i*8+d8]: mov [r15+rsi*8+8], rax; mov [r15+rdi*8+16], rcx; mov [r15+rsi*
 store [rip+d32]: mov [rip+st_data], rax; mov [rip+st_data+8], rcx; mov [rip+st_data+16], rdx; mov [rip+st_data+24], r11
 addsd [b+d8]: addsd xmm0, [r14+8]; addsd xmm1, [r14+16]; addsd xmm2, [r14+24]; addsd xmm3, [r14+32]; addsd xmm4, [r14+40]; addsd xmm5, [r14+48]; addsd xmm6, [r14+56]; addsd xmm7, [r14+64]
 addsd [b+i*8+d8]: addsd xmm0, [r14+rsi*8+8]; addsd xmm1, [r14+rdi*8+16]; addsd xmm2, [r14+rsi*8+24]; addsd xmm3, [r14+rdi*8+32]; addsd xmm4, [r14+rsi*8+40]; addsd xmm5, [r14+rdi*8+48]; addsd xmm6, [r14+rsi*8+56]; addsd xmm7, [r14+rdi*8+64]
+cmp m8 [b+d8] in adds, moves: add rax, rbx; cmp byte ptr [r14+8], cl; mov edx, r8d; add r9, rbx; cmp byte ptr [r14+16], r11b; mov r10d, r12d
+cmp m8 [b+i] in adds, moves: add rax, rbx; cmp byte ptr [r14+rsi], cl; mov edx, r8d; add r9, rbx; cmp byte ptr [r14+rdi], r11b; mov r10d, r12d
+cmp m8 [b+i*8] in adds, moves: add rax, rbx; cmp byte ptr [r14+rsi*8], cl; mov edx, r8d; add r9, rbx; cmp byte ptr [r14+rdi*8], r11b; mov r10d, r12d
+cmp m8 [b+i*8+d8] in adds, moves: add rax, rbx; cmp byte ptr [r14+rsi*8+8], cl; mov edx, r8d; add r9, rbx; cmp byte ptr [r14+rdi*8+16], r11b; mov r10d, r12d
+cmp m8 [rip+d32] in adds, moves: add rax, rbx; cmp byte ptr [rip+ld_data], cl; mov edx, r8d; add r9, rbx; cmp byte ptr [rip+ld_data+8], r11b; mov r10d, r12d
 K
 echo "| kernel (hand-written, 4-8 independent instructions repeated) | cycles per instruction, IPC, spread: run 1 ... |"
 echo "|---|---|"
@@ -45,9 +51,11 @@ echo
 	PXOR_XMM_SAME PXOR_XMM_XMM XORPS_XMM_SAME XORPS_XMM_XMM VPXOR_YMM_YMM_SAME VPXOR_YMM_YMM_YMM \
 	VXORPS_YMM_YMM_SAME VXORPS_YMM_YMM_YMM PSUBQ_XMM_SAME PSUBQ_XMM_XMM PCMPGTB_XMM_SAME \
 	PCMPGTB_XMM_XMM PANDN_XMM_SAME PANDN_XMM_XMM VPXORD_ZMM_ZMM_SAME VPXORD_ZMM_ZMM_ZMM \
-	PCMPEQD_XMM_SAME PCMPEQD_XMM_XMM PAND_XMM_SAME PAND_XMM_XMM MOVAPS_XMM_SAME MOVAPS_XMM_XMM |
+	PCMPEQD_XMM_SAME PCMPEQD_XMM_XMM PAND_XMM_SAME PAND_XMM_XMM MOVAPS_XMM_SAME MOVAPS_XMM_XMM \
+	MOV_GPR64_M64 MOV_GPR64_M64X CMP_M8_GPR8 CMP_M8X_GPR8 MOV_M64_GPR64 MOV_M64X_GPR64 \
+	"ADD_GPR64_GPR64 CMP_M8_GPR8 MOV_GPR32_GPR32" "ADD_GPR64_GPR64 CMP_M8X_GPR8 MOV_GPR32_GPR32" |
 	awk 'NR == 1 { print "| form | cycles | IPC |"; print "|---|---:|---:|"; next }
-	     { printf "| %s | %s | %s |\n", $5, $1, $2 }'
+	     { k = $5; for (i = 6; i <= NF; i++) k = k " " $i; printf "| %s | %s | %s |\n", k, $1, $2 }'
 echo
 cat >"$t/bimodal" <<'K'
 pxor, 8 chains: pxor xmm0, xmm15; pxor xmm1, xmm15; pxor xmm2, xmm15; pxor xmm3, xmm15; pxor xmm4, xmm14; pxor xmm5, xmm14; pxor xmm6, xmm14; pxor xmm7, xmm14

@@ -105,7 +105,7 @@ static int check_names(const struct model *m, const struct kernel *k)
 {
 	for (size_t t = 0; t < k->n; t++) {
 		const char *f = k->terms[t].form;
-		if (model_form_index(m, f) >= 0 || model_unmapped_reason(m, f))
+		if (model_form_lookup(m, f) >= 0 || model_unmapped_reason(m, f))
 			continue;
 		size_t best = (size_t)-1, at = 0;
 		for (size_t i = 0; i < m->nforms; i++) {

@@ -110,7 +110,7 @@ static int is_stack(const struct perpi_insn *insn)
 static void usages(struct cycles_static *s, const char *form, const struct model *m,
 		   struct cycles_usage *u)
 {
-	long f = m ? model_form_index(m, form) : -1;
+	long f = m ? model_form_lookup(m, form) : -1;
 	s->first_use = (uint32_t)u->n;
 	if (f < 0)
 		return;
@@ -139,7 +139,7 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 static void pipes(struct cycles_static *s, const char *form, const struct model *m,
 		  const struct cycles_usage *u)
 {
-	long f = m ? model_form_index(m, form) : -1;
+	long f = m ? model_form_lookup(m, form) : -1;
 	if (f < 0)
 		return;
 	double cycles = m->form_cycles[f], best = 0;

@@ -115,6 +115,9 @@ static int make_pools(const struct eg_form *const *fs, const struct kernel *k, i
 		for (unsigned i = 0; i < fs[t]->form.n; i++) {
 			int c = eg_class(fs[t]->form.op[i]);
 			cl |= fs[t]->form.op[i] == FORM_CL;
+			/* an indexed address reads r8 (the first GPR read) */
+			if (form_kind_is_indexed(fs[t]->form.op[i]) && r[0] == 0)
+				r[0] = 1;
 			if (c >= 0 && fs[t]->access[i] == EG_READ)
 				r[c]++;
 			else if (c >= 0 && fs[t]->access[i] == (EG_READ | EG_WRITE))
@@ -187,9 +190,9 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 	 * from it run at one in 8-18 cycles on this Zen 5 (the core predicts
 	 * that loads from the stack forward from stores to it), which code
 	 * with no such forwarding never meets */
-	if (pl->pattern == 2 && !written)
+	if (pl->pattern == 2 && !written && !form_kind_is_indexed(k))
 		strbuf_addf(out, "[rsp + %u]", disp);
-	else if (pl->pattern == 1 && pl->n_read[0]) /* r8 holds 8: 64 bytes on */
+	else if (form_kind_is_indexed(k)) /* r8 holds 8: 64 bytes on (make_pools) */
 		strbuf_addf(out, "[%s + r8*8 + %u]", written ? "rdi" : "rsi", disp);
 	else
 		strbuf_addf(out, "[%s + %u]", written ? "rdi" : "rsi", disp);
@@ -223,7 +226,7 @@ static void add_instance(struct strbuf *dest, const struct eg_form *e, int twin,
 				pl->max_vec = (unsigned)reg;
 			pl->use_zmm |= k == FORM_ZMM || (c == 1 && reg >= 16);
 			pl->used_k |= c == 2 ? 1u << reg : 0;
-		} else if (k >= FORM_M8 && k <= FORM_M512) {
+		} else if (form_kind_is_access(k)) {
 			add_memory(out, pl, k, (e->access[i] & EG_WRITE) != 0,
 				   e->access[i] == (EG_READ | EG_WRITE));
 		} else if (k == FORM_SAME) {
@@ -366,6 +369,15 @@ static long stack_moves(const struct eg_form *const *fs, const struct kernel *k,
 	return net;
 }
 
+static int any_indexed(const struct eg_form *const *fs, const struct kernel *k)
+{
+	for (size_t t = 0; fs[0] && t < k->n; t++)
+		for (unsigned i = 0; fs[t] && i < fs[t]->form.n; i++)
+			if (form_kind_is_indexed(fs[t]->form.op[i]))
+				return 1;
+	return 0;
+}
+
 static void add_prologue(struct strbuf *out, const char *symbol, const struct pools *pl, int stack)
 {
 	strbuf_addf(out,
@@ -441,7 +453,11 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	int stack = 0;
 	long moves = rc == 0 ? stack_moves(fs, k, &stack) : 0;
 	/* (the loads from a stack frame need an rsp that stays put) */
+	/* indexed: the kernels drawn with indexed memory forms (eval_gen_draw,
+	 * or a recorded block's), each of their accesses [base + r8*8 + d];
+	 * the others on an array or, for loads, a stack frame */
 	pl.pattern = next(&state, stack ? 2 : 3);
+	pl.pattern = any_indexed(fs, k) ? 1 : pl.pattern == 1 ? 0 : pl.pattern;
 	*copies = rc == 0 ? body_copies(&pl, size) : 1;
 	for (unsigned c = 0; rc == 0 && c < *copies; c++) {
 		size_t n = order_copy(fs, k, &state, order);
@@ -505,7 +521,7 @@ static int role_of(const struct eg_form *e, int *file)
 	int reads = 0, writes = 0;
 	*file = 0;
 	for (unsigned i = 0; i < e->form.n; i++) {
-		if (e->form.op[i] >= FORM_M8 && e->form.op[i] <= FORM_M512) {
+		if (form_kind_is_access(e->form.op[i])) {
 			reads |= e->access[i] & EG_READ;
 			writes |= (e->access[i] & EG_WRITE) != 0;
 		}
@@ -546,6 +562,9 @@ static void roles_init(const struct eval_gen *g, struct roles *r)
 		    !strncmp(name, "VMOVNT", 6) || !strncmp(name, "MOVDIR", 6) ||
 		    !strncmp(name, "CLFLUSH", 7) || !strncmp(name, "CLWB", 4))
 			continue;
+		struct form plain;
+		if (form_unindexed(&g->f[i].form, &plain)) /* drawn through their plain forms */
+			continue;
 		role = role_of(&g->f[i], &file);
 		r->v[role][file][r->n[role][file]++] = g->f[i].name;
 		r->all[r->nall++] = g->f[i].name;
@@ -584,6 +603,29 @@ static void loop_shape(const struct eval_gen *g, const struct roles *r, struct k
 		kernel_add(k, "CMP_GPR64_GPR64", 1);
 }
 
+/* k's forms with memory operands as their indexed twins (those learnt). */
+static void index_memory(const struct eval_gen *g, struct kernel *k)
+{
+	struct kernel x;
+	kernel_init(&x);
+	for (size_t t = 0; t < k->n; t++) {
+		struct form f;
+		char name[FORM_NAME_MAX];
+		const char *use = k->terms[t].form;
+		if (form_parse(use, &f) == 0) {
+			for (unsigned i = 0; i < f.n; i++)
+				f.op[i] = form_kind_indexed(f.op[i]);
+			form_print(&f, name, sizeof(name));
+			const struct eg_form *e = eg_find(g, name);
+			if (e && e->learnt && !e->refused)
+				use = name;
+		}
+		kernel_add(&x, use, k->terms[t].count);
+	}
+	kernel_done(k);
+	*k = x;
+}
+
 void eval_gen_draw(const struct eval_gen *g, unsigned seed, size_t count,
 		   const struct model *exclude, struct kernel *kernels, const char **shapes)
 {
@@ -606,6 +648,10 @@ void eval_gen_draw(const struct eval_gen *g, unsigned seed, size_t count,
 			for (size_t t = 0; t < k->n; t++)
 				k->terms[t].count = 1 + next(&state, 4);
 		}
+		/* a third of the kernels address memory with an index, as
+		 * compiled loops over arrays do ([base + i*8 + d]) */
+		if (next(&state, 3) == 0)
+			index_memory(g, k);
 		char *spec = kernel_to_string(k);
 		if ((k->n == 0 || eval_model_measured(exclude, spec)) && ++tries < 100 * count) {
 			kernel_done(k);

@@ -63,6 +63,7 @@ const char *eg_memory_keyword(enum form_kind k)
 {
 	static const char *const kw[] = {"byte",  "word",    "dword",	"qword",
 					 "tbyte", "xmmword", "ymmword", "zmmword"};
+	k = form_kind_unindexed(k);
 	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
 }
 
@@ -106,8 +107,8 @@ int eg_address(struct strbuf *out, enum form_kind k, const char *base, const cha
 
 /* One instance, every register operand a different register (GPRs from
  * r8 up, vectors from 1 up, or from 17 with high; a same-register operand
- * the one before it), memory at [rbx + 64], LEA's addresses from rbx
- * alone. */
+ * the one before it), memory at [rbx + 64] ([rbx + rbx*8 + 64]
+ * indexed), LEA's addresses from rbx alone. */
 static int sample(const struct form *f, int high, struct strbuf *out)
 {
 	strbuf_add(out, "\t", 1);
@@ -123,9 +124,10 @@ static int sample(const struct form *f, int high, struct strbuf *out)
 		} else if (eg_class(k) >= 0) {
 			eg_register(out, k,
 				    eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
-		} else if (k >= FORM_M8 && k <= FORM_M512) {
+		} else if (form_kind_is_access(k)) {
 			const char *kw = eg_memory_keyword(k);
-			strbuf_addf(out, "%s%s[rbx + 64]", kw ? kw : "", kw ? " ptr " : "");
+			strbuf_addf(out, "%s%s[rbx + %s64]", kw ? kw : "", kw ? " ptr " : "",
+				    form_kind_is_indexed(k) ? "rbx*8 + " : "");
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else if (eg_immediate(k)) {
@@ -484,10 +486,38 @@ static void add_forms(struct eval_gen *g, const char *const *forms, size_t n)
 	g->n = out;
 }
 
+/* The indexed twins (CMP_M8X_GPR8) of the forms with memory operands:
+ * the kernels eval_gen_draw addresses with an index use them. */
+static void add_indexed_twins(struct eval_gen *g, const char *const *forms, size_t n)
+{
+	char **twins = xcalloc(n + 1, sizeof(char *));
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct form f;
+		char name[FORM_NAME_MAX];
+		int any = 0;
+		if (form_parse(forms[i], &f) < 0)
+			continue;
+		for (unsigned j = 0; j < f.n; j++) {
+			any |= f.op[j] != form_kind_indexed(f.op[j]);
+			f.op[j] = form_kind_indexed(f.op[j]);
+		}
+		if (any) {
+			form_print(&f, name, sizeof(name));
+			twins[nt++] = xstrdup(name);
+		}
+	}
+	add_forms(g, (const char *const *)twins, nt);
+	for (size_t i = 0; i < nt; i++)
+		free(twins[i]);
+	free(twins);
+}
+
 size_t eval_gen_learn(struct eval_gen *g, const char *const *forms, size_t n)
 {
 	size_t nlines = 0, known = 0;
 	add_forms(g, forms, n);
+	add_indexed_twins(g, forms, n);
 	char **lines = xcalloc(2 * g->n + 1, sizeof(char *));
 	unsigned char *bad = xcalloc(2 * g->n + 1, 1);
 	size_t *which = xcalloc(g->n + 1, sizeof(size_t)), nwhich = 0;

@@ -20,6 +20,9 @@ static const char *const kind_names[FORM_KIND_COUNT] = {
     [FORM_ST] = "ST",	      [FORM_SEG] = "SEG",     [FORM_REG] = "REG",
     [FORM_SAME] = "SAME",     [FORM_MEMBI] = "MEMBI", [FORM_MEMBIS] = "MEMBIS",
     [FORM_MEMBID] = "MEMBID", [FORM_MEMIS] = "MEMIS", [FORM_MEMRIP] = "MEMRIP",
+    [FORM_M8X] = "M8X",	      [FORM_M16X] = "M16X",   [FORM_M32X] = "M32X",
+    [FORM_M64X] = "M64X",     [FORM_M80X] = "M80X",   [FORM_M128X] = "M128X",
+    [FORM_M256X] = "M256X",   [FORM_M512X] = "M512X",
 };
 
 static const unsigned kind_bytes[FORM_KIND_COUNT] = {
@@ -27,7 +30,9 @@ static const unsigned kind_bytes[FORM_KIND_COUNT] = {
     [FORM_IMM16] = 2, [FORM_IMM32] = 4, [FORM_IMM64] = 8, [FORM_CL] = 1,    [FORM_M8] = 1,
     [FORM_M16] = 2,   [FORM_M32] = 4,	[FORM_M64] = 8,	  [FORM_M80] = 10,  [FORM_M128] = 16,
     [FORM_M256] = 32, [FORM_M512] = 64, [FORM_XMM] = 16,  [FORM_YMM] = 32,  [FORM_ZMM] = 64,
-    [FORM_K] = 8,     [FORM_MM] = 8,	[FORM_ST] = 10,
+    [FORM_K] = 8,     [FORM_MM] = 8,	[FORM_ST] = 10,	  [FORM_M8X] = 1,   [FORM_M16X] = 2,
+    [FORM_M32X] = 4,  [FORM_M64X] = 8,	[FORM_M80X] = 10, [FORM_M128X] = 16, [FORM_M256X] = 32,
+    [FORM_M512X] = 64,
 };
 
 const char *form_kind_name(enum form_kind k)
@@ -42,7 +47,47 @@ unsigned form_kind_bytes(enum form_kind k)
 
 int form_kind_is_memory(enum form_kind k)
 {
-	return (k >= FORM_M8 && k <= FORM_M512) || form_kind_is_address(k);
+	return form_kind_is_access(k) || form_kind_is_address(k);
+}
+
+int form_kind_is_access(enum form_kind k)
+{
+	return (k >= FORM_M8 && k <= FORM_M512) || form_kind_is_indexed(k);
+}
+
+int form_kind_is_indexed(enum form_kind k)
+{
+	return k >= FORM_M8X && k <= FORM_M512X;
+}
+
+enum form_kind form_kind_unindexed(enum form_kind k)
+{
+	return form_kind_is_indexed(k) ? (enum form_kind)(FORM_M8 + (k - FORM_M8X)) : k;
+}
+
+enum form_kind form_kind_indexed(enum form_kind k)
+{
+	return k >= FORM_M8 && k <= FORM_M512 ? (enum form_kind)(FORM_M8X + (k - FORM_M8)) : k;
+}
+
+int form_unindexed(const struct form *f, struct form *out)
+{
+	int any = 0;
+	*out = *f;
+	for (unsigned i = 0; i < f->n; i++) {
+		any |= form_kind_is_indexed(f->op[i]);
+		out->op[i] = form_kind_unindexed(f->op[i]);
+	}
+	return any;
+}
+
+int form_name_unindexed(const char *name, char *buf, size_t size)
+{
+	struct form f, u;
+	if (!strstr(name, "X") || form_parse(name, &f) < 0 || !form_unindexed(&f, &u))
+		return 0;
+	form_print(&u, buf, size);
+	return 1;
 }
 
 int form_kind_is_address(enum form_kind k)
@@ -86,8 +131,8 @@ int form_parse(const char *name, struct form *out)
 		if (k < 0)
 			return perpi_set_error(
 			    "bad form '%s': unknown operand kind '%.*s' (GPR8..GPR64, "
-			    "IMM8..IMM64, M8..M512, XMM, YMM, ZMM, K, CL, ONE, SAME, MEM, MEMBI, "
-			    "MEMBIS, MEMBID, MEMIS, MEMRIP)",
+			    "IMM8..IMM64, M8..M512, M8X..M512X, XMM, YMM, ZMM, K, CL, ONE, SAME, MEM, "
+			    "MEMBI, MEMBIS, MEMBID, MEMIS, MEMRIP)",
 			    name, (int)len, start);
 		if (out->n == FORM_MAX_OPERANDS)
 			return perpi_set_error("bad form '%s': more than %d operands", name,
@@ -275,6 +320,9 @@ int form_from_operands(const struct x86_operands *d, struct form *out)
 			 * of the full-width operand stands for it (the same µops
 			 * on the CPUs perpi knows; the generator writes no {1toN}) */
 			k = memory_kind(o->bcast ? o->size * o->bcast : o->size);
+			/* a GPR index (not a gather's vector one) */
+			if (o->index != X86_NO_REG && o->index >= 0 && o->index < 32)
+				k = form_kind_indexed(k);
 			break;
 		}
 		out->op[out->n++] = k;

@@ -48,6 +48,19 @@ enum form_kind {
 	FORM_SEG,
 	FORM_REG,  /* MMX, x87, segment, any other register */
 	FORM_SAME, /* the same register as the operand before it (xor eax, eax) */
+	/* M8..M512 addressed with an index register ([b + i*s + d], [i*s + d]):
+	 * on a Zen 3 `cmp byte ptr [b + i*8 + d], r` beside adds and moves runs
+	 * 24% slower than with [b + d] (docs/MODEL.md, "Forms split by how the
+	 * CPU runs them"). Named M8X..M512X; a model without them predicts such
+	 * an instruction with its unindexed form (model_form_lookup). */
+	FORM_M8X,
+	FORM_M16X,
+	FORM_M32X,
+	FORM_M64X,
+	FORM_M80X,
+	FORM_M128X,
+	FORM_M256X,
+	FORM_M512X,
 	FORM_KIND_COUNT
 };
 
@@ -85,7 +98,18 @@ const char *form_kind_name(enum form_kind k);
 /* Bytes a memory kind accesses, or a register/immediate kind's width; 0
  * for MEM and kinds of no fixed size. */
 unsigned form_kind_bytes(enum form_kind k);
-int form_kind_is_memory(enum form_kind k);  /* M8..M512, and the address kinds */
+int form_kind_is_memory(enum form_kind k);  /* M8..M512(X), and the address kinds */
+int form_kind_is_access(enum form_kind k);  /* M8..M512 and M8X..M512X: memory accessed */
+int form_kind_is_indexed(enum form_kind k); /* M8X..M512X */
+/* M8X -> M8 ... (other kinds as they are), and M8 -> M8X ... */
+enum form_kind form_kind_unindexed(enum form_kind k);
+enum form_kind form_kind_indexed(enum form_kind k);
+/* f with its indexed memory operands unindexed, into out; returns whether
+ * any was (out is f's copy either way). */
+int form_unindexed(const struct form *f, struct form *out);
+/* The same on a name ("CMP_M8X_GPR8" -> "CMP_M8_GPR8"), into buf
+ * (FORM_NAME_MAX bytes); 0 if the name is no form or has none. */
+int form_name_unindexed(const char *name, char *buf, size_t size);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

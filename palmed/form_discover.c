@@ -474,6 +474,28 @@ static int assemble_and_run(struct names *cand, struct names *ok, struct form_ca
 	return rc;
 }
 
+/* Each candidate with memory operands, addressed with an index too (M8X...:
+ * form.h); filter_assembling keeps the twins that assemble as such. */
+static void indexed_candidates(struct names *cand)
+{
+	size_t n = cand->n;
+	for (size_t i = 0; i < n; i++) {
+		struct form f;
+		char name[FORM_NAME_MAX];
+		int any = 0;
+		if (form_parse(cand->v[i], &f) < 0)
+			continue;
+		for (unsigned j = 0; j < f.n; j++) {
+			any |= f.op[j] != form_kind_indexed(f.op[j]);
+			f.op[j] = form_kind_indexed(f.op[j]);
+		}
+		if (!any)
+			continue;
+		form_print(&f, name, sizeof(name));
+		names_add(cand, xstrdup(name));
+	}
+}
+
 int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue *out,
 		  void (*progress)(void *arg, size_t done, size_t total), void *arg)
 {
@@ -493,6 +515,7 @@ int form_discover(const char *const *mnemonics, size_t n, struct form_catalogue 
 		else
 			candidates_for(&cand, ms.v[i]);
 	}
+	indexed_candidates(&cand);
 	out->candidates = cand.n;
 	if (progress)
 		progress(arg, 1, 3);

@@ -48,7 +48,7 @@ static enum reg_class kind_class(enum form_kind k)
 
 static const char *memory_keyword(enum form_kind k)
 {
-	switch (k) {
+	switch (form_kind_unindexed(k)) {
 	case FORM_M8:
 		return "byte ptr ";
 	case FORM_M16:
@@ -191,6 +191,9 @@ static void sample(const struct form *f, const unsigned char *access, int twin, 
 			add_register(out, last_kind, last);
 		} else if (form_kind_is_address(k)) {
 			gen_address(out, k, gen_gpr_names[3][gpr_order[next_gpr++]], 64);
+		} else if (form_kind_is_indexed(k)) { /* r14 + 64 with a register of 1 */
+			strbuf_addf(out, "%s[r14 + %s*8 + 56]", memory_keyword(k),
+				    gen_gpr_names[3][gpr_order[next_gpr++]]);
 		} else if (form_kind_is_memory(k)) {
 			strbuf_addf(out, "%s[r14 + 64]", memory_keyword(k));
 		} else if (form_kind_is_immediate(k)) {

@@ -36,13 +36,15 @@ static const char *memory_keyword(enum form_kind k)
 {
 	static const char *const kw[] = {"byte",  "word",    "dword",	"qword",
 					 "tbyte", "xmmword", "ymmword", "zmmword"};
+	k = form_kind_unindexed(k);
 	return k >= FORM_M8 && k <= FORM_M512 ? kw[k - FORM_M8] : NULL;
 }
 
 /* Address kinds with an index register: it comes from the read pool. */
 static int has_index(enum form_kind k)
 {
-	return k == FORM_MEMBI || k == FORM_MEMBIS || k == FORM_MEMBID || k == FORM_MEMIS;
+	return k == FORM_MEMBI || k == FORM_MEMBIS || k == FORM_MEMBID || k == FORM_MEMIS ||
+	       form_kind_is_indexed(k);
 }
 
 static void reads_per_class(const struct gen_form_info *info, unsigned n[C_COUNT])
@@ -221,8 +223,16 @@ static void add_instance(struct strbuf *out, const struct gen_form_info *info, i
 			 * plain stores stay packed, as code writes arrays */
 			int rmw = written && (info->access[i] & GEN_READ);
 			unsigned d = next_displacement(pl, written ? 1 : 0, k, rmw);
-			strbuf_addf(out, "%s%s[%s + %u]", kw ? kw : "", kw ? " ptr " : "",
-				    written ? "r15" : "r14", d);
+			strbuf_addf(out, "%s%s[%s + ", kw ? kw : "", kw ? " ptr " : "",
+				    written ? "r15" : "r14");
+			/* indexed: a read register (it holds 1) times 8, the
+			 * displacement 8 less: the same address */
+			if (form_kind_is_indexed(k))
+				strbuf_addf(out, "%s*8 %c %u]",
+					    gen_gpr64[pl->read[C_GPR][read_index[C_GPR]++]],
+					    d >= 8 ? '+' : '-', d >= 8 ? d - 8 : 8 - d);
+			else
+				strbuf_addf(out, "%u]", d);
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else {

@@ -52,6 +52,8 @@ static int form_shape(const char *name, struct form *f)
 			f->op[i] = FORM_IMM64;
 		else if (f->op[i] >= FORM_M8 && f->op[i] <= FORM_M512)
 			f->op[i] = FORM_M64;
+		else if (form_kind_is_indexed(f->op[i])) /* no core form's sibling */
+			f->op[i] = FORM_M64X;
 	return 0;
 }
 

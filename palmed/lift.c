@@ -56,7 +56,7 @@ static void predict_block(const struct model *m, const struct block *blk, struct
 		if (lift_insn_form(insn->bytes, insn->len, insn->addr, name, sizeof(name)) < 0)
 			continue;
 		out->forms[i] = xstrdup(name);
-		out->mapped[i] = model_form_index(m, name) >= 0;
+		out->mapped[i] = model_form_lookup(m, name) >= 0;
 		kernel_add(&k, name, rep_iterations(blk, i, name));
 	}
 	if (k.n && model_predict(m, &k, &p) == 0) {
@@ -179,7 +179,11 @@ const char *lift_uncovered_reason(const struct model *m, const char *form)
 	const char *why;
 	if (!form)
 		return "neither Capstone nor Zydis decodes it";
+	char base[FORM_NAME_MAX];
 	if ((why = model_unmapped_reason(m, form)))
+		return why;
+	if (form_name_unindexed(form, base, sizeof(base)) &&
+	    (why = model_unmapped_reason(m, base)))
 		return why;
 	if (form_parse(form, &f) == 0 && (why = form_unsupported_reason(&f)))
 		return why;

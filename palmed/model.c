@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 
 struct model *model_new(const char *cpu)
 {
@@ -201,6 +202,15 @@ long model_form_index(const struct model *m, const char *form)
 	return -1;
 }
 
+long model_form_lookup(const struct model *m, const char *form)
+{
+	long i = model_form_index(m, form);
+	char base[FORM_NAME_MAX];
+	if (i < 0 && form_name_unindexed(form, base, sizeof(base)))
+		i = model_form_index(m, base);
+	return i;
+}
+
 #define FRONT_BINDS 0.95 /* a usage this close to the form's cycles binds it */
 
 /* NOP's usage of r when r is the front end's (NOP loads it for half its
@@ -285,7 +295,7 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 		return perpi_set_error("empty block: nothing to predict");
 	double *load = xcalloc(m->nres + 1, sizeof(*load));
 	for (size_t t = 0; t < k->n; t++) {
-		long i = model_form_index(m, k->terms[t].form);
+		long i = model_form_lookup(m, k->terms[t].form);
 		out->total += k->terms[t].count;
 		if (i < 0) {
 			out->uncovered = xrealloc(out->uncovered,

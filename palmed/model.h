@@ -83,6 +83,11 @@ void model_add_measurement(struct model *m, const char *kernel, double cycles);
 void model_add_run(struct model *m, const struct kernel *k, const char *helpers, double cycles);
 /* Index of form, or -1. */
 long model_form_index(const struct model *m, const char *form);
+/* The form that predicts form: itself, or for a form with indexed memory
+ * operands (CMP_M8X_GPR8) that the model does not map, its unindexed form
+ * (CMP_M8_GPR8: a model built before the split, or on a CPU that runs
+ * both alike). Index, or -1. */
+long model_form_lookup(const struct model *m, const char *form);
 /* Whether resource r is the front end's: a NOP loads it for half its
  * cycles alone or more (a NOP executes nowhere, so what it loads is
  * decode, rename, dispatch or retirement). 0 when m has no NOP. */

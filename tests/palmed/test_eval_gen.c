@@ -439,6 +439,50 @@ static void check_summaries(void)
 	check_summary("a kernel of 6 spread by 9%", lock, all, 10, 6, -1, "spread by");
 }
 
+/* eval_gen_draw addresses a third of its kernels with an index: their
+ * memory forms are the indexed twins, and the code indexes exactly
+ * those kernels' accesses. */
+static void check_draws(struct eval_gen *g)
+{
+	enum { N = 90 };
+	static const char *const forms[] = {"ADD_GPR64_GPR64", "MOV_GPR64_M64", "MOV_M64_GPR64",
+					    "ADDSD_XMM_M64",   "ADDSD_XMM_XMM", "CMP_M8_GPR8",
+					    "IMUL_GPR64_GPR64"};
+	struct kernel ks[N];
+	const char *shapes[N];
+	size_t indexed = 0, with_memory = 0, wrong = 0;
+	eval_gen_learn(g, forms, sizeof(forms) / sizeof(forms[0]));
+	eval_gen_draw(g, 7, N, NULL, ks, shapes);
+	for (size_t i = 0; i < N; i++) {
+		char *spec = kernel_to_string(&ks[i]), *text = eval_gen_asm(g, &ks[i], NULL);
+		int x = 0, mem = 0;
+		for (size_t t = 0; t < ks[i].n; t++) {
+			struct form f;
+			if (form_parse(ks[i].terms[t].form, &f) < 0)
+				continue;
+			for (unsigned o = 0; o < f.n; o++) {
+				x |= form_kind_is_indexed(f.op[o]);
+				mem |= form_kind_is_access(f.op[o]);
+			}
+		}
+		indexed += x;
+		with_memory += mem;
+		if (text && (strstr(text, "r8*8") != NULL) != x) {
+			printf("FAIL draw %s: indexed %d, but the code %s r8*8\n", spec, x,
+			       x ? "lacks" : "holds");
+			wrong++;
+		}
+		free(spec);
+		free(text);
+		kernel_done(&ks[i]);
+	}
+	/* a third of those with memory forms, give or take: 1 in 3 drawn */
+	int ok = !wrong && indexed * 5 >= with_memory && indexed * 2 <= with_memory;
+	printf("%s %zu of %zu kernels with memory drawn indexed, their code indexed\n",
+	       ok ? "ok" : "FAIL", indexed, with_memory);
+	failures += !ok;
+}
+
 int main(void)
 {
 	if (system("as --version >/dev/null 2>&1") != 0) {
@@ -503,6 +547,14 @@ int main(void)
 	check_text(g, "ADDSD_XMM_XMM^2 MULSD_XMM_XMM", "\taddsd xmm", "vaddsd");
 	check_cycles(g, 0, 2);
 	check_cycles(g, 1, 1);
+	/* indexed memory forms (M8X...): their accesses through r8, read only
+	 * (no dependency through it), the others' not */
+	check(g, "ADD_GPR64_GPR64^2 CMP_M8X_GPR8^2 MOV_GPR64_M64X MOV_M64X_GPR64 ADDPD_XMM_M128X",
+	      NULL);
+	check_text(g, "CMP_M8X_GPR8 MOV_GPR64_M64", "byte ptr [rsi + r8*8 + ",
+		   "qword ptr [rsi + r8*8");
+	check_text(g, "CMP_M8_GPR8 MOV_GPR64_M64^2", "byte ptr [", "r8*8");
+	check_draws(g);
 	eval_gen_delete(g);
 	harness_remove_dir(dir);
 	free(dir);

@@ -128,6 +128,24 @@ int main(void)
 	predict(fm, "LOAD STORE", 0.72, 2 / 0.72, "F");
 	model_delete(fm);
 
+	/* An indexed memory form the model does not map is predicted with its
+	 * unindexed form (model_form_lookup); one it maps, with its own.
+	 * R0: CMP_M8_GPR8 0.5, its indexed twin 1.0 (by hand). */
+	struct model *xm = model_new("test cpu");
+	size_t xr = model_add_resource(xm, "R0", "CMP_M8_GPR8");
+	model_set_rho(xm, model_add_form(xm, "CMP_M8_GPR8", 0.5), xr, 0.5);
+	model_set_rho(xm, model_add_form(xm, "MOV_GPR64_M64", 0.5), xr, 0.5);
+	model_set_rho(xm, model_add_form(xm, "MOV_GPR64_M64X", 1), xr, 1);
+	model_sort(xm);
+	check(model_form_lookup(xm, "CMP_M8X_GPR8") == model_form_index(xm, "CMP_M8_GPR8") &&
+		  model_form_index(xm, "CMP_M8X_GPR8") < 0 &&
+		  model_form_lookup(xm, "MOV_GPR64_M64X") == model_form_index(xm, "MOV_GPR64_M64X") &&
+		  model_form_lookup(xm, "ADD_M8X_GPR8") < 0,
+	      "an indexed form unmapped: its unindexed form; mapped: itself");
+	predict(xm, "CMP_M8X_GPR8^2", 1, 2, "R0");
+	predict(xm, "MOV_GPR64_M64X^2", 2, 1, "R0");
+	model_delete(xm);
+
 	struct kernel k;
 	struct prediction p;
 	kernel_parse("A X^3", &k);

@@ -152,6 +152,29 @@ int main(void)
 	/* without REX.W: lea eax, [rdi + rsi*4 + 8] */
 	DECODED("LEA_GPR32_MEMBID", 0x8d, 0x44, 0xb7, 0x08);
 
+	/* memory operands with an index register are forms of their own
+	 * (M8X...: form.h). 38 /r, ModRM 01 001 100, SIB 11 110 111, disp8 8:
+	 * cmp [rdi + rsi*8 + 8], cl */
+	DECODED("CMP_M8X_GPR8", 0x38, 0x4c, 0xf7, 0x08);
+	/* ModRM 01 001 111, disp8 8: cmp [rdi + 8], cl */
+	DECODED("CMP_M8_GPR8", 0x38, 0x4f, 0x08);
+	/* REX.W 8B /r, ModRM 00 000 100, SIB 00 110 111: mov rax, [rdi + rsi] */
+	DECODED("MOV_GPR64_M64X", 0x48, 0x8b, 0x04, 0x37);
+	/* SIB 00 100 111: index 100 is none: mov rax, [rdi] through a SIB */
+	DECODED("MOV_GPR64_M64", 0x48, 0x8b, 0x04, 0x27);
+	/* SIB 11 110 101, mod 00: no base: mov rax, [rsi*8 + 0x10] */
+	DECODED("MOV_GPR64_M64X", 0x48, 0x8b, 0x04, 0xf5, 0x10, 0x00, 0x00, 0x00);
+	/* RIP-relative, no index: mov rax, [rip + 0x10] */
+	DECODED("MOV_GPR64_M64", 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00);
+	/* F2 0F 58 /r, ModRM 00 000 100, SIB 11 001 111: addsd xmm0, [rdi + rcx*8] */
+	DECODED("ADDSD_XMM_M64X", 0xf2, 0x0f, 0x58, 0x04, 0xcf);
+	/* REX.W 89 /r, SIB 10 110 111: mov [rdi + rsi*4], rax */
+	DECODED("MOV_M64X_GPR64", 0x48, 0x89, 0x04, 0xb7);
+	/* a gather's vector index is not one: VEX.128.66.0F38.W0 92 /r,
+	 * vgatherdps xmm0, [rdi + xmm1*4], xmm2 (C4 E2 69 92, ModRM 00 000 100,
+	 * SIB 10 001 111) */
+	DECODED("VGATHERDPS_XMM_M32_XMM", 0xc4, 0xe2, 0x69, 0x92, 0x04, 0x8f);
+
 	/* zero idioms: the same register twice is a form of its own (_SAME) */
 	/* 31 /r, ModRM 11 000 000: xor eax, eax */
 	DECODED("XOR_GPR32_SAME", 0x31, 0xc0);
@@ -195,6 +218,8 @@ int main(void)
 	DECODED("VPCMPD_K_ZMM_ZMM_IMM8", 0x62, 0xf3, 0x7d, 0x48, 0x1f, 0xc9, 0x00);
 
 	expect_roundtrip("LEA_GPR64_MEMBID");
+	expect_roundtrip("CMP_M8X_GPR8");
+	expect_roundtrip("VMOVAPS_M256X_YMM");
 	expect_roundtrip("VPXOR_YMM_YMM_SAME");
 	expect_unsupported("ADD_GPR64_GPR64", 0);
 	/* measured with helpers or set operands (gen_plan.c) */
