@@ -29,11 +29,16 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 	for (size_t b = 0; b < p->nbottlenecks; b++) {
 		size_t r = p->bottlenecks[b];
 		fprintf(out, "%s %s:", b ? "            " : "bottleneck: ", m->res[r].name);
-		for (size_t i = 0, shown = 0; i < m->nforms; i++) {
-			unsigned c = kernel_count(k, m->forms[i]);
-			if (c && model_rho(m, i, r) > 0)
-				fprintf(out, "%s %s %u x %.3g", shown++ ? "," : "", m->forms[i], c,
-					model_rho(m, i, r));
+		/* by the kernel's forms (an indexed one the model lacks as
+		 * the unindexed form it is predicted with: model_form_lookup) */
+		for (size_t t = 0, shown = 0; t < k->n; t++) {
+			long i = model_form_lookup(m, k->terms[t].form);
+			if (i < 0 || model_rho(m, (size_t)i, r) <= 0)
+				continue;
+			fprintf(out, "%s %s", shown++ ? "," : "", k->terms[t].form);
+			if (strcmp(k->terms[t].form, m->forms[i]))
+				fprintf(out, " (as %s)", m->forms[i]);
+			fprintf(out, " %u x %.3g", k->terms[t].count, model_rho(m, (size_t)i, r));
 		}
 		fprintf(out, "\n");
 	}
