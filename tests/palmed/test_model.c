@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "palmed/model.h"
+#include "palmed/predict.h"
 
 static int failures;
 
@@ -144,6 +145,24 @@ int main(void)
 	      "an indexed form unmapped: its unindexed form; mapped: itself");
 	predict(xm, "CMP_M8X_GPR8^2", 1, 2, "R0");
 	predict(xm, "MOV_GPR64_M64X^2", 2, 1, "R0");
+	{ /* the bottleneck names the kernel's form and the one it is predicted as */
+		struct kernel k;
+		struct prediction p;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		kernel_parse("CMP_M8X_GPR8 MOV_GPR64_M64X", &k);
+		if (model_predict(xm, &k, &p) == 0) {
+			predict_print(xm, &k, &p, f);
+			prediction_done(&p);
+		}
+		fclose(f);
+		check(text && strstr(text, "R0: CMP_M8X_GPR8 (as CMP_M8_GPR8) 1 x 0.5, "
+					   "MOV_GPR64_M64X 1 x 1\n"),
+		      "a bottleneck lists an indexed form the model lacks as its unindexed form");
+		free(text);
+		kernel_done(&k);
+	}
 	model_delete(xm);
 
 	struct kernel k;
