@@ -67,12 +67,16 @@ def main():
     ap.add_argument("--perpi", default="./perpi")
     ap.add_argument("model")
     ap.add_argument("csv", nargs="+")
+    ap.add_argument("--match", metavar="REGEX",
+                    help="only the kernels whose spec matches (e.g. 'M[0-9]+X' for "
+                    "those with indexed memory forms)")
     a = ap.parse_args()
     print("| eval.csv | kernels | coverage | RMS IPC error | Kendall tau |")
     print("|---|---|---|---|---|")
     for path in a.csv:
         with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+            rows = [r for r in csv.DictReader(f)
+                    if not a.match or re.search(a.match, r["kernel"])]
         with ThreadPoolExecutor(4) as ex:
             preds = list(ex.map(lambda r: predict(a.perpi, a.model, r["kernel"]), rows))
         sq = covered = total = 0.0

@@ -156,7 +156,10 @@ static void random_heldout(const struct eval_args *a, struct reference *ref, con
 			if (!m->unmapped[i].reason ||
 			    !strstr(m->unmapped[i].reason, "Illegal instruction"))
 				pool[n++] = m->unmapped[i].form;
-		size_t known = eval_gen_learn(ref->gen, pool, n);
+		size_t known = 0; /* of the model's (the generator learns their indexed twins too) */
+		eval_gen_learn(ref->gen, pool, n);
+		for (size_t i = 0; i < n; i++)
+			known += eval_gen_refused(ref->gen, pool[i]) == NULL;
 		fprintf(stderr,
 			"palmed eval: the independent generator writes %zu of the %zu forms "
 			"the model knows of\n",

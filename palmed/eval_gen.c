@@ -169,7 +169,12 @@ static int next_write(struct pools *pl, int c, int rmw)
 /* A memory operand: loads from the low 2 KiB of each 4 KiB page, stores
  * from the high 2 KiB (no load shares its low 12 address bits with a
  * store: the core would wait on a possible dependency), displacements
- * advancing by the access size; addressed as the kernel's pattern says. */
+ * advancing by the access size; addressed as the kernel's pattern says,
+ * an indexed form's through r8 at the same address (until 2026-11-29 the
+ * index moved it 64 bytes on, and a store near the end of a page's high
+ * half went to the next page's low half, among the loads: a block of ls
+ * with mov byte ptr [rdi + r8*8 + d], r8b ran at 0.54 instructions a
+ * cycle, 3.1 in the training harness). */
 static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, int written, int rmw)
 {
 	unsigned size = form_kind_bytes(k), limit = written ? 6144 : 8192;
@@ -192,8 +197,9 @@ static void add_memory(struct strbuf *out, struct pools *pl, enum form_kind k, i
 	 * with no such forwarding never meets */
 	if (pl->pattern == 2 && !written && !form_kind_is_indexed(k))
 		strbuf_addf(out, "[rsp + %u]", disp);
-	else if (form_kind_is_indexed(k)) /* r8 holds 8: 64 bytes on (make_pools) */
-		strbuf_addf(out, "[%s + r8*8 + %u]", written ? "rdi" : "rsi", disp);
+	else if (form_kind_is_indexed(k)) /* r8 holds 8 (make_pools): the same address */
+		strbuf_addf(out, "[%s + r8*8 %c %u]", written ? "rdi" : "rsi", disp >= 64 ? '+' : '-',
+			    disp >= 64 ? disp - 64 : 64 - disp);
 	else
 		strbuf_addf(out, "[%s + %u]", written ? "rdi" : "rsi", disp);
 }

@@ -25,8 +25,11 @@ struct eval_gen *eval_gen_new(const char *dir);
 void eval_gen_delete(struct eval_gen *g);
 
 /* Learns the semantics of forms (assembling one instance of each and
- * decoding it); a form this generator cannot instantiate as itself is
- * refused: eval_gen_refused() then says why. Returns how many it knows. */
+ * decoding it), and of the indexed twins of those with memory operands
+ * (CMP_M8X_GPR8 beside CMP_M8_GPR8: eval_gen_draw addresses a third of its
+ * kernels with an index); a form this generator cannot instantiate as
+ * itself is refused: eval_gen_refused() then says why. Returns how many
+ * it knows, twins included. */
 size_t eval_gen_learn(struct eval_gen *g, const char *const *forms, size_t n);
 const char *eval_gen_refused(const struct eval_gen *g, const char *form);
 

@@ -107,8 +107,8 @@ int eg_address(struct strbuf *out, enum form_kind k, const char *base, const cha
 
 /* One instance, every register operand a different register (GPRs from
  * r8 up, vectors from 1 up, or from 17 with high; a same-register operand
- * the one before it), memory at [rbx + 64] ([rbx + rbx*8 + 64]
- * indexed), LEA's addresses from rbx alone. */
+ * the one before it), memory at [rbx + 64] (indexed, the same address
+ * through rbx*8 and a displacement), LEA's addresses from rbx alone. */
 static int sample(const struct form *f, int high, struct strbuf *out)
 {
 	strbuf_add(out, "\t", 1);
@@ -126,8 +126,13 @@ static int sample(const struct form *f, int high, struct strbuf *out)
 				    eg_class(k) == 0 ? 8 + (int)i : (high ? 17 : 1) + (int)i);
 		} else if (form_kind_is_access(k)) {
 			const char *kw = eg_memory_keyword(k);
-			strbuf_addf(out, "%s%s[rbx + %s64]", kw ? kw : "", kw ? " ptr " : "",
-				    form_kind_is_indexed(k) ? "rbx*8 + " : "");
+			/* indexed: rbx (SAMPLE_BASE) as base and index, the
+			 * same address */
+			if (form_kind_is_indexed(k))
+				strbuf_addf(out, "%s%s[rbx + rbx*8 - %u]", kw ? kw : "",
+					    kw ? " ptr " : "", 8 * SAMPLE_BASE - 64);
+			else
+				strbuf_addf(out, "%s%s[rbx + 64]", kw ? kw : "", kw ? " ptr " : "");
 		} else if (k == FORM_CL) {
 			strbuf_addf(out, "cl");
 		} else if (eg_immediate(k)) {
