@@ -62,6 +62,8 @@ struct infer_map_stats {
 	unsigned siblings;	 /* forms that run as a core form of their shape, given its
 				  * usages (infer_map_sibling.c) */
 	unsigned sibling_pairs;	 /* pairs measured to find them */
+	unsigned twins;		 /* indexed memory forms given their unindexed form's
+				  * usages, scaled (map_twins) */
 	int template_mode;	 /* probed against a few resources, the usages combinations of
 				  * the core forms' (infer_map_template.c) */
 };

@@ -57,6 +57,10 @@ struct target {
 	char *helpers;
 	/* The core form it runs as (infer_map_sibling.c), or -1. */
 	long sibling;
+	/* An indexed memory form (CMP_M8X_GPR8): the target of its unindexed
+	 * form, whose usages it takes scaled by their cycles alone (the check
+	 * in mixes then refits them), or -1 (map_twins). */
+	long twin;
 };
 
 /* One probe: copies x base + instances x form. */

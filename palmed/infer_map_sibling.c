@@ -144,7 +144,7 @@ int map_siblings(struct mapping *mp)
 	for (size_t j = 0; j < mp->core.n; j++)
 		alone[j] = (unsigned char)core_alone(mp, j);
 	for (size_t t = 0; t < mp->nt; t++)
-		if (!mp->t[t].helpers)
+		if (!mp->t[t].helpers && mp->t[t].sibling < 0 && mp->t[t].twin < 0)
 			n += candidates_of(mp, t, alone, all, c + n);
 	struct batch b;
 	unsigned *xa = xmalloc((n + 1) * sizeof(unsigned)),

@@ -446,6 +446,10 @@ static const struct sim_form sib_forms[] = {
     {"PADDQ_XMM_XMM", 1, {S_SHUF}, NULL},    /* MULSD's shape and cycles, not its unit */
     {"XOR_GPR64_GPR64", 1, {S_ALU}, NULL},   /* no core form of its shape */
     {"NOP", 1, {S_ALU}, NULL},		     /* no operands: no shape */
+    /* indexed memory forms: the twins of an unindexed form mapped here and
+     * of a core form (map_twins) */
+    {"CMP_M8X_GPR8", 2, {S_LD, S_ALU}, NULL},
+    {"CMP_GPR64_M64X", 2, {S_LD, S_ALU}, NULL},
 };
 static const char *const sib_core[] = {"ADD_GPR32_IMM8", "ROL_GPR32_IMM8", "MULSD_XMM_XMM",
 				       "PSHUFD_XMM_XMM_IMM8", "CMP_GPR64_M64"};
@@ -479,7 +483,9 @@ static int same_usages(const struct model *m, const char *a, const char *b)
  * in another order) take its usages, without probes; PADDQ
  * (MULSD's shape and cycles, another unit: the pair takes 0.5 cycles, not
  * the sum 1)
- * is probed; XOR_GPR64_GPR64 and NOP have no core form of their shape.
+ * is probed; XOR_GPR64_GPR64 and NOP have no core form of their shape;
+ * the indexed CMP_M8X_GPR8 and CMP_GPR64_M64X take their unindexed
+ * forms' usages, unprobed (without siblings they are probed).
  * Every kernel is predicted as the machine runs it, and the mapping
  * measures fewer kernels than without siblings. */
 static int check_siblings(void)
@@ -509,14 +515,20 @@ static int check_siblings(void)
 			      same_usages(m, "ROL_GPR64_IMM8", "ROL_GPR32_IMM8") &&
 			      same_usages(m, "ADDSD_XMM_XMM", "MULSD_XMM_XMM") &&
 			      same_usages(m, "CMP_M8_GPR8", "CMP_GPR64_M64");
+		/* the indexed forms take their unindexed forms' usages */
+		int twins = same_usages(m, "CMP_M8X_GPR8", "CMP_M8_GPR8") &&
+			    same_usages(m, "CMP_GPR64_M64X", "CMP_GPR64_M64");
 		int here =
-		    (no ? st[no].map.siblings == 0
-			: st[no].map.siblings == 4 && st[no].map.sibling_pairs == 5 && as_core) &&
+		    (no ? st[no].map.siblings == 0 && st[no].map.twins == 0
+			: st[no].map.siblings == 4 && st[no].map.sibling_pairs == 5 && as_core &&
+			      st[no].map.twins == 2 && twins) &&
 		    !same_usages(m, "PADDQ_XMM_XMM", "MULSD_XMM_XMM") && exact > 0.999;
 		printf("%s %s siblings: %u forms as a core form of their shape (%u pairs), %u "
-		       "mapping benchmarks; RMS IPC error %.2f%%, %.1f%% of 500 kernels exact\n",
+		       "indexed forms as their unindexed form, %u mapping benchmarks; RMS IPC "
+		       "error %.2f%%, %.1f%% of 500 kernels exact\n",
 		       here ? "ok" : "FAIL", no ? "without" : "with", st[no].map.siblings,
-		       st[no].map.sibling_pairs, st[no].map.benchmarks, 100 * rms, 100 * exact);
+		       st[no].map.sibling_pairs, st[no].map.twins, st[no].map.benchmarks,
+		       100 * rms, 100 * exact);
 		ok &= here;
 		model_delete(m);
 	}
