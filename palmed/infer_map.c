@@ -465,11 +465,12 @@ static int add_target(struct mapping *mp, const struct target *t, size_t *index)
  * alone, instead of probes of their own. Probed against the bases on a
  * Zen 3, TEST_M8X_IMM8 came out on a resource of its own, beside no load
  * (movzx r32, m8 with it predicted at 0.38 cycles where it runs 0.72), and
- * a model of the indexed forms probed so was further from the six runs'
- * blocks than one predicting them with their unindexed forms (18.4% RMS
- * against 16.8%); what indexing changes beside other forms (a compare
- * with memory among adds and moves, 24% slower there) is the check in
- * mixes' to find (infer_polish.c). Forms with helpers are probed. */
+ * a model of the indexed forms probed so was further from the independent
+ * kernels that have them than one predicting them with their unindexed
+ * forms (25.6% RMS against 16.6%; 14.3% as twins); what indexing changes
+ * beside other forms (a compare with memory among adds and moves, 24%
+ * slower there) is the check in mixes' to find (infer_polish.c). Forms
+ * with helpers are probed. */
 static void map_twins(struct mapping *mp)
 {
 	for (size_t t = 0; t < mp->nt; t++) {
