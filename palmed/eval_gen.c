@@ -458,10 +458,10 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	strbuf_init(&body);
 	int stack = 0;
 	long moves = rc == 0 ? stack_moves(fs, k, &stack) : 0;
-	/* (the loads from a stack frame need an rsp that stays put) */
 	/* indexed: the kernels drawn with indexed memory forms (eval_gen_draw,
 	 * or a recorded block's), each of their accesses [base + r8*8 + d];
-	 * the others on an array or, for loads, a stack frame */
+	 * the others on an array or, for loads, a stack frame (the loads from
+	 * a stack frame need an rsp that stays put) */
 	pl.pattern = next(&state, stack ? 2 : 3);
 	pl.pattern = any_indexed(fs, k) ? 1 : pl.pattern == 1 ? 0 : pl.pattern;
 	*copies = rc == 0 ? body_copies(&pl, size) : 1;
@@ -615,17 +615,12 @@ static void index_memory(const struct eval_gen *g, struct kernel *k)
 	struct kernel x;
 	kernel_init(&x);
 	for (size_t t = 0; t < k->n; t++) {
-		struct form f;
 		char name[FORM_NAME_MAX];
 		const char *use = k->terms[t].form;
-		if (form_parse(use, &f) == 0) {
-			for (unsigned i = 0; i < f.n; i++)
-				f.op[i] = form_kind_indexed(f.op[i]);
-			form_print(&f, name, sizeof(name));
-			const struct eg_form *e = eg_find(g, name);
-			if (e && e->learnt && !e->refused)
-				use = name;
-		}
+		const struct eg_form *e =
+		    form_name_indexed(use, name, sizeof(name)) ? eg_find(g, name) : NULL;
+		if (e && e->learnt && !e->refused)
+			use = name;
 		kernel_add(&x, use, k->terms[t].count);
 	}
 	kernel_done(k);

@@ -498,19 +498,9 @@ static void add_indexed_twins(struct eval_gen *g, const char *const *forms, size
 	char **twins = xcalloc(n + 1, sizeof(char *));
 	size_t nt = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct form f;
 		char name[FORM_NAME_MAX];
-		int any = 0;
-		if (form_parse(forms[i], &f) < 0)
-			continue;
-		for (unsigned j = 0; j < f.n; j++) {
-			any |= f.op[j] != form_kind_indexed(f.op[j]);
-			f.op[j] = form_kind_indexed(f.op[j]);
-		}
-		if (any) {
-			form_print(&f, name, sizeof(name));
+		if (form_name_indexed(forms[i], name, sizeof(name)))
 			twins[nt++] = xstrdup(name);
-		}
 	}
 	add_forms(g, (const char *const *)twins, nt);
 	for (size_t i = 0; i < nt; i++)

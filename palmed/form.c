@@ -81,6 +81,26 @@ int form_unindexed(const struct form *f, struct form *out)
 	return any;
 }
 
+int form_indexed(const struct form *f, struct form *out)
+{
+	int any = 0;
+	*out = *f;
+	for (unsigned i = 0; i < f->n; i++) {
+		out->op[i] = form_kind_indexed(f->op[i]);
+		any |= out->op[i] != f->op[i];
+	}
+	return any;
+}
+
+int form_name_indexed(const char *name, char *buf, size_t size)
+{
+	struct form f, x;
+	if (form_parse(name, &f) < 0 || !form_indexed(&f, &x))
+		return 0;
+	form_print(&x, buf, size);
+	return 1;
+}
+
 int form_name_unindexed(const char *name, char *buf, size_t size)
 {
 	struct form f, u;

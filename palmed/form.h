@@ -107,6 +107,13 @@ enum form_kind form_kind_indexed(enum form_kind k);
 /* f with its indexed memory operands unindexed, into out; returns whether
  * any was (out is f's copy either way). */
 int form_unindexed(const struct form *f, struct form *out);
+/* The same the other way: f's memory operands indexed (its indexed twin);
+ * returns whether f has any to index. */
+int form_indexed(const struct form *f, struct form *out);
+/* The indexed twin's name ("CMP_M8_GPR8" -> "CMP_M8X_GPR8") into buf
+ * (FORM_NAME_MAX bytes); 0 if the name is no form or has no memory
+ * operand to index. */
+int form_name_indexed(const char *name, char *buf, size_t size);
 /* The same on a name ("CMP_M8X_GPR8" -> "CMP_M8_GPR8"), into buf
  * (FORM_NAME_MAX bytes); 0 if the name is no form or has none. */
 int form_name_unindexed(const char *name, char *buf, size_t size);

@@ -480,19 +480,9 @@ static void indexed_candidates(struct names *cand)
 {
 	size_t n = cand->n;
 	for (size_t i = 0; i < n; i++) {
-		struct form f;
 		char name[FORM_NAME_MAX];
-		int any = 0;
-		if (form_parse(cand->v[i], &f) < 0)
-			continue;
-		for (unsigned j = 0; j < f.n; j++) {
-			any |= f.op[j] != form_kind_indexed(f.op[j]);
-			f.op[j] = form_kind_indexed(f.op[j]);
-		}
-		if (!any)
-			continue;
-		form_print(&f, name, sizeof(name));
-		names_add(cand, xstrdup(name));
+		if (form_name_indexed(cand->v[i], name, sizeof(name)))
+			names_add(cand, xstrdup(name));
 	}
 }
 
