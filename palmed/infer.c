@@ -427,7 +427,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
 				 "%u forms run as a core form of their shape (%u pairs); "
 				 "%u indexed memory forms as their unindexed form, scaled; "
-				 "%u forms bounded by %u resources of their own; %u measured "
+				 "%u forms (%u core forms its resources leave short) bounded "
+				 "by %u resources of their own; %u measured "
 				 "with helpers, their usages taken off; %u probes beside zero "
 				 "idioms, the idioms' cycles taken off; %u resources split off "
 				 "for %u forms from %u pairs",
@@ -439,7 +440,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 stats->map.groups_apart, stats->map.benchmarks, stats->map.probes,
 				 stats->map.refined, stats->map.siblings, stats->map.sibling_pairs,
 				 stats->map.twins,
-				 stats->map.own, stats->map.own_resources, stats->map.with_helpers,
+				 stats->map.own, stats->map.core_own, stats->map.own_resources,
+				 stats->map.with_helpers,
 				 stats->map.beside_helpers, stats->map.split_resources,
 				 stats->map.split_forms, stats->map.split_pairs);
 	return rc;

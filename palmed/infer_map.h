@@ -50,6 +50,8 @@ struct infer_map_stats {
 	unsigned core_resources; /* of the core model */
 	unsigned own;		 /* forms bounded alone by no core resource */
 	unsigned own_resources;	 /* the resources those forms were given */
+	unsigned core_own;	 /* core forms the core's resources leave short alone,
+				  * bounded like those (short_core_forms) */
 	unsigned unreliable;	 /* readings where the form alone outweighed the base */
 	unsigned benchmarks;	 /* kernels measured in all */
 	unsigned with_helpers;	 /* forms mapped with their helpers, then the helpers'
