@@ -607,11 +607,13 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	}
 	mt->planned = o->planned_after;
 	size_t *own = xmalloc((mp.nt + mp.core.n + 1) * sizeof(size_t)), nown = 0;
-	if (rc == 0 && mp.nt)
-		nown = short_core_forms(&mp, own, 0);
 	for (size_t i = 0; rc == 0 && i < mp.nt; i++)
 		if (mp.t[i].twin < 0 && add_target(&mp, &mp.t[i], &own[nown]))
 			nown++;
+	/* last: the clusters' first members, measured against the rest, stay
+	 * the mapped forms they were before (a resumed build's pairs) */
+	if (rc == 0 && mp.nt)
+		nown += short_core_forms(&mp, own, nown);
 	if (rc == 0 && nown)
 		rc = map_own_resources(&mp, own, nown);
 	free(own);
