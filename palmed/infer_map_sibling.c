@@ -35,6 +35,7 @@
 #define SIB_SPREAD 0.10	      /* cycles alone within this much of each other */
 #define SIB_CANDIDATES 3      /* core forms tried per form */
 #define SIB_INTERFERENCE 0.10 /* a pair slower than the sum by this: not siblings */
+#define SIB_ACCESS_SPREAD 0.25 /* for a core form of another shape that accesses memory */
 
 /* Form name's mnemonic and operand kinds, widths and immediate sizes aside
  * (GPR64 -> GPR, IMM8 -> IMM, M64 and M64X -> M; XMM, YMM, MEMBI, ONE,
@@ -62,6 +63,15 @@ static int form_shape(const char *name, struct form *f)
 static int same_shape(const struct form *a, const struct form *b)
 {
 	return a->n == b->n && !memcmp(a->op, b->op, a->n * sizeof(a->op[0]));
+}
+
+/* Shape f has a memory operand that is accessed (not LEA's address). */
+static int accesses(const struct form *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		if (form_kind_is_access(f->op[i]))
+			return 1;
+	return 0;
 }
 
 static int by_kind(const void *a, const void *b)
@@ -114,16 +124,28 @@ static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned c
 	if (form_shape(tg->name, &want) < 0)
 		return 0;
 	for (size_t j = 0; j < mp->core.n; j++) {
-		double s = mp->core.single[j];
-		if (!alone[j] || !(s > 0) || fabs(s / tg->single - 1) > SIB_SPREAD ||
+		double s = mp->core.single[j], off = fabs(s / tg->single - 1);
+		if (!alone[j] || !(s > 0) || off > SIB_ACCESS_SPREAD ||
 		    form_shape(mp->core.forms[j], &got) < 0)
 			continue;
 		int mnemonic = !strcmp(want.mnemonic, got.mnemonic), rank;
-		if (same_shape(&want, &got))
+		if (off > SIB_SPREAD)
+			rank = -1;
+		else if (same_shape(&want, &got))
 			rank = mnemonic ? 0 : 1;
 		else if (mnemonic && same_kinds(&want, &got))
 			rank = 2; /* the same operation, its operands in another order */
 		else
+			rank = -1;
+		/* last: a core form of another shape, both accessing memory (test
+		 * byte ptr [m], imm8 beside cmp r64, [m] on a Zen 3: their pair
+		 * takes the sum, each bound by the loads; probed, the test read
+		 * little against the core's load base, held vector loads that
+		 * leave room for it, and was predicted beside a mov load at 0.44
+		 * cycles where it runs 0.75) */
+		if (rank < 0 && accesses(&want) && accesses(&got))
+			rank = 3;
+		if (rank < 0)
 			continue;
 		all[n].target = t;
 		all[n].core = j;
