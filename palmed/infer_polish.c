@@ -17,10 +17,11 @@ void infer_polish_options_default(struct infer_polish_options *o)
 }
 
 /* One measured mix, as the fit of its target sees it: a instances of the
- * target beside forms whose loads (cycles per iteration on each resource,
- * by model_rho_slot) are fixed. */
+ * target beside forms whose loads (cycles per iteration on each resource)
+ * are fixed. */
 struct mix {
 	double a, cycles, weight;
+	long at; /* the resource its fit holds it to, or -1: its bottleneck */
 	double *fixed; /* nres entries */
 };
 
@@ -77,6 +78,7 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	x->a = 0;
 	x->cycles = cycles;
 	x->weight = 1;
+	x->at = -1;
 	x->fixed = xcalloc(m->nres + 1, sizeof(double));
 	int rc = 0;
 	for (size_t i = 0; i < all.n && rc == 0; i++) {
@@ -87,7 +89,7 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 			x->a += all.terms[i].count;
 		} else {
 			for (size_t r = 0; r < m->nres; r++)
-				x->fixed[r] += all.terms[i].count * model_rho_slot(m, (size_t)f, r);
+				x->fixed[r] += all.terms[i].count * model_rho(m, (size_t)f, r);
 		}
 	}
 	kernel_done(&all);
@@ -99,19 +101,26 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	return 0;
 }
 
-/* Load of mix x on resource r with the target's usages u (as predictions
- * take them: model_rho_slot). */
+/* Load of mix x on resource r with the target's usages u. */
 static double mix_load(const struct mix *x, const double *u, size_t r)
 {
 	return x->fixed[r] + x->a * u[r];
 }
 
+/* The resource the mix's load is largest on; of several within 10^-9 of
+ * it, the one the target's usage takes most of. A fit drives a usage it
+ * lowers down to a tie (three pushes and six moves, a push's usage of the
+ * moves' resource lowered until both resources carry 3 cycles); held to
+ * the resource it lowers there by the next round, it could go no lower,
+ * where the other resource explains the mix alone. */
 static size_t bottleneck(size_t R, const struct mix *x, const double *u)
 {
 	size_t best = 0;
-	for (size_t r = 1; r < R; r++)
-		if (mix_load(x, u, r) > mix_load(x, u, best))
+	for (size_t r = 1; r < R; r++) {
+		double l = mix_load(x, u, r), b = mix_load(x, u, best);
+		if (l > b * (1 + 1e-9) || (l >= b * (1 - 1e-9) && x->a * u[r] > x->a * u[best]))
 			best = r;
+	}
 	return best;
 }
 
@@ -170,7 +179,7 @@ static int fit_target(size_t R, const struct mix *xs, size_t n, const struct bou
 	}
 	for (size_t b = 0; b < n; b++) {
 		const struct mix *mx = &xs[b];
-		size_t at = bottleneck(R, mx, u);
+		size_t at = mx->at >= 0 ? (size_t)mx->at : bottleneck(R, mx, u);
 		for (size_t r = 0; r < R; r++) {
 			/* a (u0 + up - down) + fixed <= c (1 + over) */
 			double base = mix_load(mx, bd->u0, r);
@@ -220,12 +229,13 @@ static double fit_rounds(size_t R, const struct mix *xs, size_t n, const struct 
 	return best;
 }
 
-/* Target t's usages refitted to its mixes and its cycles alone; whether
- * they changed. The width stays. A front-end resource (model_front_end)
- * counts a usage only up to a NOP's slot unless the usage binds the form
- * alone: such a usage is refitted within the slot, and a binding one is
- * either kept or brought within the slot, whichever explains the mixes
- * better. */
+/* Target t's usages refitted to its mixes and its cycles alone (the last
+ * mix, xs[n - 1]); whether they changed. The width stays. When several
+ * resources bind the form alone (a usage of its cycles alone on each), the
+ * fit holds it alone to each in turn and keeps the best: held to the
+ * first, it could never lower that one (a push given its cycles alone on
+ * the ALUs' resource beside its store's kept it there, and four moves
+ * with it were predicted at twice their time). */
 static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 			 const struct infer_polish_options *o, double *before, double *after)
 {
@@ -233,28 +243,30 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	double single = m->form_cycles[t];
 	struct bounds bd = {xcalloc(R + 1, sizeof(double)), xcalloc(R + 1, sizeof(double)),
 			    o->anchor / single};
-	double *u = xcalloc(R + 1, sizeof(double)), *v = xcalloc(R + 1, sizeof(double));
-	int binding = 0;
+	double *u = xcalloc(R + 1, sizeof(double));
 	for (size_t r = 0; r < R; r++) {
-		double slot = model_front_slot(m, r);
-		bd.u0[r] = model_rho_slot(m, t, r);
-		if (!strcmp(m->res[r].name, MODEL_WIDTH))
-			bd.hi[r] = -1;
-		else if (slot < 0)
-			bd.hi[r] = INFINITY;
-		else if (bd.u0[r] > slot + 1e-12)
-			bd.hi[r] = -1, binding = 1;
-		else
-			bd.hi[r] = slot;
+		bd.u0[r] = model_rho(m, t, r);
+		bd.hi[r] = strcmp(m->res[r].name, MODEL_WIDTH) ? INFINITY : -1;
 	}
 	*before += mix_error(R, xs, n, bd.u0) / (double)n;
-	double best = fit_rounds(R, xs, n, &bd, u);
-	for (size_t r = 0; binding && r < R; r++)
-		if (bd.hi[r] < 0 && strcmp(m->res[r].name, MODEL_WIDTH))
-			bd.hi[r] = model_front_slot(m, r);
-	double other = binding ? fit_rounds(R, xs, n, &bd, v) : INFINITY;
-	if (other < best)
-		memcpy(u, v, R * sizeof(double));
+	double top = 0, best = INFINITY, *v = xcalloc(R + 1, sizeof(double));
+	for (size_t r = 0; r < R; r++)
+		if (bd.hi[r] >= 0)
+			top = fmax(top, bd.u0[r]);
+	for (size_t r = 0; r < R; r++) {
+		if (bd.hi[r] < 0 || bd.u0[r] < top * (1 - 1e-9) || !(top > 0))
+			continue;
+		xs[n - 1].at = (long)r;
+		double sc = fit_rounds(R, xs, n, &bd, v);
+		if (sc < best - 1e-12) {
+			best = sc;
+			memcpy(u, v, R * sizeof(double));
+		}
+	}
+	xs[n - 1].at = -1;
+	if (!isfinite(best))
+		fit_rounds(R, xs, n, &bd, u);
+	free(v);
 	*after += mix_error(R, xs, n, u) / (double)n;
 	int changed = 0;
 	for (size_t r = 0; r < R; r++) {
@@ -268,7 +280,6 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	free(bd.u0);
 	free(bd.hi);
 	free(u);
-	free(v);
 	return changed;
 }
 
@@ -362,7 +373,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		if (n == 0)
 			continue;
 		/* the form alone, which the mapping read its usages beside */
-		xs[n] = (struct mix){.a = 1, .cycles = m->form_cycles[t], .weight = 2};
+		xs[n] = (struct mix){.a = 1, .cycles = m->form_cycles[t], .weight = 2, .at = -1};
 		xs[n].fixed = xcalloc(m->nres + 1, sizeof(double));
 		n++;
 		stats->forms++;

@@ -39,7 +39,7 @@ struct infer_polish_stats {
 void infer_polish_options_default(struct infer_polish_options *o);
 
 /* Measures o->per_form mixes for every form of m that is not one of
- * core[0..ncore), refits its usages (width and front-end resources kept)
+ * core[0..ncore), refits its usages (the width kept)
  * and adds the mixes to m's measurements. Returns 0, or -1 with
  * perpi_error() "interrupted" when a stop was requested (m unchanged). */
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,

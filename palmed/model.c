@@ -305,7 +305,7 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 		}
 		out->covered += k->terms[t].count;
 		for (size_t r = 0; r < m->nres; r++)
-			load[r] += k->terms[t].count * model_rho_slot(m, (size_t)i, r);
+			load[r] += k->terms[t].count * model_rho(m, (size_t)i, r);
 	}
 	if (out->covered == 0) { /* fails owning nothing (model.h) */
 		free(load);

@@ -104,8 +104,11 @@ double model_rho_slot(const struct model *m, size_t i, size_t r);
 /* Why form is unmapped, or NULL if the model never saw it. */
 const char *model_unmapped_reason(const struct model *m, const char *form);
 
-/* Predicts k: max over resources of the usages, front-end usages taken
- * by model_rho_slot. Forms the model does not map are listed in
+/* Predicts k: max over resources of the usages, every usage whole (the
+ * front-end slot of model_rho_slot is the cycle predictor's: on the Zen 3
+ * it made real code's stores and pushes, which share the front end's
+ * resource there, look free beside each other: docs/MODEL.md, "The
+ * model"). Forms the model does not map are listed in
  * out->uncovered and left out of the cycles. Returns 0, and the caller owns what out points to
  * (prediction_done frees it); or -1 with perpi_error() set when k is empty
  * or no instruction of it is covered, and out owns nothing (zeroed: there

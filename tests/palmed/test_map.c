@@ -393,6 +393,34 @@ static double predicted(const struct model *m, const char *spec)
 	return c;
 }
 
+/* The exact options for sim's core, its measurement, and its forms' names
+ * (forms: room for sim->nforms). */
+static void exact_setup(const struct sim_machine *sim, struct measure *ms,
+			struct infer_options *o, const char **forms)
+{
+	for (size_t i = 0; i < sim->nforms; i++)
+		forms[i] = sim->forms[i].name;
+	sim_measure(sim, ms);
+	infer_options_exact(o);
+	o->core = sim->core;
+	o->ncore = sim->ncore;
+}
+
+/* Whether m predicts kernel spec as sim runs it; says so when not. */
+static int as_machine(const struct sim_machine *sim, const struct model *m, const char *spec,
+		      const char *what)
+{
+	double truth = NAN, got = predicted(m, spec);
+	struct kernel k;
+	kernel_parse(spec, &k);
+	sim_cycles(sim, &k, &truth);
+	kernel_done(&k);
+	if (fabs(got - truth) < 1e-6 * truth)
+		return 1;
+	printf("FAIL %s: %s predicted %.3f cycles, the machine %.3f\n", what, spec, got, truth);
+	return 0;
+}
+
 /* The kernel "A M" as the model predicts it, and the RMS error on held-out
  * kernels, with or without the split. */
 static int check_split(int split)
@@ -403,12 +431,7 @@ static int check_split(int split)
 	struct infer_options o;
 	struct model *m;
 	const char *forms[ARRAY_SIZE(split_forms)];
-	for (size_t i = 0; i < sim->nforms; i++)
-		forms[i] = sim->forms[i].name;
-	sim_measure(sim, &ms);
-	infer_options_exact(&o);
-	o.core = sim->core;
-	o.ncore = sim->ncore;
+	exact_setup(sim, &ms, &o, forms);
 	o.map_split = split;
 	if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
 		printf("FAIL split %d: %s\n", split, perpi_error());
@@ -624,7 +647,8 @@ static int check_polish(const struct sim_machine *sim)
  * given its cycles alone on it (as a Zen 5 core whose register moves'
  * resource a NOP loads read pushes and stores there) is predicted at
  * twice its time beside four moves; checked in mixes, its usage there
- * comes back within a NOP's slot and the kernel exact. */
+ * goes (the push binds alone on both resources: the fit holds it alone to
+ * each in turn) and the kernel is exact. */
 #define FA 0xfu
 static const char *const fe_ports[] = {"a0", "a1", "a2", "a3", "s"};
 static const struct sim_form fe_forms[] = {
@@ -721,42 +745,17 @@ static int check_short_core(void)
 	struct infer_stats st;
 	struct model *m;
 	int ok = 1;
-	for (size_t i = 0; i < sim->nforms; i++)
-		forms[i] = sim->forms[i].name;
-	sim_measure(sim, &ms);
-	infer_options_exact(&o);
-	o.core = sim->core;
-	o.ncore = sim->ncore;
+	exact_setup(sim, &ms, &o, forms);
 	o.refit = 1;
 	o.max_resources = 3;
 	if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
 		printf("FAIL short core: %s\n", perpi_error());
 		return 1;
 	}
-	for (size_t c = 0; c < sim->ncore; c++) {
-		double truth = NAN, got = predicted(m, sim->core[c]);
-		struct kernel k;
-		kernel_parse(sim->core[c], &k);
-		sim_cycles(sim, &k, &truth);
-		kernel_done(&k);
-		if (!(fabs(got - truth) < 1e-6 * truth)) {
-			printf("FAIL short core: %s alone predicted %.3f cycles, the machine %.3f\n",
-			       sim->core[c], got, truth);
-			ok = 0;
-		}
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
-		double truth = NAN, got = predicted(m, pairs[i]);
-		struct kernel k;
-		kernel_parse(pairs[i], &k);
-		sim_cycles(sim, &k, &truth);
-		kernel_done(&k);
-		if (!(fabs(got - truth) < 1e-6 * truth)) {
-			printf("FAIL short core: %s predicted %.3f cycles, the machine %.3f\n",
-			       pairs[i], got, truth);
-			ok = 0;
-		}
-	}
+	for (size_t c = 0; c < sim->ncore; c++)
+		ok &= as_machine(sim, m, sim->core[c], "short core");
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
+		ok &= as_machine(sim, m, pairs[i], "short core");
 	ok &= st.map.core_own >= 1;
 	printf("%s short core: %u of %zu core forms short of their cycles alone on the core's "
 	       "%u resources, bounded by resources of their own (%u forms on %u); every core "
