@@ -426,6 +426,14 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 	return rc;
 }
 
+/* The share of a form's cycles alone its largest usage must reach for
+ * the resources to explain the form (mapped or core): below it, the form
+ * is bounded by a resource of its own. */
+static double explained_share(const struct mapping *mp)
+{
+	return 1 - fmax(7.5 * mp->o->tol, 1e-9);
+}
+
 /* The usages read, into the model. Returns whether no core resource
  * explains the form's cycles alone (it needs one of its own). */
 static int add_target(struct mapping *mp, const struct target *t, size_t *index)
@@ -450,7 +458,7 @@ static int add_target(struct mapping *mp, const struct target *t, size_t *index)
 	}
 	/* the resource that nearly explains the form alone is its bottleneck
 	 * alone, read a little low */
-	int explained = own != (size_t)-1 && top >= t->single * (1 - fmax(7.5 * mp->o->tol, 1e-9));
+	int explained = own != (size_t)-1 && top >= t->single * explained_share(mp);
 	if (explained)
 		x[own] = t->single;
 	*index = model_add_form(mp->m, t->name, t->single);
@@ -467,10 +475,10 @@ static int add_target(struct mapping *mp, const struct target *t, size_t *index)
  * by resources of their own like the mapped forms no core resource
  * explains, and clustered with them (map_own_resources): a kernel of
  * cmove (cmovne's sibling) and cmovne, measured at 1.0 cycles, was
- * predicted at 0.54. Their model indices into own[] from *n; how many. */
+ * predicted at 0.54. Their model indices into own[] from n; how many. */
 static size_t short_core_forms(struct mapping *mp, size_t *own, size_t n)
 {
-	double short_of = 1 - fmax(7.5 * mp->o->tol, 1e-9);
+	double short_of = explained_share(mp);
 	size_t added = 0;
 	for (size_t c = 0; c < mp->core.n; c++) {
 		long i = model_form_index(mp->m, mp->core.forms[c]);

@@ -118,7 +118,7 @@ static size_t bottleneck(size_t R, const struct mix *x, const double *u)
 	size_t best = 0;
 	for (size_t r = 1; r < R; r++) {
 		double l = mix_load(x, u, r), b = mix_load(x, u, best);
-		if (l > b * (1 + 1e-9) || (l >= b * (1 - 1e-9) && x->a * u[r] > x->a * u[best]))
+		if (l > b * (1 + 1e-9) || (l >= b * (1 - 1e-9) && u[r] > u[best]))
 			best = r;
 	}
 	return best;
