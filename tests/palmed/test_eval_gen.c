@@ -475,6 +475,42 @@ static void check_indexed_layout(struct eval_gen *g, const char *spec)
 	kernel_done(&k);
 }
 
+/* The loop of MOV_GPR64_M64^4 ADD_GPR64_GPR64^8 ROL_GPR64_IMM8^8, read as
+ * text: each copy's 16 flag writers spread over its 4 loads, 4 after each
+ * (never two loads in a row, never more than 4 flag writers), and not in
+ * the kernel's form order (in some copy a rol comes before an add). The
+ * generator once put the flag writers after everything else, grouped by
+ * form: 8 rol in a row. */
+static void check_spread(struct eval_gen *g)
+{
+	static const char spec[] = "MOV_GPR64_M64^4 ADD_GPR64_GPR64^8 ROL_GPR64_IMM8^8";
+	struct kernel k;
+	char *text = learnt_asm(g, spec, &k);
+	const char *p = text ? strstr(text, "_loop:\n") : NULL;
+	unsigned n = 0, run = 0, longest = 0, loads_adjacent = 0, rol_first = 0, rol_seen = 0;
+	int last_load = 0;
+	for (p = p ? strchr(p, '\n') + 1 : NULL; p && *p == '\t' && strncmp(p, "\tdec r12", 8);
+	     p = strchr(p, '\n') + 1) {
+		int load = !strncmp(p, "\tmov ", 5), rol = !strncmp(p, "\trol ", 5);
+		if (n % 20 == 0)
+			rol_seen = 0;
+		n++;
+		loads_adjacent += load && last_load;
+		run = load ? 0 : run + 1;
+		longest = run > longest ? run : longest;
+		rol_seen |= rol;
+		rol_first += !strncmp(p, "\tadd ", 5) && rol_seen;
+		last_load = load;
+	}
+	int ok = n >= 20 && n % 20 == 0 && !loads_adjacent && longest <= 4 && rol_first > 0;
+	printf("%s %s: %u instructions, %u loads in a row, at most %u flag writers in a row, "
+	       "%u adds after a rol of their copy\n",
+	       ok ? "ok" : "FAIL", spec, n, loads_adjacent, longest, rol_first);
+	failures += !ok;
+	free(text);
+	kernel_done(&k);
+}
+
 /* eval_gen_draw addresses a third of its kernels with an index: their
  * memory forms are the indexed twins, and the code indexes exactly
  * those kernels' accesses. */
@@ -591,6 +627,7 @@ int main(void)
 		   "qword ptr [rsi + r8*8");
 	check_indexed_layout(g, "MOV_GPR64_M64X^4 MOV_M64X_GPR64^4 MOV_M8X_GPR8^2 MOVAPS_XMM_M128X");
 	check_text(g, "CMP_M8_GPR8 MOV_GPR64_M64^2", "byte ptr [", "r8*8");
+	check_spread(g);
 	check_draws(g);
 	eval_gen_delete(g);
 	harness_remove_dir(dir);
