@@ -529,9 +529,11 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 	stats->benchmarks += ps.kernels;
 	if (rc == 0)
 		infer_meter_note(mt,
-				 "mapped forms checked beside core forms: %u forms in %u mixes, "
-				 "%u refitted; mean error of their mixes %.2f%% -> %.2f%%",
-				 ps.forms, ps.kernels, ps.changed, 100 * ps.before, 100 * ps.after);
+				 "mapped forms checked beside core forms: %u forms in %u mixes "
+				 "(%u memory forms beside their register form), %u refitted; "
+				 "mean error of their mixes %.2f%% -> %.2f%%",
+				 ps.forms, ps.kernels, ps.twins, ps.changed, 100 * ps.before,
+				 100 * ps.after);
 	return rc;
 }
 

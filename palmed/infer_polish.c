@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_polish.h"
 #include "palmed/lp.h"
 
@@ -11,6 +12,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 {
 	o->per_form = 3;
 	o->targeted = 0;
+	o->twins = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -22,6 +24,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 struct mix {
 	double a, cycles, weight;
 	long at; /* the resource its fit holds it to, or -1: its bottleneck */
+	int twin; /* the target beside its register form (twin_mix) */
 	double *fixed; /* nres entries */
 };
 
@@ -78,6 +81,7 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	x->a = 0;
 	x->cycles = cycles;
 	x->weight = 1;
+	x->twin = 0;
 	x->at = -1;
 	x->fixed = xcalloc(m->nres + 1, sizeof(double));
 	int rc = 0;
@@ -235,7 +239,12 @@ static double fit_rounds(size_t R, const struct mix *xs, size_t n, const struct 
  * fit holds it alone to each in turn and keeps the best: held to the
  * first, it could never lower that one (a push given its cycles alone on
  * the ALUs' resource beside its store's kept it there, and four moves
- * with it were predicted at twice their time). */
+ * with it were predicted at twice their time). Likewise the mix beside
+ * its register form is held, in turn, to its bottleneck and to each
+ * resource that binds the register form: a memory form bound alone by
+ * the loads, beside a register form that binds the adders, ties on
+ * both, and held to the loads it could never take its share of the
+ * adders. */
 static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 			 const struct infer_polish_options *o, double *before, double *after)
 {
@@ -249,6 +258,22 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 		bd.hi[r] = strcmp(m->res[r].name, MODEL_WIDTH) ? INFINITY : -1;
 	}
 	*before += mix_error(R, xs, n, bd.u0) / (double)n;
+	/* the twin mix's holds: its bottleneck (-1), then the register form's */
+	long *holds = xmalloc((R + 2) * sizeof(long)), tw = -1;
+	size_t nh = 0;
+	holds[nh++] = -1;
+	for (size_t b = 0; b + 1 < n; b++)
+		if (xs[b].twin)
+			tw = (long)b;
+	if (tw >= 0) {
+		double ftop = 0;
+		for (size_t r = 0; r < R; r++)
+			if (bd.hi[r] >= 0)
+				ftop = fmax(ftop, xs[tw].fixed[r]);
+		for (size_t r = 0; r < R && ftop > 0; r++)
+			if (bd.hi[r] >= 0 && xs[tw].fixed[r] >= ftop * (1 - 1e-9))
+				holds[nh++] = (long)r;
+	}
 	double top = 0, best = INFINITY, *v = xcalloc(R + 1, sizeof(double));
 	for (size_t r = 0; r < R; r++)
 		if (bd.hi[r] >= 0)
@@ -257,12 +282,19 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 		if (bd.hi[r] < 0 || bd.u0[r] < top * (1 - 1e-9) || !(top > 0))
 			continue;
 		xs[n - 1].at = (long)r;
-		double sc = fit_rounds(R, xs, n, &bd, v);
-		if (sc < best - 1e-12) {
-			best = sc;
-			memcpy(u, v, R * sizeof(double));
+		for (size_t h = 0; h < nh; h++) {
+			if (tw >= 0)
+				xs[tw].at = holds[h];
+			double sc = fit_rounds(R, xs, n, &bd, v);
+			if (sc < best - 1e-12) {
+				best = sc;
+				memcpy(u, v, R * sizeof(double));
+			}
 		}
 	}
+	if (tw >= 0)
+		xs[tw].at = -1;
+	free(holds);
 	xs[n - 1].at = -1;
 	if (!isfinite(best))
 		fit_rounds(R, xs, n, &bd, u);
@@ -309,6 +341,69 @@ static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t 
 	return 1;
 }
 
+/* The register form of memory form t: its one accessed memory operand a
+ * register of its width (M128 -> XMM, M256 -> YMM, M512 -> ZMM; M8-M64
+ * the general-purpose register of the width, or XMM first in a form with
+ * vector operands: ADDSD_XMM_M64 -> ADDSD_XMM_XMM; M8 and M16 also
+ * GPR32: PINSRB_XMM_GPR32_IMM8), the first the model has with cycles;
+ * -1 when there is none. */
+static long register_twin(const struct model *m, size_t t)
+{
+	struct form f;
+	unsigned at = FORM_MAX_OPERANDS, accesses = 0;
+	int vec = 0;
+	if (form_parse(m->forms[t], &f) < 0)
+		return -1;
+	for (unsigned i = 0; i < f.n; i++) {
+		if (form_kind_is_access(f.op[i]))
+			at = i, accesses++;
+		vec |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
+	}
+	if (accesses != 1)
+		return -1;
+	enum form_kind c[2] = {FORM_KIND_COUNT, FORM_KIND_COUNT};
+	switch (f.op[at]) {
+	case FORM_M8: case FORM_M8X: c[0] = FORM_GPR8, c[1] = FORM_GPR32; break;
+	case FORM_M16: case FORM_M16X: c[0] = FORM_GPR16, c[1] = FORM_GPR32; break;
+	case FORM_M32: case FORM_M32X: c[vec] = FORM_GPR32, c[!vec] = FORM_XMM; break;
+	case FORM_M64: case FORM_M64X: c[vec] = FORM_GPR64, c[!vec] = FORM_XMM; break;
+	case FORM_M128: case FORM_M128X: c[0] = FORM_XMM; break;
+	case FORM_M256: case FORM_M256X: c[0] = FORM_YMM; break;
+	case FORM_M512: case FORM_M512X: c[0] = FORM_ZMM; break;
+	default: return -1;
+	}
+	for (int i = 0; i < 2 && c[i] != FORM_KIND_COUNT; i++) {
+		char name[FORM_NAME_MAX];
+		f.op[at] = c[i];
+		form_print(&f, name, sizeof(name));
+		long w = model_form_index(m, name);
+		if (w >= 0 && (size_t)w != t && m->form_cycles[w] > 0)
+			return w;
+	}
+	return -1;
+}
+
+/* Memory form t beside its register form w, each taking about the same
+ * cycles alone: an operation that loads its operand still runs the
+ * operation (addpd xmm, [m] takes the FP adders as addpd xmm, xmm does,
+ * 1.00 cycles for the pair on a Zen 3), which a mapping that read its
+ * bottleneck on the loads and took a load's usages (a sibling of movaps
+ * xmm, [m]: the pair takes their sum) cannot see in mixes with core
+ * forms that leave the adders idle; a form that only loads (movzx r32,
+ * [m] beside movzx r32, r8) runs beside it at the longer of the two.
+ * Returns 1 with k made, or 0 when t has no register form in m. */
+static int twin_mix(const struct model *m, size_t t, struct kernel *k)
+{
+	long w = register_twin(m, t);
+	if (w < 0)
+		return 0;
+	double ratio = m->form_cycles[t] / m->form_cycles[w];
+	kernel_init(k);
+	kernel_add(k, m->forms[t], ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)));
+	kernel_add(k, m->forms[w], ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1);
+	return 1;
+}
+
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
 		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
 {
@@ -333,8 +428,9 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	if (nc == 0)
 		nt = 0;
 	/* the kernels, target by target: first[ti] the first of target ti's */
-	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0)) + 1, nk = 0;
+	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 1) + 1, nk = 0;
 	struct kernel *ks = xmalloc(cap * sizeof(*ks));
+	unsigned char *twin = xcalloc(cap, 1);
 	size_t *first = xmalloc((nt + 2) * sizeof(size_t));
 	struct rng g = {0x9e3779b97f4a7c15ULL ^ o->seed};
 	for (size_t ti = 0; ti < nt; ti++) {
@@ -343,6 +439,10 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			make_mix(m, targets[ti], cidx, nc, icore, nic, &g, &ks[nk++]);
 		for (size_t r = 0; o->targeted && r < m->nres; r++)
 			nk += targeted_mix(m, targets[ti], r, cidx, nc, &ks[nk]);
+		if (o->twins && o->per_form && twin_mix(m, targets[ti], &ks[nk])) {
+			twin[nk++] = 1;
+			stats->twins++;
+		}
 	}
 	first[nt] = nk;
 	int rc = 0;
@@ -367,8 +467,13 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			if (status[i] != 0)
 				continue;
 			stats->kernels++;
-			if (read_mix(m, t, &ks[i], helpers[i], cycles[i], &xs[n]) == 0)
+			if (read_mix(m, t, &ks[i], helpers[i], cycles[i], &xs[n]) == 0) {
+				/* the one mix that reads the operation's own unit
+				 * weighs as the form alone does */
+				xs[n].weight = twin[i] ? 2 : 1;
+				xs[n].twin = twin[i];
 				n++;
+			}
 		}
 		if (n == 0)
 			continue;
@@ -402,6 +507,7 @@ measured:
 	for (size_t i = 0; i < nk; i++)
 		kernel_done(&ks[i]);
 	free(ks);
+	free(twin);
 	free(first);
 	free(cidx);
 	free(icore);

@@ -6,7 +6,8 @@
  * resource because a moves base held a store). Here every mapped form is
  * measured again in a few random mixes with core forms, like the training
  * kernels of the core, and in one mix per resource it uses, beside the
- * core form that uses that resource most exclusively; its usages are then
+ * core form that uses that resource most exclusively, and a memory form
+ * in one beside its register form; its usages are then
  * refitted to those mixes and its cycles alone: an L1 fit of the relative
  * errors (infer_refit.c's), the other forms' usages fixed, the target's
  * anchored to the mapping's, so that a usage moves only where the mixes
@@ -23,6 +24,9 @@ struct infer_polish_options {
 	unsigned per_form; /* random mixes measured for each mapped form */
 	int targeted;	   /* and one for each resource it uses, beside the core
 			    * form that uses it most exclusively */
+	int twins;	   /* and a memory form one beside its register form
+			    * (ADDPD_XMM_M128 beside ADDPD_XMM_XMM), if the model
+			    * has it */
 	double anchor;	   /* cost of moving a usage by the form's cycles alone,
 			    * in units of one mix's relative error */
 	unsigned seed;
@@ -31,6 +35,7 @@ struct infer_polish_options {
 
 struct infer_polish_stats {
 	unsigned kernels;      /* mixes measured */
+	unsigned twins;	       /* of those planned, memory forms beside their register form */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
