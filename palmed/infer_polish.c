@@ -23,8 +23,8 @@ void infer_polish_options_default(struct infer_polish_options *o)
  * are fixed. */
 struct mix {
 	double a, cycles, weight;
-	long at; /* the resource its fit holds it to, or -1: its bottleneck */
-	int twin; /* the target beside its register form (twin_mix) */
+	long at;       /* the resource its fit holds it to, or -1: its bottleneck */
+	int twin;      /* the target beside its register form (twin_mix) */
 	double *fixed; /* nres entries */
 };
 
@@ -320,8 +320,8 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
  * instance of t says it does: if t's usage of r is real, the two contend
  * and the mix takes their sum there; if not, each runs at its own pace.
  * Returns 1 with k made, or 0 when t does not use r or no core form does. */
-static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t *core,
-			size_t ncore, struct kernel *k)
+static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t *core, size_t ncore,
+			struct kernel *k)
 {
 	double u = model_rho(m, t, r), best = 0;
 	size_t p = 0;
@@ -363,14 +363,36 @@ static long register_twin(const struct model *m, size_t t)
 		return -1;
 	enum form_kind c[2] = {FORM_KIND_COUNT, FORM_KIND_COUNT};
 	switch (f.op[at]) {
-	case FORM_M8: case FORM_M8X: c[0] = FORM_GPR8, c[1] = FORM_GPR32; break;
-	case FORM_M16: case FORM_M16X: c[0] = FORM_GPR16, c[1] = FORM_GPR32; break;
-	case FORM_M32: case FORM_M32X: c[vec] = FORM_GPR32, c[!vec] = FORM_XMM; break;
-	case FORM_M64: case FORM_M64X: c[vec] = FORM_GPR64, c[!vec] = FORM_XMM; break;
-	case FORM_M128: case FORM_M128X: c[0] = FORM_XMM; break;
-	case FORM_M256: case FORM_M256X: c[0] = FORM_YMM; break;
-	case FORM_M512: case FORM_M512X: c[0] = FORM_ZMM; break;
-	default: return -1;
+	case FORM_M8:
+	case FORM_M8X:
+		c[0] = FORM_GPR8, c[1] = FORM_GPR32;
+		break;
+	case FORM_M16:
+	case FORM_M16X:
+		c[0] = FORM_GPR16, c[1] = FORM_GPR32;
+		break;
+	case FORM_M32:
+	case FORM_M32X:
+		c[vec] = FORM_GPR32, c[!vec] = FORM_XMM;
+		break;
+	case FORM_M64:
+	case FORM_M64X:
+		c[vec] = FORM_GPR64, c[!vec] = FORM_XMM;
+		break;
+	case FORM_M128:
+	case FORM_M128X:
+		c[0] = FORM_XMM;
+		break;
+	case FORM_M256:
+	case FORM_M256X:
+		c[0] = FORM_YMM;
+		break;
+	case FORM_M512:
+	case FORM_M512X:
+		c[0] = FORM_ZMM;
+		break;
+	default:
+		return -1;
 	}
 	for (int i = 0; i < 2 && c[i] != FORM_KIND_COUNT; i++) {
 		char name[FORM_NAME_MAX];
@@ -450,7 +472,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		goto measured;
 	double *cycles = xcalloc(nk + 1, sizeof(double));
 	int *status = xcalloc(nk + 1, sizeof(int));
-	char **errors = xcalloc(nk + 1, sizeof(char *)), **helpers = xcalloc(nk + 1, sizeof(char *));
+	char **errors = xcalloc(nk + 1, sizeof(char *)),
+	     **helpers = xcalloc(nk + 1, sizeof(char *));
 	mt->planned = 0; /* the last stage */
 	infer_meter_label(mt, "checking %zu mapped forms beside core forms: %zu kernels", nt, nk);
 	size_t done = infer_meter_run_helpers(mt, ks, nk, cycles, status, errors, helpers);
