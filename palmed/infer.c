@@ -531,9 +531,11 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		infer_meter_note(mt,
 				 "mapped forms checked beside core forms: %u forms in %u mixes "
 				 "(%u memory forms beside their register form), %u refitted; "
-				 "mean error of their mixes %.2f%% -> %.2f%%",
+				 "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
+				 "own beside core forms: %u kernels, %u usages of core resources "
+				 "added",
 				 ps.forms, ps.kernels, ps.twins, ps.changed, 100 * ps.before,
-				 100 * ps.after);
+				 100 * ps.after, ps.own_pairs, ps.own_shared);
 	return rc;
 }
 

@@ -13,6 +13,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 	o->per_form = 3;
 	o->targeted = 0;
 	o->twins = 1;
+	o->own = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -426,6 +427,140 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 	return 1;
 }
 
+/* Whether resource r is one of a cluster's own (infer_map_own.c): used,
+ * and by no core form (cidx[0..nc)). */
+static int own_resource(const struct model *m, size_t r, const size_t *cidx, size_t nc)
+{
+	int used = 0;
+	if (!strcmp(m->res[r].name, MODEL_WIDTH))
+		return 0;
+	for (size_t c = 0; c < nc; c++)
+		if (model_rho(m, cidx[c], r) > 0)
+			return 0;
+	for (size_t f = 0; f < m->nforms && !used; f++)
+		used = model_rho(m, f, r) > 0;
+	return used;
+}
+
+/* A pair of own_beside_core: the cluster's resource, the core resource
+ * its partner loads most exclusively, and the instances of each. */
+struct own_pair {
+	size_t own, res, rep, partner;
+	unsigned a, b;
+};
+
+/* The first form of each cluster of forms on a resource of their own,
+ * measured beside the core form that loads each core resource most
+ * exclusively (more than half its cycles alone), as many of each as take
+ * the same cycles alone. A form that no core resource explains is given a
+ * resource of its own, and its usages of the core's resources are read
+ * against the core's bases; a core resource is a mixture of the CPU's
+ * units, and a base that loads it need not load the unit the form uses:
+ * on a Zen 3, vpblendd xmm came out on a resource of its own with the
+ * forms that share its vector pipes, beside none of the core's, and
+ * beside andnps xmm, xmm (four a cycle, as it) it takes the sum of both,
+ * where the model said the longer. When the pair takes more than the
+ * model predicts by three times the noise, the cluster's first form uses
+ * the partner's resource as much as the pair's cycles there say, and
+ * every form of the cluster likewise in proportion to its cycles alone;
+ * the check in mixes that follows then refits them. Returns 0, or -1
+ * with perpi_error() "interrupted". */
+static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t *cidx, size_t nc,
+			   double tol, unsigned *pairs, unsigned *shared)
+{
+	size_t R = m->nres, n = 0;
+	unsigned char *own = xcalloc(R + 1, 1);
+	for (size_t r = 0; r < R; r++)
+		own[r] = (unsigned char)own_resource(m, r, cidx, nc);
+	struct own_pair *op = xmalloc((R * R + 1) * sizeof(*op));
+	for (size_t r = 0; r < R; r++) {
+		long rep = own[r] && m->res[r].kernel ? model_form_index(m, m->res[r].kernel) : -1;
+		if (rep < 0 || model_rho(m, (size_t)rep, r) <= 0)
+			continue;
+		double single = m->form_cycles[rep];
+		for (size_t k = 0; k < R; k++) {
+			if (own[k] || k == r || !strcmp(m->res[k].name, MODEL_WIDTH) ||
+			    model_rho(m, (size_t)rep, k) >= 0.9 * single)
+				continue;
+			double best = 0;
+			size_t p = 0;
+			for (size_t c = 0; c < nc; c++) {
+				double share = model_rho(m, cidx[c], k) / m->form_cycles[cidx[c]];
+				if (cidx[c] != (size_t)rep && share > best)
+					best = share, p = cidx[c];
+			}
+			if (best < 0.5)
+				continue;
+			double ratio = single / model_rho(m, p, k);
+			op[n++] =
+			    (struct own_pair){r,
+					      k,
+					      (size_t)rep,
+					      p,
+					      ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)),
+					      ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1};
+		}
+	}
+	int rc = 0;
+	if (n) {
+		struct kernel *ks = xmalloc(n * sizeof(*ks));
+		double *cycles = xcalloc(n, sizeof(double));
+		int *status = xcalloc(n, sizeof(int));
+		char **errors = xcalloc(n, sizeof(char *)), **helpers = xcalloc(n, sizeof(char *));
+		for (size_t i = 0; i < n; i++) {
+			kernel_init(&ks[i]);
+			kernel_add(&ks[i], m->forms[op[i].rep], op[i].a);
+			kernel_add(&ks[i], m->forms[op[i].partner], op[i].b);
+		}
+		infer_meter_label(mt, "resources of their own beside core forms: %zu kernels", n);
+		size_t done = infer_meter_run_helpers(mt, ks, n, cycles, status, errors, helpers);
+		if (done < n)
+			rc = perpi_set_error("interrupted");
+		/* read against the model as the mapping left it, every pair
+		 * first, then the usages added */
+		double *x = xcalloc(n, sizeof(double));
+		for (size_t i = 0; i < done && rc == 0; i++) {
+			struct prediction pr;
+			x[i] = -1;
+			if (status[i] != 0 || helpers[i] || model_predict(m, &ks[i], &pr) < 0)
+				continue;
+			double c = cycles[i], pred = pr.cycles;
+			prediction_done(&pr);
+			double u = (c - op[i].b * model_rho(m, op[i].partner, op[i].res)) / op[i].a;
+			if (c > pred * (1 + 3 * tol) && u > model_rho(m, op[i].rep, op[i].res))
+				x[i] = fmin(u, m->form_cycles[op[i].rep]);
+			model_add_run(m, &ks[i], NULL, c);
+		}
+		for (size_t i = 0; i < done && rc == 0; i++) {
+			if (x[i] < 0)
+				continue;
+			double scale = x[i] / model_rho(m, op[i].rep, op[i].own);
+			for (size_t f = 0; f < m->nforms; f++) {
+				double u = model_rho(m, f, op[i].own) * scale;
+				if (u > model_rho(m, f, op[i].res)) {
+					model_set_rho(m, f, op[i].res, fmin(u, m->form_cycles[f]));
+					(*shared)++;
+				}
+			}
+		}
+		*pairs += (unsigned)done;
+		free(x);
+		for (size_t i = 0; i < n; i++) {
+			kernel_done(&ks[i]);
+			free(errors[i]);
+			free(helpers[i]);
+		}
+		free(ks);
+		free(cycles);
+		free(status);
+		free(errors);
+		free(helpers);
+	}
+	free(op);
+	free(own);
+	return rc;
+}
+
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
 		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
 {
@@ -443,6 +578,13 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	for (size_t i = 0; i < nc; i++)
 		if (integer_form(m->forms[cidx[i]]))
 			icore[nic++] = cidx[i];
+	if (o->own && nc && o->per_form &&
+	    own_beside_core(mt, m, cidx, nc, o->tol, &stats->own_pairs, &stats->own_shared) < 0) {
+		free(cidx);
+		free(icore);
+		free(is_core);
+		return -1;
+	}
 	size_t nt = 0, *targets = xmalloc((m->nforms + 1) * sizeof(size_t));
 	for (size_t j = 0; j < m->nforms; j++)
 		if (!is_core[j] && m->form_cycles[j] > 0 && strcmp(m->forms[j], "NOP"))

@@ -27,6 +27,8 @@ struct infer_polish_options {
 	int twins;	   /* and a memory form one beside its register form
 			    * (ADDPD_XMM_M128 beside ADDPD_XMM_XMM), if the model
 			    * has it */
+	int own;	   /* first, each resource of a cluster's own beside every
+			    * core resource (own_beside_core) */
 	double anchor;	   /* cost of moving a usage by the form's cycles alone,
 			    * in units of one mix's relative error */
 	unsigned seed;
@@ -36,6 +38,8 @@ struct infer_polish_options {
 struct infer_polish_stats {
 	unsigned kernels;      /* mixes measured */
 	unsigned twins;	       /* of those planned, memory forms beside their register form */
+	unsigned own_pairs;    /* clusters' first forms measured beside core forms */
+	unsigned own_shared;   /* usages of core resources the clusters' forms took there */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
