@@ -68,20 +68,35 @@ fi
 # one probe's reference out of reach alone (the fp probe's at 0.6 times the
 # machine's: a glitch kept since, which two FP adders cannot run), the
 # others right: not a busy host; the build measures and the kept reference
-# is replaced by the probe's speed
-awk -F'\t' '{ split($2, f, " "); line = $1 "\t"
-	for (i = 1; i <= 4; i++) { split(f[i], kv, "="); if (kv[1] == "fp") kv[2] *= 0.6
-		line = line (i > 1 ? " " : "") kv[1] "=" kv[2] }
-	print line }' "$tmp/real-reference" >"$ref"
-glitch=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
-$PERPI palmed build --forms "$tmp/forms" --training 0 --no-db -q --busy-wait 30 \
-	-o "$tmp/m3.json" >"$tmp/out3" 2>"$tmp/err3"
-status=$?
-now=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
-failed_build $status "$tmp/err3" "the build with the fp probe's reference out of reach" ||
-if ! awk -v g="$glitch" -v n="$now" 'BEGIN { exit !(n > 1.5 * g) }'; then
-	echo "FAIL: the kept fp reference $now, out of reach at $glitch, was not replaced"
-	fail=1
-fi
+# is replaced by the probe's speed. The worker replaces it only while the
+# ALU probe runs at its own speed (harness_measure.c, rebase): with the
+# other guest of a shared VM on the core throughout a build it measures
+# against the fp probe's speed without replacing (a fresh-clone CI on the
+# Zen 3, 2026-11-29 23:13); such a spell does not last two builds.
+glitched() {
+	awk -F'\t' '{ split($2, f, " "); line = $1 "\t"
+		for (i = 1; i <= 4; i++) { split(f[i], kv, "="); if (kv[1] == "fp") kv[2] *= 0.6
+			line = line (i > 1 ? " " : "") kv[1] "=" kv[2] }
+		print line }' "$tmp/real-reference" >"$ref"
+}
+for try in 1 2; do
+	glitched
+	glitch=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
+	$PERPI palmed build --forms "$tmp/forms" --training 0 --no-db -q --busy-wait 30 \
+		-o "$tmp/m3.json" >"$tmp/out3" 2>"$tmp/err3"
+	status=$?
+	now=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
+	if failed_build $status "$tmp/err3" "the build with the fp probe's reference out of reach"; then
+		break
+	elif awk -v g="$glitch" -v n="$now" 'BEGIN { exit !(n > 1.5 * g) }'; then
+		break
+	elif [ $try = 2 ]; then
+		echo "FAIL: the kept fp reference $now, out of reach at $glitch, was not replaced" \
+			"in two builds"
+		fail=1
+	else
+		echo "  the kept fp reference $now, out of reach at $glitch, not replaced: again"
+	fi
+done
 [ $fail = 0 ] && echo "ok: a busy host's kernels are waited for, left out, not remembered; measured once it is calm; a reference out of reach replaced"
 exit $fail
