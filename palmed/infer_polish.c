@@ -14,6 +14,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 	o->targeted = 0;
 	o->twins = 1;
 	o->own = 1;
+	o->partner_holds = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -279,6 +280,7 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	for (size_t r = 0; r < R; r++)
 		if (bd.hi[r] >= 0)
 			top = fmax(top, bd.u0[r]);
+	long best_r = -1, best_h = -1;
 	for (size_t r = 0; r < R; r++) {
 		if (bd.hi[r] < 0 || bd.u0[r] < top * (1 - 1e-9) || !(top > 0))
 			continue;
@@ -289,16 +291,44 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 			double sc = fit_rounds(R, xs, n, &bd, v);
 			if (sc < best - 1e-12) {
 				best = sc;
+				best_r = (long)r, best_h = holds[h];
 				memcpy(u, v, R * sizeof(double));
 			}
 		}
 	}
-	if (tw >= 0)
-		xs[tw].at = -1;
-	free(holds);
-	xs[n - 1].at = -1;
 	if (!isfinite(best))
-		fit_rounds(R, xs, n, &bd, u);
+		best = fit_rounds(R, xs, n, &bd, u);
+	/* Then each mix the usages leave short of its cycles, held in turn
+	 * to the resource its other forms load most (the first that binds
+	 * them), the holds above kept: a mix whose load ties on the form's
+	 * own resource and a partner's is held to the form's, and a usage
+	 * of the partner's that it lacks could not come back. Kept where
+	 * the score falls. */
+	xs[n - 1].at = best_r;
+	if (tw >= 0)
+		xs[tw].at = best_h;
+	for (size_t b = 0; o->partner_holds && b + 1 < n; b++) {
+		if ((long)b == tw ||
+		    mix_load(&xs[b], u, bottleneck(R, &xs[b], u)) >= xs[b].cycles * (1 - 1e-6))
+			continue;
+		size_t p = 0;
+		for (size_t r = 1; r < R; r++)
+			if (bd.hi[r] >= 0 && xs[b].fixed[r] > xs[b].fixed[p] * (1 + 1e-9))
+				p = r;
+		if (bd.hi[p] < 0 || !(xs[b].fixed[p] > 0) || p == bottleneck(R, &xs[b], u))
+			continue;
+		xs[b].at = (long)p;
+		double sc = fit_rounds(R, xs, n, &bd, v);
+		if (sc < best - 1e-12) {
+			best = sc;
+			memcpy(u, v, R * sizeof(double));
+		} else {
+			xs[b].at = -1;
+		}
+	}
+	for (size_t b = 0; b < n; b++)
+		xs[b].at = -1;
+	free(holds);
 	free(v);
 	*after += mix_error(R, xs, n, u) / (double)n;
 	int changed = 0;

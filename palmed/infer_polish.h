@@ -29,6 +29,8 @@ struct infer_polish_options {
 			    * has it */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
+	int partner_holds; /* a mix the fit leaves short also held to the resource
+			    * its other forms load most (polish_target) */
 	double anchor;	   /* cost of moving a usage by the form's cycles alone,
 			    * in units of one mix's relative error */
 	unsigned seed;
