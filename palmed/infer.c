@@ -532,10 +532,10 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 				 "mapped forms checked beside core forms: %u forms in %u mixes "
 				 "(%u memory forms beside their register form), %u refitted; "
 				 "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
-				 "own beside core forms and each other: %u kernels, %u usages of "
-				 "core resources added, %u of other clusters' resources",
+				 "own beside core forms: %u kernels, %u usages of core resources "
+				 "added",
 				 ps.forms, ps.kernels, ps.twins, ps.changed, 100 * ps.before,
-				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.own_merged);
+				 100 * ps.after, ps.own_pairs, ps.own_shared);
 	return rc;
 }
 

@@ -472,25 +472,11 @@ static int own_resource(const struct model *m, size_t r, const size_t *cidx, siz
 	return used;
 }
 
-/* The first form of own resource r's cluster: the form it is named after,
- * or, if that one no longer uses it, the first form that does; -1 if none. */
-static long own_rep(const struct model *m, size_t r)
-{
-	long rep = m->res[r].kernel ? model_form_index(m, m->res[r].kernel) : -1;
-	if (rep >= 0 && model_rho(m, (size_t)rep, r) > 0)
-		return rep;
-	for (size_t f = 0; f < m->nforms; f++)
-		if (model_rho(m, f, r) > 0)
-			return (long)f;
-	return -1;
-}
-
 /* A pair of own_beside_core: the cluster's resource, the core resource
  * its partner loads most exclusively, and the instances of each. */
 struct own_pair {
 	size_t own, res, rep, partner;
 	unsigned a, b;
-	int both_own; /* res is another cluster's own, partner its first form */
 };
 
 /* The first form of each cluster of forms on a resource of their own,
@@ -510,7 +496,7 @@ struct own_pair {
  * the check in mixes that follows then refits them. Returns 0, or -1
  * with perpi_error() "interrupted". */
 static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t *cidx, size_t nc,
-			   double tol, unsigned *pairs, unsigned *shared, unsigned *merged)
+			   double tol, unsigned *pairs, unsigned *shared)
 {
 	size_t R = m->nres, n = 0;
 	unsigned char *own = xcalloc(R + 1, 1);
@@ -518,8 +504,8 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 		own[r] = (unsigned char)own_resource(m, r, cidx, nc);
 	struct own_pair *op = xmalloc((R * R + 1) * sizeof(*op));
 	for (size_t r = 0; r < R; r++) {
-		long rep = own[r] ? own_rep(m, r) : -1;
-		if (rep < 0)
+		long rep = own[r] && m->res[r].kernel ? model_form_index(m, m->res[r].kernel) : -1;
+		if (rep < 0 || model_rho(m, (size_t)rep, r) <= 0)
 			continue;
 		double single = m->form_cycles[rep];
 		for (size_t k = 0; k < R; k++) {
@@ -542,23 +528,7 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 					      (size_t)rep,
 					      p,
 					      ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)),
-					      ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1,
-					      0};
-		}
-		/* and beside the first form of every other cluster after it */
-		for (size_t k = r + 1; k < R; k++) {
-			long p = own[k] ? own_rep(m, k) : -1;
-			if (p < 0 || p == rep)
-				continue;
-			double ratio = single / m->form_cycles[p];
-			op[n++] =
-			    (struct own_pair){r,
-					      k,
-					      (size_t)rep,
-					      (size_t)p,
-					      ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)),
-					      ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1,
-					      1};
+					      ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1};
 		}
 	}
 	int rc = 0;
@@ -579,34 +549,10 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 		/* read against the model as the mapping left it, every pair
 		 * first, then the usages added */
 		double *x = xcalloc(n, sizeof(double));
-		size_t *root = xmalloc((R + 1) * sizeof(size_t));
-		for (size_t r = 0; r < R; r++)
-			root[r] = r;
 		for (size_t i = 0; i < done && rc == 0; i++) {
 			struct prediction pr;
 			x[i] = -1;
-			/* two clusters' forms (a helper's cycles are a zero idiom's
-			 * beside theirs) */
-			if (op[i].both_own && status[i] == 0 &&
-			    model_predict(m, &ks[i], &pr) == 0) {
-				double c = cycles[i], pred = pr.cycles,
-				       sum = op[i].a * m->form_cycles[op[i].rep] +
-					     op[i].b * m->form_cycles[op[i].partner];
-				prediction_done(&pr);
-				if (c >= sum * (1 - 2 * tol) && c > pred * (1 + 3 * tol)) {
-					size_t x1 = op[i].own, x2 = op[i].res;
-					while (root[x1] != x1)
-						x1 = root[x1];
-					while (root[x2] != x2)
-						x2 = root[x2];
-					if (x1 != x2)
-						root[x2 > x1 ? x2 : x1] = x2 > x1 ? x1 : x2;
-				}
-				model_add_run(m, &ks[i], helpers[i], c);
-				continue;
-			}
-			if (op[i].both_own || status[i] != 0 || helpers[i] ||
-			    model_predict(m, &ks[i], &pr) < 0)
+			if (status[i] != 0 || helpers[i] || model_predict(m, &ks[i], &pr) < 0)
 				continue;
 			double c = cycles[i], pred = pr.cycles;
 			prediction_done(&pr);
@@ -627,23 +573,6 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 				}
 			}
 		}
-		/* clusters whose forms take the sum of both: one resource, the
-		 * first of them, which every form of the others takes too */
-		for (size_t r = 0; r < R && rc == 0; r++) {
-			size_t to = r;
-			while (root[to] != to)
-				to = root[to];
-			if (to == r)
-				continue;
-			for (size_t f = 0; f < m->nforms; f++) {
-				double u = model_rho(m, f, r);
-				if (u > model_rho(m, f, to)) {
-					model_set_rho(m, f, to, u);
-					(*merged)++;
-				}
-			}
-		}
-		free(root);
 		*pairs += (unsigned)done;
 		free(x);
 		for (size_t i = 0; i < n; i++) {
@@ -680,8 +609,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		if (integer_form(m->forms[cidx[i]]))
 			icore[nic++] = cidx[i];
 	if (o->own && nc && o->per_form &&
-	    own_beside_core(mt, m, cidx, nc, o->tol, &stats->own_pairs, &stats->own_shared,
-			    &stats->own_merged) < 0) {
+	    own_beside_core(mt, m, cidx, nc, o->tol, &stats->own_pairs, &stats->own_shared) < 0) {
 		free(cidx);
 		free(icore);
 		free(is_core);

@@ -42,8 +42,6 @@ struct infer_polish_stats {
 	unsigned twins;	       /* of those planned, memory forms beside their register form */
 	unsigned own_pairs;    /* clusters' first forms measured beside core forms */
 	unsigned own_shared;   /* usages of core resources the clusters' forms took there */
-	unsigned own_merged;   /* usages of another cluster's resource taken (their
-				* first forms take the sum of both) */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

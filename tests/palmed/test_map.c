@@ -1026,96 +1026,6 @@ static int check_partner_holds(void)
 	return !ok;
 }
 
-/* Two clusters of forms on one unit of their own (infer_polish.c,
- * own_beside_core): a port no core form uses, four flag operations on it
- * (1 cycle each). Right, they are one cluster. Split in two (as the Zen
- * 3's mapping split its locked operations: lock adc, which runs with a
- * zero idiom for its carry, on one resource, lock or on another, and the
- * two take 15.7 cycles together, 8.1 and 7.8 alone), cmc and sahf are
- * predicted at 1 cycle together, the machine's 2. With the clusters'
- * first forms measured in a pair, the clusters become one and every
- * kernel is exact; without, nothing in the checks in mixes pairs them. */
-#define OO_ALU 0xfu
-#define OO_LD 0x30u
-#define OO_X 0x40u
-static const char *const oo_ports[] = {"alu0", "alu1", "alu2", "alu3", "ld0", "ld1", "x"};
-static const struct sim_form oo_forms[] = {
-    {"ADD_GPR64_GPR64", 1, {OO_ALU}, NULL}, {"MOV_GPR64_M64", 1, {OO_LD}, NULL},
-    {"CMC", 1, {OO_X}, NULL},		    {"LAHF", 1, {OO_X}, NULL},
-    {"SAHF", 1, {OO_X}, NULL},		    {"CLC", 1, {OO_X}, NULL},
-};
-static const char *const oo_core[] = {"ADD_GPR64_GPR64", "MOV_GPR64_M64"};
-static const struct sim_machine oo_machine = {
-    "own2", "simulated: own2", "two clusters of one unit", 7,
-    oo_ports, 0, oo_forms, ARRAY_SIZE(oo_forms), oo_core, ARRAY_SIZE(oo_core)};
-
-static int check_own_merged(void)
-{
-	const struct sim_machine *sim = &oo_machine;
-	static const char pair[] = "CMC SAHF";
-	static const char *const kernels[] = {pair, "CLC LAHF", "ADD_GPR64_GPR64^4 CLC CMC^2"};
-	static const char *const moved[] = {"SAHF", "CLC"};
-	const char *forms[ARRAY_SIZE(oo_forms)];
-	double right = NAN, split = NAN, got[2] = {NAN, NAN}, exact = 0;
-	unsigned merged = 0;
-	int ok = 1;
-	for (int own = 0; own < 2; own++) {
-		struct measure ms;
-		struct infer_options o;
-		struct infer_stats st;
-		struct infer_polish_options po;
-		struct infer_polish_stats ps;
-		struct infer_meter mt;
-		struct model *m;
-		exact_setup(sim, &ms, &o, forms);
-		if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
-			printf("FAIL own clusters merged: %s\n", perpi_error());
-			return 1;
-		}
-		right = predicted(m, pair);
-		/* the mapping's split: two of the four on a second resource */
-		long cmc = model_form_index(m, "CMC");
-		size_t first = 0;
-		for (size_t r = 0; cmc >= 0 && r < m->nres; r++)
-			if (model_rho(m, (size_t)cmc, r) > model_rho(m, (size_t)cmc, first))
-				first = r;
-		size_t second = model_add_resource(m, "own2", moved[0]);
-		for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
-			long f = model_form_index(m, moved[i]);
-			if (f < 0)
-				continue;
-			model_set_rho(m, (size_t)f, first, 0);
-			model_set_rho(m, (size_t)f, second, m->form_cycles[f]);
-		}
-		split = predicted(m, pair);
-		infer_meter_init(&mt, &ms, NULL, NULL);
-		infer_polish_options_default(&po);
-		po.targeted = 1; /* as perpi palmed build checks */
-		po.tol = 1e-6;
-		po.own = own;
-		if (infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) < 0) {
-			printf("FAIL own clusters merged: %s\n", perpi_error());
-			model_delete(m);
-			return 1;
-		}
-		got[own] = predicted(m, pair);
-		if (own) {
-			merged = ps.own_merged;
-			for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
-				ok &= as_machine(sim, m, kernels[i], "own clusters merged");
-			heldout(sim, m, 500, &exact);
-		}
-		model_delete(m);
-	}
-	ok &= fabs(right - 2) < 1e-6 && fabs(split - 1) < 1e-6 && got[0] < 1.5 &&
-	      fabs(got[1] - 2) < 1e-6 && merged == 2 && exact > 0.999;
-	printf("%s own clusters merged: %s predicted %.3f cycles by the right model, %.3f split "
-	       "in two clusters, %.3f checked in mixes, %.3f with the clusters paired (%u usages "
-	       "moved; the machine: 2); %.1f%% of 500 kernels exact\n",
-	       ok ? "ok" : "FAIL", pair, right, split, got[0], got[1], merged, 100 * exact);
-	return !ok;
-}
-
 int main(void)
 {
 	const struct sim_machine *sim = sim_find("catalogue");
@@ -1123,5 +1033,5 @@ int main(void)
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_refused_group(sim) | check_polish(sim) | check_polish_front() |
 	       check_short_core() | check_twin_mixes() | check_own_beside_core() |
-	       check_partner_holds() | check_own_merged();
+	       check_partner_holds();
 }
