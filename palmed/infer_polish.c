@@ -346,6 +346,65 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	return changed;
 }
 
+/* The core form (of core[0..ncore), other than t) whose cycles alone
+ * resource r takes the largest share of, if more than half; -1 if none. */
+static long most_exclusive(const struct model *m, size_t r, const size_t *core, size_t ncore,
+			   size_t t)
+{
+	double best = 0;
+	size_t p = 0;
+	for (size_t c = 0; c < ncore; c++) {
+		double share = model_rho(m, core[c], r) / m->form_cycles[core[c]];
+		if (core[c] != t && share > best)
+			best = share, p = core[c];
+	}
+	return best < 0.5 ? -1 : (long)p;
+}
+
+/* Instances of two forms that take about the same cycles, ci and cj alone
+ * (the slower one once, the other up to 8 times). */
+static void balance(double ci, double cj, unsigned *a, unsigned *b)
+{
+	double ratio = ci / cj;
+	*a = ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio));
+	*b = ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1;
+}
+
+/* The kernels of a stage as infer_meter_run_helpers leaves them. */
+struct runs {
+	double *cycles;
+	int *status;
+	char **errors, **helpers; /* malloc'd strings */
+};
+
+static void runs_init(struct runs *x, size_t n)
+{
+	x->cycles = xcalloc(n + 1, sizeof(double));
+	x->status = xcalloc(n + 1, sizeof(int));
+	x->errors = xcalloc(n + 1, sizeof(char *));
+	x->helpers = xcalloc(n + 1, sizeof(char *));
+}
+
+/* Measures ks[0..n), the n kernels a stage made; how many it measured
+ * before a stop. */
+static size_t runs_measure(struct infer_meter *mt, const struct kernel *ks, size_t n,
+			   struct runs *x)
+{
+	return infer_meter_run_helpers(mt, ks, n, x->cycles, x->status, x->errors, x->helpers);
+}
+
+static void runs_done(struct runs *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(x->errors[i]);
+		free(x->helpers[i]);
+	}
+	free(x->cycles);
+	free(x->status);
+	free(x->errors);
+	free(x->helpers);
+}
+
 /* Target t beside the core form that loads resource r most exclusively
  * (the most of its cycles alone), as many of it as load r as much as one
  * instance of t says it does: if t's usage of r is real, the two contend
@@ -354,16 +413,11 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t *core, size_t ncore,
 			struct kernel *k)
 {
-	double u = model_rho(m, t, r), best = 0;
-	size_t p = 0;
+	double u = model_rho(m, t, r);
 	if (!strcmp(m->res[r].name, MODEL_WIDTH) || !(u >= 0.05 * m->form_cycles[t]))
 		return 0;
-	for (size_t c = 0; c < ncore; c++) {
-		double share = model_rho(m, core[c], r) / m->form_cycles[core[c]];
-		if (core[c] != t && share > best)
-			best = share, p = core[c];
-	}
-	if (best < 0.5)
+	long p = most_exclusive(m, r, core, ncore, t);
+	if (p < 0)
 		return 0;
 	double copies = round(u / model_rho(m, p, r));
 	kernel_init(k);
@@ -450,10 +504,11 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 	long w = register_twin(m, t);
 	if (w < 0)
 		return 0;
-	double ratio = m->form_cycles[t] / m->form_cycles[w];
+	unsigned a, b;
+	balance(m->form_cycles[t], m->form_cycles[w], &a, &b);
 	kernel_init(k);
-	kernel_add(k, m->forms[t], ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)));
-	kernel_add(k, m->forms[w], ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1);
+	kernel_add(k, m->forms[t], a);
+	kernel_add(k, m->forms[w], b);
 	return 1;
 }
 
@@ -512,59 +567,47 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 			if (own[k] || k == r || !strcmp(m->res[k].name, MODEL_WIDTH) ||
 			    model_rho(m, (size_t)rep, k) >= 0.9 * single)
 				continue;
-			double best = 0;
-			size_t p = 0;
-			for (size_t c = 0; c < nc; c++) {
-				double share = model_rho(m, cidx[c], k) / m->form_cycles[cidx[c]];
-				if (cidx[c] != (size_t)rep && share > best)
-					best = share, p = cidx[c];
-			}
-			if (best < 0.5)
+			long p = most_exclusive(m, k, cidx, nc, (size_t)rep);
+			if (p < 0)
 				continue;
-			double ratio = single / model_rho(m, p, k);
-			op[n++] =
-			    (struct own_pair){r,
-					      k,
-					      (size_t)rep,
-					      p,
-					      ratio >= 1 ? 1 : (unsigned)fmin(8, round(1 / ratio)),
-					      ratio >= 1 ? (unsigned)fmin(8, round(ratio)) : 1};
+			op[n] = (struct own_pair){r, k, (size_t)rep, (size_t)p, 0, 0};
+			balance(single, model_rho(m, (size_t)p, k), &op[n].a, &op[n].b);
+			n++;
 		}
 	}
 	int rc = 0;
 	if (n) {
 		struct kernel *ks = xmalloc(n * sizeof(*ks));
-		double *cycles = xcalloc(n, sizeof(double));
-		int *status = xcalloc(n, sizeof(int));
-		char **errors = xcalloc(n, sizeof(char *)), **helpers = xcalloc(n, sizeof(char *));
+		struct runs x;
+		runs_init(&x, n);
 		for (size_t i = 0; i < n; i++) {
 			kernel_init(&ks[i]);
 			kernel_add(&ks[i], m->forms[op[i].rep], op[i].a);
 			kernel_add(&ks[i], m->forms[op[i].partner], op[i].b);
 		}
 		infer_meter_label(mt, "resources of their own beside core forms: %zu kernels", n);
-		size_t done = infer_meter_run_helpers(mt, ks, n, cycles, status, errors, helpers);
+		size_t done = runs_measure(mt, ks, n, &x);
 		if (done < n)
 			rc = perpi_set_error("interrupted");
 		/* read against the model as the mapping left it, every pair
 		 * first, then the usages added */
-		double *x = xcalloc(n, sizeof(double));
+		double *use = xcalloc(n, sizeof(double));
 		for (size_t i = 0; i < done && rc == 0; i++) {
 			struct prediction pr;
-			x[i] = -1;
-			if (status[i] != 0 || helpers[i] || model_predict(m, &ks[i], &pr) < 0)
+			use[i] = -1;
+			if (x.status[i] != 0 || x.helpers[i] || model_predict(m, &ks[i], &pr) < 0)
 				continue;
-			double c = cycles[i], pred = pr.cycles;
+			double c = x.cycles[i], pred = pr.cycles;
 			prediction_done(&pr);
 			double u = (c - op[i].b * model_rho(m, op[i].partner, op[i].res)) / op[i].a;
 			if (c > pred * (1 + 3 * tol) && u > model_rho(m, op[i].rep, op[i].res))
-				x[i] = fmin(u, m->form_cycles[op[i].rep]);
+				use[i] = fmin(u, m->form_cycles[op[i].rep]);
 			model_add_run(m, &ks[i], NULL, c);
 		}
 		for (size_t i = 0; i < done && rc == 0; i++) {
-			if (x[i] < 0)
+			if (use[i] < 0)
 				continue;
-			double scale = x[i] / model_rho(m, op[i].rep, op[i].own);
+			double scale = use[i] / model_rho(m, op[i].rep, op[i].own);
 			for (size_t f = 0; f < m->nforms; f++) {
 				double u = model_rho(m, f, op[i].own) * scale;
 				if (u > model_rho(m, f, op[i].res)) {
@@ -574,17 +617,11 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 			}
 		}
 		*pairs += (unsigned)done;
-		free(x);
-		for (size_t i = 0; i < n; i++) {
+		free(use);
+		for (size_t i = 0; i < n; i++)
 			kernel_done(&ks[i]);
-			free(errors[i]);
-			free(helpers[i]);
-		}
 		free(ks);
-		free(cycles);
-		free(status);
-		free(errors);
-		free(helpers);
+		runs_done(&x, n);
 	}
 	free(op);
 	free(own);
@@ -642,13 +679,11 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	int rc = 0;
 	if (nc == 0 || nk == 0)
 		goto measured;
-	double *cycles = xcalloc(nk + 1, sizeof(double));
-	int *status = xcalloc(nk + 1, sizeof(int));
-	char **errors = xcalloc(nk + 1, sizeof(char *)),
-	     **helpers = xcalloc(nk + 1, sizeof(char *));
+	struct runs x;
+	runs_init(&x, nk);
 	mt->planned = 0; /* the last stage */
 	infer_meter_label(mt, "checking %zu mapped forms beside core forms: %zu kernels", nt, nk);
-	size_t done = infer_meter_run_helpers(mt, ks, nk, cycles, status, errors, helpers);
+	size_t done = runs_measure(mt, ks, nk, &x);
 	if (done < nk)
 		rc = perpi_set_error("interrupted");
 	size_t most = 1;
@@ -659,10 +694,10 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	for (size_t ti = 0; ti < nt && rc == 0; ti++) {
 		size_t t = targets[ti], n = 0;
 		for (size_t i = first[ti]; i < first[ti + 1]; i++) {
-			if (status[i] != 0)
+			if (x.status[i] != 0)
 				continue;
 			stats->kernels++;
-			if (read_mix(m, t, &ks[i], helpers[i], cycles[i], &xs[n]) == 0) {
+			if (read_mix(m, t, &ks[i], x.helpers[i], x.cycles[i], &xs[n]) == 0) {
 				/* the one mix that reads the operation's own unit
 				 * weighs as the form alone does */
 				xs[n].weight = twin[i] ? 2 : 1;
@@ -683,21 +718,14 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	}
 	/* the mixes join the model's measurements, as they ran */
 	for (size_t i = 0; i < done && rc == 0; i++)
-		if (status[i] == 0)
-			model_add_run(m, &ks[i], helpers[i], cycles[i]);
+		if (x.status[i] == 0)
+			model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
 	if (stats->forms) {
 		stats->before = before / (double)stats->forms;
 		stats->after = after / (double)stats->forms;
 	}
 	free(xs);
-	for (size_t i = 0; i < nk; i++) {
-		free(errors[i]);
-		free(helpers[i]);
-	}
-	free(cycles);
-	free(status);
-	free(errors);
-	free(helpers);
+	runs_done(&x, nk);
 measured:
 	for (size_t i = 0; i < nk; i++)
 		kernel_done(&ks[i]);

@@ -69,13 +69,17 @@ if [ $? -eq 124 ]; then
 fi
 cat "$tmp/eval.out"
 echo "build and evaluation took $(($(date +%s) - start)) s"
-rms=$(awk '$1 == "palmed" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
+# palmed's RMS error in the table of FILE, row SHAPE ("all", "harness")
+palmed_rms() {
+	awk -v shape="$2" '$1 == "palmed" && $2 == shape { sub("%", "", $5); print $5 }' "$1"
+}
+rms=$(palmed_rms "$tmp/eval.out" all)
 # The same held-out kernels timed again in perpi's own harness (the loop
 # the build times its kernels in), the model's error against those
 # timings: the model's own, apart from what the independent generator's
 # code adds (5.1% here, where the harness itself is 13.8% from that code).
 harness=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $4); print $4 }' "$tmp/eval.out")
-rms_h=$(awk '$1 == "palmed" && $2 == "harness" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
+rms_h=$(palmed_rms "$tmp/eval.out" harness)
 if [ -z "$rms" ] || [ -z "$rms_h" ]; then
 	echo "FAIL: no evaluation, or no row against the harness"; exit 1
 fi
@@ -113,9 +117,8 @@ else
 	# in both passes, a disturbed pass does not repeat.
 	timeout 180 $PERPI palmed eval -m "$tmp/m.json" --no-db -n 40 --no-mca -o "$tmp/eval2" \
 		>"$tmp/eval2.out" 2>&1
-	rms2=$(awk '$1 == "palmed" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval2.out")
-	rms2_h=$(awk '$1 == "palmed" && $2 == "harness" { sub("%", "", $5); print $5 }' \
-		"$tmp/eval2.out")
+	rms2=$(palmed_rms "$tmp/eval2.out" all)
+	rms2_h=$(palmed_rms "$tmp/eval2.out" harness)
 	if [ -n "$rms2" ] && [ -n "$rms2_h" ] &&
 		awk -v r="$rms2" -v h="$rms2_h" 'BEGIN { exit !(r < 20 && h < 10) }'; then
 		echo "ok real model: RMS IPC error $rms2% on its held-out kernels, $rms2_h%" \

@@ -767,6 +767,44 @@ static int check_short_core(void)
 	return !ok;
 }
 
+/* sim's model built exactly, changed by corrupt (if not NULL), and
+ * checked in mixes with po (targeted, tol 1e-6: as perpi palmed build
+ * checks, exactly); pair as predicted by the built model into *right (if
+ * not NULL) and before the checks into *before. NULL after saying FAIL
+ * what. */
+static struct model *sim_polished(const struct sim_machine *sim, void (*corrupt)(struct model *),
+				  struct infer_polish_options *po, const char *pair, double *right,
+				  double *before, struct infer_polish_stats *ps, const char *what)
+{
+	const char **forms = xmalloc(sim->nforms * sizeof(char *));
+	struct measure ms;
+	struct infer_options o;
+	struct infer_stats st;
+	struct infer_meter mt;
+	struct model *m;
+	exact_setup(sim, &ms, &o, forms);
+	int rc = infer_model(&ms, forms, sim->nforms, &o, &m, &st);
+	free(forms);
+	if (rc < 0) {
+		printf("FAIL %s: %s\n", what, perpi_error());
+		return NULL;
+	}
+	if (right)
+		*right = predicted(m, pair);
+	if (corrupt)
+		corrupt(m);
+	*before = predicted(m, pair);
+	infer_meter_init(&mt, &ms, NULL, NULL);
+	po->targeted = 1;
+	po->tol = 1e-6;
+	if (infer_polish(&mt, m, sim->core, sim->ncore, po, ps) < 0) {
+		printf("FAIL %s: %s\n", what, perpi_error());
+		model_delete(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* Memory forms beside their register forms (infer_polish.c, twin_mix):
  * two load ports, two FP adders, two FP multipliers, four ALUs. addpd
  * xmm, [m] loads and adds; alone it is bound by both (0.5 cycles), so
@@ -801,33 +839,17 @@ static int check_twin_mixes(void)
 	static const char *const kernels[] = {pair, "ADDPD_XMM_M128^2 ADDPD_XMM_XMM MOVAPS_XMM_M128",
 					      "MOVZX_GPR32_GPR8^2 MOVZX_GPR32_M8",
 					      "ADDPD_XMM_M128 MOVZX_GPR32_M8 MULPD_XMM_XMM"};
-	const char *forms[ARRAY_SIZE(tw_forms)];
 	double mapped = NAN, got[2] = {NAN, NAN}, exact = 0;
 	int ok = 1;
 	for (int twins = 0; twins < 2; twins++) {
-		struct measure ms;
-		struct infer_options o;
-		struct infer_stats st;
 		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		struct infer_meter mt;
-		struct model *m;
-		exact_setup(sim, &ms, &o, forms);
-		if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
-			printf("FAIL twin mixes: %s\n", perpi_error());
-			return 1;
-		}
-		mapped = predicted(m, pair);
-		infer_meter_init(&mt, &ms, NULL, NULL);
 		infer_polish_options_default(&po);
-		po.targeted = 1; /* as perpi palmed build checks */
-		po.tol = 1e-6;
 		po.twins = twins;
-		if (infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) < 0) {
-			printf("FAIL twin mixes: %s\n", perpi_error());
-			model_delete(m);
+		struct model *m =
+		    sim_polished(sim, NULL, &po, pair, NULL, &mapped, &ps, "twin mixes");
+		if (!m)
 			return 1;
-		}
 		got[twins] = predicted(m, pair);
 		/* the forms with a register form in the model: ADDPD_XMM_M128
 		 * and MOVZX_GPR32_M8 */
@@ -878,6 +900,26 @@ static const struct sim_machine ow_machine = {
     "own", "simulated: own", "forms of their own that share a core unit", 10,
     ow_ports, 0, ow_forms, ARRAY_SIZE(ow_forms), ow_core, ARRAY_SIZE(ow_core)};
 
+/* The mapping's miss: vpblendd's and vpmaxsb's usage of the pipes'
+ * resource (andnps's) moved to a cluster's own. */
+static void own_split(struct model *m)
+{
+	static const char *const moved[] = {"VPBLENDD_XMM_XMM_XMM_IMM8", "VPMAXSB_XMM_XMM_XMM"};
+	long a = model_form_index(m, "ANDNPS_XMM_XMM");
+	size_t fp = 0;
+	for (size_t r = 0; a >= 0 && r < m->nres; r++)
+		if (model_rho(m, (size_t)a, r) > model_rho(m, (size_t)a, fp))
+			fp = r;
+	size_t r_own = model_add_resource(m, "own", moved[0]);
+	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
+		long f = model_form_index(m, moved[i]);
+		if (f < 0)
+			continue;
+		model_set_rho(m, (size_t)f, fp, 0);
+		model_set_rho(m, (size_t)f, r_own, m->form_cycles[f]);
+	}
+}
+
 static int check_own_beside_core(void)
 {
 	const struct sim_machine *sim = &ow_machine;
@@ -885,50 +927,18 @@ static int check_own_beside_core(void)
 	static const char *const kernels[] = {
 	    pair, "ANDNPS_XMM_XMM^2 VPMAXSB_XMM_XMM_XMM", "ADD_GPR64_GPR64^4 VPBLENDD_XMM_XMM_XMM_IMM8",
 	    "MOV_GPR64_M64^2 VPMAXSB_XMM_XMM_XMM^3 VPBLENDD_XMM_XMM_XMM_IMM8"};
-	static const char *const moved[] = {"VPBLENDD_XMM_XMM_XMM_IMM8", "VPMAXSB_XMM_XMM_XMM"};
-	const char *forms[ARRAY_SIZE(ow_forms)];
 	double right = NAN, mapped = NAN, got[2] = {NAN, NAN}, exact = 0;
 	unsigned shared = 0;
 	int ok = 1;
 	for (int own = 0; own < 2; own++) {
-		struct measure ms;
-		struct infer_options o;
-		struct infer_stats st;
 		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		struct infer_meter mt;
-		struct model *m;
-		exact_setup(sim, &ms, &o, forms);
-		if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
-			printf("FAIL own beside core: %s\n", perpi_error());
-			return 1;
-		}
-		right = predicted(m, pair);
-		/* the mapping's miss: the pipes' usage moved to a cluster's own */
-		long a = model_form_index(m, "ANDNPS_XMM_XMM");
-		size_t fp = 0;
-		for (size_t r = 0; a >= 0 && r < m->nres; r++)
-			if (model_rho(m, (size_t)a, r) > model_rho(m, (size_t)a, fp))
-				fp = r;
-		size_t r_own = model_add_resource(m, "own", moved[0]);
-		for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
-			long f = model_form_index(m, moved[i]);
-			if (f < 0)
-				continue;
-			model_set_rho(m, (size_t)f, fp, 0);
-			model_set_rho(m, (size_t)f, r_own, m->form_cycles[f]);
-		}
-		mapped = predicted(m, pair);
-		infer_meter_init(&mt, &ms, NULL, NULL);
 		infer_polish_options_default(&po);
-		po.targeted = 1; /* as perpi palmed build checks */
-		po.tol = 1e-6;
 		po.own = own;
-		if (infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) < 0) {
-			printf("FAIL own beside core: %s\n", perpi_error());
-			model_delete(m);
+		struct model *m = sim_polished(sim, own_split, &po, pair, &right, &mapped, &ps,
+					       "own beside core");
+		if (!m)
 			return 1;
-		}
 		got[own] = predicted(m, pair);
 		if (own) {
 			shared = ps.own_shared;
@@ -980,37 +990,21 @@ static int check_partner_holds(void)
 {
 	const struct sim_machine *sim = &ph_machine;
 	static const char pair[] = "ADDPD_XMM_M128 SUBPD_XMM_XMM";
-	const char *forms[ARRAY_SIZE(ph_forms)];
 	double mapped = NAN, got[2] = {NAN, NAN}, exact = 0;
 	int ok = 1;
 	for (int holds = 0; holds < 2; holds++) {
-		struct measure ms;
-		struct infer_options o;
-		struct infer_stats st;
 		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		struct infer_meter mt;
-		struct model *m;
-		exact_setup(sim, &ms, &o, forms);
-		if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
-			printf("FAIL partner holds: %s\n", perpi_error());
-			return 1;
-		}
-		mapped = predicted(m, pair);
-		infer_meter_init(&mt, &ms, NULL, NULL);
 		infer_polish_options_default(&po);
-		po.targeted = 1; /* as perpi palmed build checks */
-		po.tol = 1e-6;
 		po.twins = 0;
 		po.partner_holds = holds;
 		/* eight random mixes: with three, too few hold subpd for their
 		 * error to outweigh the anchor, held either way */
 		po.per_form = 8;
-		if (infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) < 0) {
-			printf("FAIL partner holds: %s\n", perpi_error());
-			model_delete(m);
+		struct model *m =
+		    sim_polished(sim, NULL, &po, pair, NULL, &mapped, &ps, "partner holds");
+		if (!m)
 			return 1;
-		}
 		got[holds] = predicted(m, pair);
 		if (holds) {
 			ok &= as_machine(sim, m, pair, "partner holds");
