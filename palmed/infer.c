@@ -415,6 +415,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	mo.exhaustive = o->map_exhaustive;
 	mo.no_split = !o->map_split;
 	mo.no_siblings = o->map_no_siblings;
+	mo.no_locked = o->map_no_locked;
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;
 	mo.planned_after = (unsigned long)nforms * checked(o);
@@ -431,7 +432,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "by %u resources of their own; %u measured "
 				 "with helpers, their usages taken off; %u probes beside zero "
 				 "idioms, the idioms' cycles taken off; %u resources split off "
-				 "for %u forms from %u pairs",
+				 "for %u forms from %u pairs; %u locked forms on one resource "
+				 "together from %u pairs",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
 				 stats->map.template_mode
 				     ? ": too many, each form a combination of "
@@ -443,7 +445,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 stats->map.own, stats->map.core_own, stats->map.own_resources,
 				 stats->map.with_helpers,
 				 stats->map.beside_helpers, stats->map.split_resources,
-				 stats->map.split_forms, stats->map.split_pairs);
+				 stats->map.split_forms, stats->map.split_pairs, stats->map.locked,
+				 stats->map.locked_pairs);
 	return rc;
 }
 

@@ -40,6 +40,8 @@ struct infer_options {
 			      * mapped forms do not share (infer_map_split.c; off by
 			      * default: docs/MODEL.md) */
 	int map_no_siblings; /* the mapping probes every form (no core siblings) */
+	int map_no_locked;   /* the locked forms keep the resources the mapping gave
+			      * each (no pairs of them: infer_map_own.c) */
 	unsigned map_probes; /* probes per form before the mapping combines core forms (0: 24) */
 	unsigned polish;     /* random mixes per mapped form checked beside core
 			      * forms, with one beside each resource it uses

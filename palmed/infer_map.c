@@ -22,6 +22,7 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->exhaustive = 0;
 	o->max_probes = 24;
 	o->no_siblings = 0;
+	o->no_locked = 0;
 	o->planned_after = 0;
 }
 
@@ -629,6 +630,8 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 		map_helpers_subtract(&mp);
 	if (rc == 0 && !o->no_split)
 		rc = map_split_shared(&mp);
+	if (rc == 0 && !o->no_locked)
+		rc = map_locked(&mp);
 	if (rc == 0)
 		add_twins(&mp);
 	if (rc == 0)

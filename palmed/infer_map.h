@@ -30,6 +30,8 @@ struct infer_map_options {
 			      * what the groups cost) */
 	unsigned max_probes; /* more groups than this: template mode (24) */
 	int no_split;	     /* leave the core's resources whole (infer_map_split.c) */
+	int no_locked;	     /* leave the locked forms on the resources the mapping gave
+			      * them (infer_map_own.c, map_locked) */
 	int no_siblings;     /* probe every form, even one that runs as a core form of
 			      * its shape does (infer_map_sibling.c) */
 	unsigned long planned_after; /* kernels the stages after the mapping expect
@@ -64,6 +66,8 @@ struct infer_map_stats {
 	unsigned siblings;	 /* forms that run as a core form of their shape, given its
 				  * usages (infer_map_sibling.c) */
 	unsigned sibling_pairs;	 /* pairs measured to find them */
+	unsigned locked;	 /* locked forms on one resource together (map_locked) */
+	unsigned locked_pairs;	 /* pairs measured to find them */
 	unsigned twins;		 /* indexed memory forms given their unindexed form's
 				  * usages, scaled (map_twins) */
 	int template_mode;	 /* probed against a few resources, the usages combinations of

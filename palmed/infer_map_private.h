@@ -130,6 +130,12 @@ void map_batch_done(struct batch *b);
  * of two of them takes the sum of their cycles) get one resource
  * together, the others one each. Returns 0, or -1 when interrupted. */
 int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
+/* The locked forms mapped (the LOCK prefix, xchg with memory), measured
+ * beside one of them: those whose pair takes the sum of both alone (a
+ * lock drains the memory operations before it, so two locks do not
+ * overlap, whatever resources the mapping gave each) take one more
+ * resource together. Returns 0, or -1 when interrupted. */
+int map_locked(struct mapping *mp);
 /* a instances of a form of ci cycles alone and b of one of cj, as many
  * cycles each (b from 1 to 8): the pairs of the own resources and of the
  * split. */
