@@ -15,6 +15,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 	o->twins = 1;
 	o->own = 1;
 	o->partner_holds = 1;
+	o->contain = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -628,6 +629,56 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 	return rc;
 }
 
+/* Core resource b inside a (the units of b among a's, as the four vector
+ * pipes hold the two that shift): every core form that loads b, enough
+ * to tell (at least CONTAIN_FORMS of them, each at least 0.05 cycles and
+ * a tenth of its cycles alone), loads a at least k times as much, k over
+ * CONTAIN_LEAST. Returns k, or 0. */
+#define CONTAIN_FORMS 4
+#define CONTAIN_LEAST 0.3
+static double contained(const struct model *m, size_t a, size_t b, const size_t *cidx, size_t nc)
+{
+	double k = INFINITY;
+	unsigned n = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double ub = model_rho(m, cidx[i], b);
+		if (ub < 0.05 || ub < 0.1 * m->form_cycles[cidx[i]])
+			continue;
+		n++;
+		k = fmin(k, model_rho(m, cidx[i], a) / ub);
+	}
+	return n >= CONTAIN_FORMS && k > CONTAIN_LEAST ? k : 0;
+}
+
+/* Each mapped form that loads a core resource b inside a loads a at
+ * least k times its load of b (at most its cycles alone): a probe against
+ * a base that left some of a's units idle reads less than that (the
+ * Zen 3's psrldq xmm, imm8 on the shift pipes and not on the four vector
+ * pipes that hold them). Returns the usages raised, the pairs in *pairs. */
+static unsigned contain_usages(struct model *m, const size_t *cidx, size_t nc,
+			       const unsigned char *is_core, double tol, unsigned *pairs)
+{
+	unsigned raised = 0;
+	for (size_t a = 0; a < m->nres; a++)
+		for (size_t b = 0; b < m->nres; b++) {
+			double k;
+			if (a == b || !strcmp(m->res[a].name, MODEL_WIDTH) ||
+			    !strcmp(m->res[b].name, MODEL_WIDTH) ||
+			    !(k = contained(m, a, b, cidx, nc)))
+				continue;
+			(*pairs)++;
+			for (size_t j = 0; j < m->nforms; j++) {
+				double c = m->form_cycles[j],
+				       want = fmin(c, k * model_rho(m, j, b));
+				if (!is_core[j] && c > 0 && want > model_rho(m, j, a) + tol * c) {
+					model_set_rho(m, j, a, want);
+					raised++;
+				}
+			}
+		}
+	return raised;
+}
+
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
 		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
 {
@@ -652,6 +703,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		free(is_core);
 		return -1;
 	}
+	if (o->contain && nc)
+		stats->contained = contain_usages(m, cidx, nc, is_core, o->tol, &stats->containing);
 	size_t nt = 0, *targets = xmalloc((m->nforms + 1) * sizeof(size_t));
 	for (size_t j = 0; j < m->nforms; j++)
 		if (!is_core[j] && m->form_cycles[j] > 0 && strcmp(m->forms[j], "NOP"))

@@ -29,6 +29,9 @@ struct infer_polish_options {
 			    * has it */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
+	int contain;	   /* first, a mapped form's usage of a core resource raised
+			    * to what its usage of one inside it implies
+			    * (contain_usages) */
 	int partner_holds; /* a mix the fit leaves short also held to the resource
 			    * its other forms load most (polish_target) */
 	double anchor;	   /* cost of moving a usage by the form's cycles alone,
@@ -42,6 +45,8 @@ struct infer_polish_stats {
 	unsigned twins;	       /* of those planned, memory forms beside their register form */
 	unsigned own_pairs;    /* clusters' first forms measured beside core forms */
 	unsigned own_shared;   /* usages of core resources the clusters' forms took there */
+	unsigned containing;   /* pairs of core resources, one inside the other */
+	unsigned contained;    /* usages raised by them */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
