@@ -433,7 +433,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "with helpers, their usages taken off; %u probes beside zero "
 				 "idioms, the idioms' cycles taken off; %u resources split off "
 				 "for %u forms from %u pairs; %u locked forms on one resource "
-				 "together from %u pairs",
+				 "together from %u pairs; %u of %u REP forms given a start "
+				 "(timed at two lengths)",
 				 stats->map.singles, stats->map.core_resources, stats->map.groups,
 				 stats->map.template_mode
 				     ? ": too many, each form a combination of "
@@ -446,7 +447,8 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 stats->map.with_helpers,
 				 stats->map.beside_helpers, stats->map.split_resources,
 				 stats->map.split_forms, stats->map.split_pairs, stats->map.locked,
-				 stats->map.locked_pairs);
+				 stats->map.locked_pairs, stats->map.strings,
+				 stats->map.string_pairs);
 	return rc;
 }
 

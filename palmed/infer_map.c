@@ -633,6 +633,8 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	if (rc == 0 && !o->no_locked)
 		rc = map_locked(&mp);
 	if (rc == 0)
+		rc = map_strings(&mp);
+	if (rc == 0)
 		add_twins(&mp);
 	if (rc == 0)
 		model_sort(m);

@@ -68,6 +68,8 @@ struct infer_map_stats {
 	unsigned sibling_pairs;	 /* pairs measured to find them */
 	unsigned locked;	 /* locked forms on one resource together (map_locked) */
 	unsigned locked_pairs;	 /* pairs measured to find them */
+	unsigned strings;	 /* REP forms given a start and an iteration's cycles */
+	unsigned string_pairs;	 /* REP forms timed at two lengths */
 	unsigned twins;		 /* indexed memory forms given their unindexed form's
 				  * usages, scaled (map_twins) */
 	int template_mode;	 /* probed against a few resources, the usages combinations of

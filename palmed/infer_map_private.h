@@ -136,6 +136,10 @@ int map_own_resources(struct mapping *mp, const size_t *own, size_t n);
  * overlap, whatever resources the mapping gave each) take one more
  * resource together. Returns 0, or -1 when interrupted. */
 int map_locked(struct mapping *mp);
+/* infer_map_strings.c: each REP form mapped timed at a second length:
+ * its start and its cycles an iteration (model_set_string). Returns 0, or
+ * -1 when interrupted. */
+int map_strings(struct mapping *mp);
 /* a instances of a form of ci cycles alone and b of one of cj, as many
  * cycles each (b from 1 to 8): the pairs of the own resources and of the
  * split. */

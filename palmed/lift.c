@@ -31,7 +31,8 @@ int lift_insn_form(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, s
  * a REP string instruction its iterations per occurrence of the block
  * (each one a dynamic instruction, DESIGN.md; a REP form's cycles in the
  * model are an iteration's: gen_plan.c runs rcx of them): a memset of 1 KiB
- * is 1,024 iterations, not one. */
+ * is 1,024 iterations, not one. A model that timed the form at two
+ * lengths then gives those iterations one start (predict_block). */
 static unsigned rep_iterations(const struct block *blk, size_t i, const char *form)
 {
 	if (strncmp(form, "REP", 3) || blk->occurrences == 0)
@@ -59,13 +60,21 @@ static void predict_block(const struct model *m, const struct block *blk, struct
 		out->mapped[i] = model_form_lookup(m, name) >= 0;
 		kernel_add(&k, name, rep_iterations(blk, i, name));
 	}
-	if (k.n && model_predict(m, &k, &p) == 0) {
+	/* a REP form timed at two lengths: one execution of its iterations
+	 * per occurrence, its start included (model_string_scale) */
+	double *scale = xmalloc((k.n + 1) * sizeof(double));
+	for (size_t t = 0; t < k.n; t++) {
+		long f = model_form_lookup(m, k.terms[t].form);
+		scale[t] = f < 0 ? 1 : model_string_scale(m, (size_t)f, k.terms[t].count);
+	}
+	if (k.n && model_predict_scaled(m, &k, scale, &p) == 0) {
 		out->cycles = p.cycles;
 		out->nbottlenecks = p.nbottlenecks;
 		out->bottlenecks = p.bottlenecks;
 		p.bottlenecks = NULL;
 		prediction_done(&p);
 	} /* else nothing covered: no cycles, all counted as uncovered; p owns nothing */
+	free(scale);
 	kernel_done(&k);
 }
 

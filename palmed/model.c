@@ -38,6 +38,9 @@ void model_delete(struct model *m)
 	free(m->unmapped);
 	free(m->meas);
 	free(m->meas_path);
+	for (size_t i = 0; i < m->nstrings; i++)
+		free(m->strings[i].form);
+	free(m->strings);
 	free(m->cpu);
 	free(m);
 }
@@ -131,6 +134,28 @@ void model_add_unmapped(struct model *m, const char *form, const char *reason)
 	m->unmapped[m->nunmapped].form = xstrdup(form);
 	m->unmapped[m->nunmapped].reason = xstrdup(reason);
 	m->nunmapped++;
+}
+
+void model_set_string(struct model *m, const char *form, double start, double iteration)
+{
+	size_t i = 0;
+	while (i < m->nstrings && strcmp(m->strings[i].form, form))
+		i++;
+	if (i == m->nstrings) {
+		m->strings = xrealloc(m->strings, (m->nstrings + 1) * sizeof(*m->strings));
+		m->strings[m->nstrings++].form = xstrdup(form);
+	}
+	m->strings[i].start = start;
+	m->strings[i].iteration = iteration;
+}
+
+double model_string_scale(const struct model *m, size_t i, double n)
+{
+	for (size_t s = 0; s < m->nstrings; s++)
+		if (!strcmp(m->strings[s].form, m->forms[i]) && n > 0 && m->form_cycles[i] > 0)
+			return (m->strings[s].start / n + m->strings[s].iteration) /
+			       m->form_cycles[i];
+	return 1;
 }
 
 void model_add_measurement(struct model *m, const char *kernel, double cycles)
@@ -290,6 +315,12 @@ void prediction_done(struct prediction *p)
 
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out)
 {
+	return model_predict_scaled(m, k, NULL, out);
+}
+
+int model_predict_scaled(const struct model *m, const struct kernel *k, const double *scale,
+			 struct prediction *out)
+{
 	memset(out, 0, sizeof(*out));
 	if (k->n == 0)
 		return perpi_set_error("empty block: nothing to predict");
@@ -304,8 +335,9 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 			continue;
 		}
 		out->covered += k->terms[t].count;
+		double times = k->terms[t].count * (scale ? scale[t] : 1);
 		for (size_t r = 0; r < m->nres; r++)
-			load[r] += k->terms[t].count * model_rho(m, (size_t)i, r);
+			load[r] += times * model_rho(m, (size_t)i, r);
 	}
 	if (out->covered == 0) { /* fails owning nothing (model.h) */
 		free(load);

@@ -30,6 +30,16 @@ struct model_measurement {
 	double cycles; /* per iteration */
 };
 
+/* A REP string instruction timed at two lengths: one execution of n
+ * iterations takes start + n iteration cycles. Its cycles alone in the
+ * model's forms are an iteration's at the runner's length (a lone form:
+ * 256 iterations a loop turn, the start spread over them): a 64 KiB
+ * memset is not 65,536 of those, nor 8 bytes 8 of them. */
+struct model_string {
+	char *form;
+	double start, iteration;
+};
+
 /* Owns everything it points to; model_new / model_delete. */
 struct model {
 	char *cpu; /* identity of the CPU the measurements come from */
@@ -48,6 +58,8 @@ struct model {
 	size_t meas_count;		/* how many that file holds */
 	int meas_sorted;		/* meas in strcmp order of kernel: model_measured bisects */
 	unsigned benchmarks;		/* kernels measured to build it */
+	size_t nstrings;
+	struct model_string *strings; /* REP forms timed at two lengths */
 };
 
 struct prediction {
@@ -81,6 +93,12 @@ void model_forget_unmapped(struct model *m, const char *form);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* The same for kernel k as it ran beside helpers (a kernel spec, or NULL). */
 void model_add_run(struct model *m, const struct kernel *k, const char *helpers, double cycles);
+/* Sets (or replaces) form's timing at two lengths. */
+void model_set_string(struct model *m, const char *form, double start, double iteration);
+/* The factor on form i's usages in one execution of n iterations (per
+ * iteration: start / n + iteration over its cycles alone); 1 when the
+ * model has no timing of it at two lengths. */
+double model_string_scale(const struct model *m, size_t i, double n);
 /* Index of form, or -1. */
 long model_form_index(const struct model *m, const char *form);
 /* The form that predicts form: itself, or for a form with indexed memory
@@ -114,6 +132,11 @@ const char *model_unmapped_reason(const struct model *m, const char *form);
  * or no instruction of it is covered, and out owns nothing (zeroed: there
  * is nothing to free, and prediction_done on it does nothing). */
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
+/* The same, term t's usages multiplied by scale[t] (scale NULL: by 1): a
+ * REP string instruction's iterations in one execution
+ * (model_string_scale). */
+int model_predict_scaled(const struct model *m, const struct kernel *k, const double *scale,
+			 struct prediction *out);
 void prediction_done(struct prediction *p);
 
 /* The JSON file of docs/MODEL.md, and beside it PATH.measurements (every

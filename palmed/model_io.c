@@ -74,6 +74,19 @@ int model_save(const struct model *m, const char *path)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "unmapped", arr);
+	if (m->nstrings) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < m->nstrings; i++) {
+			json_object *o = json_object_new_object();
+			json_object_object_add(o, "form", json_object_new_string(m->strings[i].form));
+			json_object_object_add(o, "start",
+					       json_object_new_double(m->strings[i].start));
+			json_object_object_add(o, "iteration",
+					       json_object_new_double(m->strings[i].iteration));
+			json_object_array_add(arr, o);
+		}
+		json_object_object_add(root, "strings", arr);
+	}
 	const char *base = strrchr(path, '/');
 	char *file = xasprintf("%s.measurements", base ? base + 1 : path);
 	json_object_object_add(root, "measurements_file", json_object_new_string(file));
@@ -186,6 +199,31 @@ static int load_forms(json_object *root, struct model *m)
 	return 0;
 }
 
+/* The REP forms timed at two lengths (optional: models before them have
+ * none). */
+static int load_strings(json_object *root, struct model *m)
+{
+	json_object *arr;
+	if (!json_object_object_get_ex(root, "strings", &arr))
+		return 0;
+	if (get(root, "strings", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *form;
+		double start, iteration;
+		if (!json_object_is_type(o, json_type_object) || get_string(o, "form", &form) < 0 ||
+		    get_number(o, "start", &start) < 0 || get_number(o, "iteration", &iteration) < 0)
+			return perpi_set_error("strings entry %zu: %s", i, perpi_error());
+		if (model_form_index(m, form) < 0)
+			return perpi_set_error("corrupt model '%s': strings entry %zu: form %s "
+					       "is not in the model",
+					       load_path, i, form);
+		model_set_string(m, form, start, iteration);
+	}
+	return 0;
+}
+
 /* Version 2: the measurements are in a file beside the model, read when
  * asked for (model_load_measurements). */
 static int load_measurement_file(json_object *root, struct model *m)
@@ -259,7 +297,8 @@ static int load_root(json_object *root, struct model **out)
 				       load_path, benchmarks);
 	struct model *m = model_new(cpu);
 	m->benchmarks = (unsigned)benchmarks;
-	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0) {
+	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0 ||
+	    load_strings(root, m) < 0) {
 		model_delete(m);
 		return -1;
 	}

@@ -37,7 +37,9 @@
  * - locked forms that the clusters of resources of their own part take
  *   one resource together when their pairs take the sum (check_locked);
  * - a mapped form that loads a core resource inside another (the shift
- *   pipes among the vector pipes) loads the other too (check_contain). */
+ *   pipes among the vector pipes) loads the other too (check_contain);
+ * - a REP form that starts slowly is timed at two lengths: its start and
+ *   its cycles an iteration come out exact (check_strings). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1195,6 +1197,90 @@ static int check_contain(void)
 	return !ok;
 }
 
+/* REP forms timed at two lengths (infer_map_strings.c): a store port
+ * that takes one byte a cycle, four ALUs, two load ports, and a REP stosb
+ * whose every execution first takes STR_START cycles, as the runner runs
+ * it (str_cycles): one execution a loop turn of the body's 256
+ * instructions, or of the kernel's iterations when they are more. Alone
+ * (256 iterations) it is measured at 1 + 40/256 cycles an iteration; one
+ * execution of 65,536 iterations takes 40 + 65,536 cycles, which the
+ * model's iteration alone puts at 75,776, and one of 8 iterations 48,
+ * where it says 9.25. */
+#define STR_START 40.0
+static const char *const str_ports[] = {"alu0", "alu1", "alu2", "alu3", "ld0", "ld1", "st"};
+static const struct sim_form str_forms[] = {
+    {"ADD_GPR64_GPR64", 1, {0xfu}, NULL},
+    {"MOV_GPR64_M64", 1, {0x30u}, NULL},
+    {"REP.STOSB", 1, {0x40u}, NULL},
+};
+static const char *const str_core[] = {"ADD_GPR64_GPR64", "MOV_GPR64_M64"};
+static const struct sim_machine str_machine = {
+    "strings", "simulated: strings", "a REP form with a start", 7,
+    str_ports, 0, str_forms, ARRAY_SIZE(str_forms), str_core, ARRAY_SIZE(str_core)};
+
+static int str_cycles(void *ctx, const struct kernel *k, double *cycles)
+{
+	if (sim_cycles(ctx, k, cycles) < 0)
+		return -1;
+	unsigned size = kernel_size(k), copies = size >= 256 ? 1 : (256 + size - 1) / size;
+	if (kernel_count(k, "REP.STOSB"))
+		*cycles += STR_START / copies;
+	return 0;
+}
+
+/* One execution of n iterations of REP.STOSB, as m predicts it. */
+static double one_execution(const struct model *m, unsigned n)
+{
+	struct kernel k;
+	struct prediction p;
+	double c = NAN;
+	long f = model_form_index(m, "REP.STOSB");
+	kernel_init(&k);
+	kernel_add(&k, "REP.STOSB", n);
+	double scale = f < 0 ? 1 : model_string_scale(m, (size_t)f, n);
+	if (model_predict_scaled(m, &k, &scale, &p) == 0) {
+		c = p.cycles;
+		prediction_done(&p);
+	}
+	kernel_done(&k);
+	return c;
+}
+
+static int check_strings(void)
+{
+	const struct sim_machine *sim = &str_machine;
+	const char *forms[ARRAY_SIZE(str_forms)];
+	struct measure ms;
+	struct infer_options o;
+	struct infer_stats st;
+	struct model *m;
+	exact_setup(sim, &ms, &o, forms);
+	ms.ctx = (void *)sim;
+	ms.cycles = str_cycles;
+	ms.cycles_many = NULL;
+	if (infer_model(&ms, forms, sim->nforms, &o, &m, &st) < 0) {
+		printf("FAIL strings: %s\n", perpi_error());
+		return 1;
+	}
+	long f = model_form_index(m, "REP.STOSB");
+	double alone = f < 0 ? NAN : m->form_cycles[f], start = NAN, per = NAN;
+	for (size_t i = 0; i < m->nstrings; i++)
+		if (!strcmp(m->strings[i].form, "REP.STOSB"))
+			start = m->strings[i].start, per = m->strings[i].iteration;
+	double big = one_execution(m, 65536), small = one_execution(m, 8);
+	int ok = st.map.strings == 1 && fabs(alone - (1 + STR_START / 256)) < 1e-6 &&
+		 fabs(start - STR_START) < 1e-6 && fabs(per - 1) < 1e-9 &&
+		 fabs(big - (STR_START + 65536)) < 1e-6 && fabs(small - (STR_START + 8)) < 1e-6;
+	printf("%s strings: REP.STOSB %.4f cycles an iteration alone, timed at two lengths: a "
+	       "start of %.3f and %.4f an iteration (the machine: 40 and 1); one execution of "
+	       "65,536 iterations predicted %.0f cycles (the machine %.0f, the iteration alone "
+	       "%.0f), of 8: %.2f (the machine 48)\n",
+	       ok ? "ok" : "FAIL", alone, start, per, big, STR_START + 65536, 65536 * alone,
+	       small);
+	model_delete(m);
+	return !ok;
+}
+
 int main(void)
 {
 	const struct sim_machine *sim = sim_find("catalogue");
@@ -1202,5 +1288,5 @@ int main(void)
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_refused_group(sim) | check_polish(sim) | check_polish_front() |
 	       check_short_core() | check_twin_mixes() | check_own_beside_core() |
-	       check_partner_holds() | check_locked() | check_contain();
+	       check_partner_holds() | check_locked() | check_contain() | check_strings();
 }

@@ -31,6 +31,7 @@ static struct model *hand_model(void)
 	model_set_rho(m, c, r1, 1);
 	model_add_unmapped(m, "JMP", "control flow cannot be benchmarked");
 	model_add_measurement(m, "A B", 1.5);
+	model_set_string(m, "C", 40, 0.25);
 	return m;
 }
 
@@ -198,6 +199,13 @@ int main(void)
 		  !strcmp(loaded->res[1].kernel, "C"),
 	      "cpu, measurements, unmapped reasons and saturating kernels survive the round trip");
 	check(model_check_cpu(loaded) == 1, "a model from another CPU is flagged");
+	/* C timed at two lengths: 40 cycles to start, 0.25 an iteration; one
+	 * execution of 80 iterations takes 40 + 20 = 60 cycles, 0.75 an
+	 * iteration against C's 1 alone; A has none */
+	long ci = model_form_index(loaded, "C"), ai = model_form_index(loaded, "A");
+	check(ci >= 0 && ai >= 0 && fabs(model_string_scale(loaded, (size_t)ci, 80) - 0.75) < 1e-12 &&
+		  model_string_scale(loaded, (size_t)ai, 80) == 1,
+	      "a form's start and iteration survive the round trip and scale one execution");
 	check(model_measured(loaded, "A B") == 1 && model_measured(loaded, "A") == 0,
 	      "a measured kernel is known as one");
 	model_delete(loaded);
@@ -238,5 +246,17 @@ int main(void)
 			  "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": -2}}]}",
 			  "bad usage");
 	expect_load_error("[1, 2]", "not a JSON object");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+			  "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": 1}}], "
+			  "\"unmapped\": [], \"measurements_file\": \"m\", \"measurement_count\": 0, "
+			  "\"strings\": [{\"form\": \"B\", \"start\": 1, \"iteration\": 1}]}",
+			  "form B is not in the model");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+			  "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": 1}}], "
+			  "\"unmapped\": [], \"measurements_file\": \"m\", \"measurement_count\": 0, "
+			  "\"strings\": [{\"form\": \"A\", \"start\": -3, \"iteration\": 1}]}",
+			  "strings entry 0");
 	return failures != 0;
 }
