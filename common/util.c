@@ -60,10 +60,14 @@ char *xasprintf(const char *fmt, ...)
 
 int perpi_set_error(const char *fmt, ...)
 {
+	/* formatted aside first: callers pass perpi_error() itself to give
+	 * it context ("%s: %s", where, perpi_error()) */
+	char message[sizeof(error_message)];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(error_message, sizeof(error_message), fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	memcpy(error_message, message, sizeof(message));
 	return -1;
 }
 
