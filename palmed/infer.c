@@ -535,12 +535,14 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 	if (rc == 0)
 		infer_meter_note(mt,
 				 "mapped forms checked beside core forms: %u forms in %u mixes "
-				 "(%u memory forms beside their register form), %u refitted; "
+				 "(%u memory forms beside their register form, %u of them "
+				 "given its unit), %u refitted; "
 				 "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
 				 "own beside core forms: %u kernels, %u usages of core resources "
 				 "added; %u usages raised by %u pairs of core resources, one inside "
 				 "the other",
-				 ps.forms, ps.kernels, ps.twins, ps.changed, 100 * ps.before,
+				 ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed,
+				 100 * ps.before,
 				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained,
 				 ps.containing);
 	return rc;

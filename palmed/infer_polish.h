@@ -27,6 +27,9 @@ struct infer_polish_options {
 	int twins;	   /* and a memory form one beside its register form
 			    * (ADDPD_XMM_M128 beside ADDPD_XMM_XMM), if the model
 			    * has it */
+	int twin_floor;	   /* a memory form whose mix beside its register form the fit
+			    * leaves short takes what the pair leaves of the register
+			    * form's unit (polish_target) */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
 	int contain;	   /* first, a mapped form's usage of a core resource raised
@@ -47,6 +50,7 @@ struct infer_polish_stats {
 	unsigned own_shared;   /* usages of core resources the clusters' forms took there */
 	unsigned containing;   /* pairs of core resources, one inside the other */
 	unsigned contained;    /* usages raised by them */
+	unsigned twin_floors;  /* memory forms given their register form's unit so */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
