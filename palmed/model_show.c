@@ -126,6 +126,12 @@ void model_show(const struct model *m, FILE *out)
 	show_resources(m, out);
 	show_forms(m, out);
 	show_classes(m, out);
+	if (m->nstrings)
+		fprintf(out, "\nREP forms timed at two lengths (one execution of n iterations: "
+			     "start + n x iteration):\n");
+	for (size_t i = 0; i < m->nstrings; i++)
+		fprintf(out, "  %-28s start %8.3f, %.4f an iteration\n", m->strings[i].form,
+			m->strings[i].start, m->strings[i].iteration);
 	if (m->nunmapped)
 		fprintf(out, "\nunmapped forms:\n");
 	for (size_t i = 0; i < m->nunmapped; i++)

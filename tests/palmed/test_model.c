@@ -206,6 +206,17 @@ int main(void)
 	check(ci >= 0 && ai >= 0 && fabs(model_string_scale(loaded, (size_t)ci, 80) - 0.75) < 1e-12 &&
 		  model_string_scale(loaded, (size_t)ai, 80) == 1,
 	      "a form's start and iteration survive the round trip and scale one execution");
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		model_show(loaded, f);
+		fclose(f);
+		check(text && strstr(text, "  C                            start   40.000, 0.2500 an "
+					   "iteration\n"),
+		      "perpi palmed show lists a form's start and iteration");
+		free(text);
+	}
 	check(model_measured(loaded, "A B") == 1 && model_measured(loaded, "A") == 0,
 	      "a measured kernel is known as one");
 	model_delete(loaded);
