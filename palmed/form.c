@@ -504,6 +504,23 @@ int form_is_string(const struct form *f)
 	return 0;
 }
 
+unsigned form_string_bytes(const struct form *f)
+{
+	if (!form_is_string(f))
+		return 0;
+	const char *dot = strrchr(f->mnemonic, '.');
+	switch ((dot ? dot + 1 : f->mnemonic)[4]) {
+	case 'W':
+		return 2;
+	case 'D':
+		return 4;
+	case 'Q':
+		return 8;
+	default:
+		return 1;
+	}
+}
+
 const char *form_unsupported_reason(const struct form *f)
 {
 	const char *m = f->mnemonic;

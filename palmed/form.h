@@ -79,6 +79,9 @@ int form_parse(const char *name, struct form *out);
 /* A string instruction (movs, stos, lods, scas, cmps of a width, no
  * operands), REP-prefixed or not. */
 int form_is_string(const struct form *f);
+/* The bytes one iteration of a string instruction moves (1, 2, 4, 8), or
+ * 0 for a form that is none. */
+unsigned form_string_bytes(const struct form *f);
 
 /* Write the canonical name into buf (FORM_NAME_MAX bytes suffice). */
 void form_print(const struct form *f, char *buf, size_t size);

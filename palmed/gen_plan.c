@@ -44,19 +44,6 @@ static int stack_bytes(const struct form *f)
 	return 8;
 }
 
-static unsigned string_width(const struct form *f)
-{
-	switch (base_mnemonic(f)[4]) {
-	case 'W':
-		return 2;
-	case 'D':
-		return 4;
-	case 'Q':
-		return 8;
-	default:
-		return 1;
-	}
-}
 
 static enum term_kind kind_of(const struct form *f)
 {
@@ -159,7 +146,7 @@ static void plan_term(const struct gen_form_info *info, uint32_t written, int fl
 	if (tp->kind == TERM_DIVIDE)
 		tp->width = form_kind_bytes(info->form.op[0]);
 	else if (tp->kind == TERM_STRING || tp->kind == TERM_REP)
-		tp->width = string_width(&info->form);
+		tp->width = form_string_bytes(&info->form);
 	uint32_t zero = info->implicit_read & written & ~(1u << RSP);
 	if (tp->kind == TERM_DIVIDE)
 		zero &= ~((1u << RAX) | (1u << RDX));

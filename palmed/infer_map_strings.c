@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_map_private.h"
 
 /* The runner's body (256 instructions, gen.h): a lone REP form runs that
@@ -18,21 +19,6 @@
  * 4 KiB a side: gen_plan.c) and in iterations. */
 #define STRINGS_BYTES 4096
 #define STRINGS_LONG 1024
-
-/* The bytes one iteration of a REP form moves: its last letter. */
-static unsigned element(const char *name)
-{
-	switch (name[strlen(name) - 1]) {
-	case 'W':
-		return 2;
-	case 'D':
-		return 4;
-	case 'Q':
-		return 8;
-	default:
-		return 1;
-	}
-}
 
 int map_strings(struct mapping *mp)
 {
@@ -47,7 +33,9 @@ int map_strings(struct mapping *mp)
 	unsigned *longer = xmalloc((n + 1) * sizeof(unsigned));
 	for (size_t k = 0; k < n; k++) {
 		const char *name = mp->m->forms[forms[k]];
-		unsigned fit = STRINGS_BYTES / element(name);
+		struct form f;
+		unsigned bytes = form_parse(name, &f) == 0 ? form_string_bytes(&f) : 0,
+			 fit = STRINGS_BYTES / (bytes ? bytes : 1);
 		longer[k] = fit < STRINGS_LONG ? fit : STRINGS_LONG;
 		kernel_add(&b.ks[2 * k], name, STRINGS_SHORT);
 		kernel_add(&b.ks[2 * k + 1], name, longer[k]);

@@ -28,6 +28,17 @@ static void expect_roundtrip(const char *name)
 	}
 }
 
+/* The bytes an iteration of a string form moves: by its width letter. */
+static void expect_string_bytes(const char *name, unsigned want)
+{
+	struct form f;
+	unsigned got = form_parse(name, &f) == 0 ? form_string_bytes(&f) : 99;
+	if (got != want) {
+		printf("FAIL: %s moves %u bytes an iteration, want %u\n", name, got, want);
+		failures++;
+	}
+}
+
 static void expect_bad(const char *name)
 {
 	struct form f;
@@ -80,6 +91,11 @@ int main(void)
 	expect_roundtrip("KANDW_K_K_K");
 	expect_roundtrip("CQO");
 	expect_roundtrip("REP.STOSB");
+	expect_string_bytes("REP.STOSB", 1);
+	expect_string_bytes("REPE.CMPSW", 2);
+	expect_string_bytes("LODSD", 4);
+	expect_string_bytes("REP.MOVSQ", 8);
+	expect_string_bytes("ADD_GPR64_GPR64", 0);
 	expect_bad("");
 	expect_bad("add_GPR64_GPR64");
 	expect_bad("ADD_GPR65");
