@@ -80,6 +80,8 @@ struct cycles {
 	struct store *stores;
 	uint64_t nstores;
 
+	const struct perpi_insn *last; /* the last counted instruction */
+	double rep_done; /* a REP execution's last iteration complete (schedule) */
 	const struct perpi_insn *branch; /* the last control transfer, to resolve */
 	double branch_done;
 	int mispredicted;
@@ -401,7 +403,7 @@ static double dispatch_time(struct cycles *cy, const struct cycles_static *s)
  * bytes apart at 2); an instruction steered to a pipe (pipe >= 0) takes
  * all of that pipe's cycle too. */
 static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
-		     uint64_t from, int stores, int pipe)
+		     uint64_t from, int stores, int pipe, float scale)
 {
 	const uint16_t *res = cy->use.res + s->first_use + s->nfront; /* (booked at dispatch) */
 	const float *rho = cy->use.rho + s->first_use + s->nfront;
@@ -414,10 +416,11 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
 			line = (ev->mem[m].addr >> cy->l1_shift) + 1;
 	double cost = cy->core->value[CORE_STORE_LINE];
 	int new_line = line && line != cy->last_store_line && cost > 0;
-	if ((!new_line && pipe < 0) || nuse >= 126)
+	if ((!new_line && pipe < 0 && scale == 1.0f) || nuse >= 126)
 		return sched_book(&cy->sched, from, res, rho, nuse);
 	memcpy(r2, res, nuse * sizeof(*r2));
-	memcpy(rho2, rho, nuse * sizeof(*rho2));
+	for (size_t i = 0; i < nuse; i++)
+		rho2[i] = rho[i] * scale;
 	if (new_line) {
 		cy->last_store_line = line;
 		r2[nuse] = (uint16_t)cy->line_res;
@@ -430,21 +433,39 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
 	return sched_book(&cy->sched, from, r2, rho2, nuse);
 }
 
+/* A REP string instruction the model timed at two lengths runs one
+ * execution of its iterations (model strings[]): the first iteration
+ * takes the start and an iteration, on its resources and before its
+ * registers are ready; each next one (the same instruction again: cont)
+ * an iteration after the one before, without a dispatch or a retire slot
+ * of its own, and not rounded to a cycle (the CPU moves 32 bytes a cycle
+ * where the trace counts one iteration a byte). */
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
-		     struct timing *t)
+		     struct timing *t, int cont)
 {
 	double addr, data;
 	int loads = 0, stores = 0;
 	for (size_t m = 0; m < ev->n_mem; m++)
 		*(ev->mem[m].write ? &stores : &loads) += 1;
 	sources(cy, ev, s, &addr, &data);
+	if (cont) { /* from the last iteration, in the cycle it completed in */
+		t->dispatch = cy->dispatch;
+		t->ready = floor(cy->rep_done);
+		t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores, -1, s->rep_next);
+		t->data = fmax(t->issue, cy->rep_done);
+		t->complete = cy->rep_done = t->data + s->rep_iteration;
+		t->store_data = t->complete;
+		t->retire = fmax(t->complete, cy->retire);
+		return;
+	}
 	t->dispatch = dispatch_time(cy, s);
 	/* the width spreads dispatch over a cycle: all of them may issue in
 	 * the cycle they dispatch in */
 	t->ready = fmax(floor(t->dispatch + EPS), cycle_ceil(loads ? addr : fmax(addr, data)));
 	/* steered in dispatch order, round robin over the resource's pipes */
 	int pipe = s->bind_n ? (int)(cy->steer[s->bind_res]++ % s->bind_n) : -1;
-	t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores, pipe);
+	t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores, pipe,
+				s->rep_next > 0 ? s->rep_first : 1.0f);
 	t->data = t->issue;
 	if (loads) {
 		double mem = 0;
@@ -453,7 +474,12 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 				mem = fmax(mem, load_data(cy, &ev->mem[m], s, t->issue));
 		t->data = fmax(mem, data);
 	}
-	t->complete = t->data + s->latency;
+	if (s->rep_next > 0) { /* an execution's first iteration */
+		t->data = fmax(t->issue, data);
+		t->complete = cy->rep_done = t->data + s->rep_start + s->rep_iteration;
+	} else {
+		t->complete = t->data + s->latency;
+	}
 	t->store_data = loads ? t->complete : fmax(t->issue, data);
 	/* not before it issued: a renamed load's data (and so its completion)
 	 * may come before the load itself runs, its retirement may not */
@@ -516,7 +542,8 @@ int cycles_event(void *ctx, const struct perpi_event *ev)
 	}
 	const struct cycles_static *s = static_of(cy, ev);
 	struct timing t;
-	schedule(cy, ev, s, &t);
+	schedule(cy, ev, s, &t, s->rep_next > 0 && cy->last == ev->insn);
+	cy->last = ev->insn;
 	if (cy->obs) {
 		struct cycles_insn_times times = {cy->n,      ev,	t.dispatch,	 t.issue,
 						  t.complete, t.retire, cy->mispredicted};

@@ -31,6 +31,11 @@ struct cycles_static {
 	uint8_t bind_n;	      /* ... bind_n of them; 0: not steered */
 	uint32_t first_use;
 	float latency;	   /* cycles from its data to its result */
+	/* A REP form the model timed at two lengths (model strings[]): its
+	 * start and its cycles an iteration, and the factors on its usages
+	 * for an execution's first iteration (start + iteration over its
+	 * cycles alone) and for the others (iteration over them); 0: none. */
+	float rep_start, rep_iteration, rep_first, rep_next;
 	float flags_extra; /* more from the flags it reads (a cmov on combined flags) */
 	uint64_t addr_key; /* the address expression (renaming); 0: none */
 };

@@ -115,6 +115,14 @@ static void usages(struct cycles_static *s, const char *form, const struct model
 	if (f < 0)
 		return;
 	s->mapped = 1;
+	for (size_t i = 0; i < m->nstrings; i++)
+		if (!strcmp(m->strings[i].form, m->forms[f]) && m->form_cycles[f] > 0) {
+			s->rep_start = (float)m->strings[i].start;
+			s->rep_iteration = (float)m->strings[i].iteration;
+			s->rep_first = (float)((m->strings[i].start + m->strings[i].iteration) /
+					       m->form_cycles[f]);
+			s->rep_next = (float)(m->strings[i].iteration / m->form_cycles[f]);
+		}
 	for (int front = 1; front >= 0; front--) /* the front end's first */
 		for (size_t r = 0; r < m->nres; r++) {
 			double rho = model_rho_slot(m, (size_t)f, r);
@@ -202,6 +210,8 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 		s->latency = accesses_memory(ev) ? 0 : 1;
 		s->timed = 1;
 	}
+	if (s->rep_next > 0) /* an execution chains its iterations: see cycles.c */
+		s->timed = 1;
 	s->flags_extra = cmov_extra(insn->text, c);
 	if (insn->klass == CLASS_FP || insn->klass == CLASS_VEC)
 		s->fp = s->latency > 0.5 && s->latency < 2.5 ? 1 : 2;

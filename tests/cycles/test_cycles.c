@@ -126,6 +126,13 @@ static const struct code code[] = {
      0},
     /* 17 */
     {"480f44c3", "cmove rax, rbx", CTRL_NONE, {UNIT_RAX, UNIT_RBX, ZF, END}, {UNIT_RAX, END}, 0},
+    /* 18 */
+    {"f3aa",
+     "rep stosb byte ptr [rdi], al",
+     CTRL_NONE,
+     {UNIT_RCX, UNIT_RDI, UNIT_RAX, END},
+     {UNIT_RCX, UNIT_RDI, END},
+     'w'},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -563,6 +570,35 @@ static const double window_alone[32] = {160, 160, 160, 161, 161, 160, 160, 161, 
 
 /* A model whose one resource F is the front end's: a NOP loads it (a
  * quarter of a cycle), and the loads and adds take half a cycle of it. */
+/* A model of REP.STOSB: R3 0.25 an iteration (its cycles alone), and
+ * with strings a start of 20 cycles and 0.125 an iteration. */
+static struct model *rep_model(int strings)
+{
+	struct model *m = the_model();
+	size_t r3 = model_add_resource(m, "R3", NULL);
+	model_set_rho(m, model_add_form(m, "REP.STOSB", 0.25), r3, 0.25);
+	if (strings)
+		model_set_string(m, "REP.STOSB", 20, 0.125);
+	return m;
+}
+
+/* rep stosb, 8 iterations (8 events), then add rcx, rdx (reads rcx).
+ * - Without strings, each iteration an instruction of 0.25 on R3 and of
+ *   latency 0 (a store): iteration k dispatches at k/4 and issues at
+ *   floor(k/4) (R3 takes 4 a cycle); the last at 2, rcx then ready; the
+ *   add issues at 2 and completes at 3: 3 cycles.
+ * - With them, one execution: the first iteration issues at 0, books
+ *   (20 + 0.125) / 0.25 times its usage, 20.125 cycles of R3, and
+ *   completes at 20.125; each next one 0.125 later, without a slot (21.0
+ *   for the eighth: 20 + 8 x 0.125, the start and the iterations); the
+ *   add issues at 21 and completes at 22: 22 cycles. */
+static void rep_stosb(struct cycles *cy)
+{
+	for (int k = 0; k < 8; k++)
+		feed(cy, 18, 0x7000 + (uint64_t)k);
+	feed(cy, 2, 0);
+}
+
 static struct model *front_model(void)
 {
 	struct model *m = model_new("test");
@@ -778,6 +814,14 @@ int main(int argc, char **argv)
 	model_delete(front);
 
 	steered();
+
+	model = rep_model(0);
+	check("rep stosb x 8, an iteration an instruction", run(64, rep_stosb, NULL, NULL), 3);
+	model_delete((struct model *)model);
+	model = rep_model(1);
+	check("rep stosb x 8, one start and 8 iterations", run(64, rep_stosb, NULL, NULL), 22);
+	model_delete((struct model *)model);
+	model = saved;
 
 	cmov_insn = 17;
 	check("cmp + cmove chain", run(64, cmp_cmov, NULL, NULL), 20);
