@@ -110,6 +110,19 @@ int form_name_unindexed(const char *name, char *buf, size_t size)
 	return 1;
 }
 
+int form_name_legacy(const char *name, char *buf, size_t size)
+{
+	struct form f;
+	if (name[0] != 'V' || form_parse(name, &f) < 0 || f.n < 3 || f.op[0] != FORM_XMM ||
+	    f.op[1] != FORM_XMM)
+		return 0;
+	memmove(f.mnemonic, f.mnemonic + 1, strlen(f.mnemonic));
+	memmove(&f.op[1], &f.op[2], (f.n - 2) * sizeof(f.op[0]));
+	f.n--;
+	form_print(&f, buf, size);
+	return 1;
+}
+
 int form_kind_is_address(enum form_kind k)
 {
 	return k >= FORM_MEM && k <= FORM_MEMRIP;

@@ -120,6 +120,13 @@ int form_name_indexed(const char *name, char *buf, size_t size);
 /* The same on a name ("CMP_M8X_GPR8" -> "CMP_M8_GPR8"), into buf
  * (FORM_NAME_MAX bytes); 0 if the name is no form or has none. */
 int form_name_unindexed(const char *name, char *buf, size_t size);
+/* The legacy SSE form a VEX-128 form with a separate first source would be
+ * ("VPMULLW_XMM_XMM_XMM" -> "PMULLW_XMM_XMM", "VADDSD_XMM_XMM_M64" ->
+ * "ADDSD_XMM_M64": the destination is the first source there), into buf
+ * (FORM_NAME_MAX bytes); 0 for a name of another shape. Whether that form
+ * exists (VPSHUFD_XMM_XMM_IMM8 has no such source: "PSHUFD_XMM_IMM8" is
+ * none) is the caller's to check. */
+int form_name_legacy(const char *name, char *buf, size_t size);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

@@ -540,11 +540,12 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 				 "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
 				 "own beside core forms: %u kernels, %u usages of core resources "
 				 "added; %u usages raised by %u pairs of core resources, one inside "
-				 "the other",
+				 "the other; %u VEX forms beside their legacy forms, %u given "
+				 "their usages",
 				 ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed,
 				 100 * ps.before,
 				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained,
-				 ps.containing);
+				 ps.containing, ps.vex_pairs, ps.vex_taken);
 	return rc;
 }
 

@@ -17,6 +17,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 	o->partner_holds = 1;
 	o->contain = 1;
 	o->twin_floor = 1;
+	o->vex_twins = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -699,6 +700,83 @@ static unsigned contain_usages(struct model *m, const size_t *cidx, size_t nc,
 	return raised;
 }
 
+/* VEX forms as their legacy twins. A VEX-128 form with a separate first
+ * source (vpmullw xmm, xmm, xmm) decodes to the µops of its legacy SSE
+ * form (pmullw xmm, xmm), but the two are mapped apart, and the three-
+ * operand form has no core form of its shape to be a sibling of
+ * (infer_map_sibling.c): its probes read it against bases of other forms,
+ * whose resources are mixtures of the CPU's units. On a Zen 3 vpmullw xmm
+ * came out with 0.38 cycles of the core's resource R6 and vpsrld xmm,
+ * xmm, xmm with 0.49, and their pair was predicted at 0.88 cycles where
+ * it runs 0.50 (pmullw xmm, xmm: 0.06 of R6). So after the checks in
+ * mixes, each such form whose legacy form is mapped within VEX_SPREAD of
+ * its cycles alone is measured beside it, as many of each as take the
+ * same cycles; a pair that takes the sum of both (they run on the same
+ * units here) gives the VEX form the legacy form's usages, scaled by
+ * their cycles alone. A pair that takes less (other units on this CPU)
+ * or far more, or that runs with helpers, leaves it as it was. Returns 0,
+ * or -1 with perpi_error() "interrupted". */
+#define VEX_SPREAD 0.10	      /* cycles alone within this much of each other */
+#define VEX_INTERFERENCE 0.10 /* a pair slower than the sum by this: not twins */
+static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned char *is_core,
+		     double tol, unsigned *pairs, unsigned *taken)
+{
+	size_t n = 0, *vex = xmalloc((m->nforms + 1) * sizeof(size_t)),
+	       *leg = xmalloc((m->nforms + 1) * sizeof(size_t));
+	for (size_t f = 0; f < m->nforms; f++) {
+		char name[FORM_NAME_MAX];
+		long l;
+		double cf = m->form_cycles[f];
+		if (is_core[f] || !(cf > 0) || !form_name_legacy(m->forms[f], name, sizeof(name)) ||
+		    (l = model_form_index(m, name)) < 0 || !(m->form_cycles[l] > 0) ||
+		    fabs(cf / m->form_cycles[l] - 1) > VEX_SPREAD)
+			continue;
+		vex[n] = f;
+		leg[n++] = (size_t)l;
+	}
+	int rc = 0;
+	if (n) {
+		struct kernel *ks = xmalloc(n * sizeof(*ks));
+		unsigned *a = xmalloc(n * sizeof(unsigned)), *b = xmalloc(n * sizeof(unsigned));
+		struct runs x;
+		runs_init(&x, n);
+		for (size_t i = 0; i < n; i++) {
+			balance(m->form_cycles[vex[i]], m->form_cycles[leg[i]], &a[i], &b[i]);
+			kernel_init(&ks[i]);
+			kernel_add(&ks[i], m->forms[vex[i]], a[i]);
+			kernel_add(&ks[i], m->forms[leg[i]], b[i]);
+		}
+		infer_meter_label(mt, "VEX forms beside their legacy forms: %zu kernels", n);
+		size_t done = runs_measure(mt, ks, n, &x);
+		if (done < n)
+			rc = perpi_set_error("interrupted");
+		for (size_t i = 0; i < done && rc == 0; i++) {
+			if (x.status[i] != 0)
+				continue;
+			model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
+			double cf = m->form_cycles[vex[i]], cl = m->form_cycles[leg[i]],
+			       sum = a[i] * cf + b[i] * cl, c = x.cycles[i];
+			if (x.helpers[i] || c < sum * (1 - 2 * tol) || c > sum * (1 + VEX_INTERFERENCE))
+				continue;
+			for (size_t r = 0; r < m->nres; r++)
+				if (strcmp(m->res[r].name, MODEL_WIDTH))
+					model_set_rho(m, vex[i], r,
+						      fmin(cf, model_rho(m, leg[i], r) * cf / cl));
+			(*taken)++;
+		}
+		*pairs += (unsigned)done;
+		for (size_t i = 0; i < n; i++)
+			kernel_done(&ks[i]);
+		free(ks);
+		free(a);
+		free(b);
+		runs_done(&x, n);
+	}
+	free(vex);
+	free(leg);
+	return rc;
+}
+
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
 		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
 {
@@ -801,6 +879,9 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	free(xs);
 	runs_done(&x, nk);
 measured:
+	if (rc == 0 && nc && o->vex_twins &&
+	    vex_twins(mt, m, is_core, o->tol, &stats->vex_pairs, &stats->vex_taken) < 0)
+		rc = -1;
 	for (size_t i = 0; i < nk; i++)
 		kernel_done(&ks[i]);
 	free(ks);

@@ -30,6 +30,8 @@ struct infer_polish_options {
 	int twin_floor;	   /* a memory form whose mix beside its register form the fit
 			    * leaves short takes what the pair leaves of the register
 			    * form's unit (polish_target) */
+	int vex_twins;	   /* last, a VEX-128 form beside its legacy SSE form takes
+			    * its usages when the pair takes the sum (vex_twins) */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
 	int contain;	   /* first, a mapped form's usage of a core resource raised
@@ -51,6 +53,8 @@ struct infer_polish_stats {
 	unsigned containing;   /* pairs of core resources, one inside the other */
 	unsigned contained;    /* usages raised by them */
 	unsigned twin_floors;  /* memory forms given their register form's unit so */
+	unsigned vex_pairs;    /* VEX forms measured beside their legacy forms */
+	unsigned vex_taken;    /* of those, VEX forms given the legacy form's usages */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

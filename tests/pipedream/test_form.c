@@ -39,6 +39,18 @@ static void expect_string_bytes(const char *name, unsigned want)
 	}
 }
 
+/* The legacy SSE form of a VEX-128 form (form_name_legacy), "" for none. */
+static void expect_legacy(const char *name, const char *want)
+{
+	char got[FORM_NAME_MAX] = "";
+	if (!form_name_legacy(name, got, sizeof(got)))
+		got[0] = 0;
+	if (strcmp(got, want)) {
+		printf("FAIL: %s's legacy form %s, want %s\n", name, got, want);
+		failures++;
+	}
+}
+
 static void expect_bad(const char *name)
 {
 	struct form f;
@@ -96,6 +108,14 @@ int main(void)
 	expect_string_bytes("LODSD", 4);
 	expect_string_bytes("REP.MOVSQ", 8);
 	expect_string_bytes("ADD_GPR64_GPR64", 0);
+	expect_legacy("VPMULLW_XMM_XMM_XMM", "PMULLW_XMM_XMM");
+	expect_legacy("VADDSD_XMM_XMM_M64X", "ADDSD_XMM_M64X");
+	expect_legacy("VPINSRD_XMM_XMM_GPR32_IMM8", "PINSRD_XMM_GPR32_IMM8");
+	/* the shape alone: that PSHUFD_XMM_IMM8 is no form is the caller's */
+	expect_legacy("VPSHUFD_XMM_XMM_IMM8", "PSHUFD_XMM_IMM8");
+	expect_legacy("VPADDD_YMM_YMM_YMM", "");
+	expect_legacy("VMOVAPS_XMM_XMM", "");
+	expect_legacy("PADDD_XMM_XMM", "");
 	expect_bad("");
 	expect_bad("add_GPR64_GPR64");
 	expect_bad("ADD_GPR65");
