@@ -133,10 +133,12 @@ static void show_probes(FILE *out, const struct core_probes *p)
 		"perpi core: probes: load %.2f, vector load + vmovq %.2f, vmovq round trip %.2f, "
 		"forwarded %.2f, vector %.2f, renamed %.2f; nop %.3f, mix %.3f; loop %.2f; "
 		"branch random %.2f, fixed %.2f; mulsd %.2f, addsd %.2f, both %.2f; stores to "
-		"lines %.2f; cmp + cmove %.2f, cmovl %.2f, cmova %.2f\n",
+		"lines %.2f; cmp + cmove %.2f, cmovl %.2f, cmova %.2f; rep stosb of 64 KiB %.0f, "
+		"rep movsb %.0f\n",
 		p->load, p->load_vec, p->movq_round_trip, p->forward, p->forward_vec, p->renamed,
 		p->nops, p->mix, p->loop, p->branch_random, p->branch_fixed, p->fp_mul, p->fp_add,
-		p->fp_mul_add, p->store_lines, p->cmove, p->cmovl, p->cmova);
+		p->fp_mul_add, p->store_lines, p->cmove, p->cmovl, p->cmova, p->stream_store,
+		p->stream_copy);
 	fprintf(out, "perpi core: window probe (fill: cycles per iteration):");
 	for (size_t i = 0; i < p->nwindow; i++)
 		fprintf(out, " %u:%.0f", p->window_fill[i], p->window_cycles[i]);

@@ -38,6 +38,9 @@ enum core_param {
 	CORE_CMOV_SIGNED,	  /* more cycles from the flags to a cmovcc on a signed
 				   * comparison (l, ge, le, g: SF, OF and ZF) */
 	CORE_CMOV_UNSIGNED,	  /* the same for a/be (CF and ZF) */
+	CORE_STREAM_STORE,	  /* bytes a cycle rep stosb writes past L1 (to a
+				   * buffer L2 holds); 0: unknown, the model's rate */
+	CORE_STREAM_COPY,	  /* bytes a cycle rep movsb copies past L1 */
 	CORE_L1_SIZE,		  /* L1 data cache bytes */
 	CORE_L1_WAYS,
 	CORE_L1_LINE,

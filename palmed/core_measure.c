@@ -18,6 +18,9 @@
 #define WINDOW_STEP 16
 #define WINDOW_FILLS 32 /* fills of 16 ... 512 instructions */
 #define PROBE_ROUNDS 3
+/* The REP probes' bytes: past any L1 (32-48 KiB), within any L2 for a
+ * copy's two buffers (256 KiB and more). */
+#define STREAM_BYTES 65536
 
 enum probe {
 	P_LOAD,
@@ -38,6 +41,8 @@ enum probe {
 	P_CMOVE,
 	P_CMOVL,
 	P_CMOVA,
+	P_STREAM_STORE,
+	P_STREAM_COPY,
 	P_COUNT
 };
 
@@ -81,6 +86,13 @@ static const struct probe_def probes[P_COUNT] = {
     [P_CMOVE] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmove rax, rcx\n", 32, 1, 400},
     [P_CMOVL] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmovl rax, rcx\n", 32, 1, 400},
     [P_CMOVA] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmova rax, rcx\n", 32, 1, 400},
+    /* one execution a turn over buffers of the probes' own (stream_probe) */
+    [P_STREAM_STORE] = {"", "\tlea rdi, [rip + perpi_core_stream]\n\tmov ecx, STREAM\n\trep stosb\n",
+			1, 1, 40},
+    [P_STREAM_COPY] = {"", "\tlea rdi, [rip + perpi_core_stream]\n"
+			   "\tlea rsi, [rip + perpi_core_stream + STREAM + 4160]\n"
+			   "\tmov ecx, STREAM\n\trep movsb\n",
+		       1, 1, 40},
 };
 
 /* The branch probes: fill the table with fresh random bits (or ones, by
@@ -191,6 +203,11 @@ static char *probes_text(struct harness_job *jobs, char (*names)[24])
 	struct strbuf s;
 	strbuf_init(&s);
 	strbuf_addf(&s, ".intel_syntax noprefix\n\t.text\n");
+	/* the REP probes' buffers, a page and a line apart (a copy's loads
+	 * then alias no store before them in the low 12 bits) */
+	strbuf_addf(&s, "\t.set STREAM, %d\n\t.local perpi_core_stream\n"
+			"\t.comm perpi_core_stream, %d, 64\n",
+		    STREAM_BYTES, 2 * STREAM_BYTES + 8192);
 	for (int p = 0; p < P_COUNT; p++) {
 		snprintf(names[p], sizeof(names[0]), "perpi_core%d", p);
 		const struct probe_def *d = &probes[p];
@@ -277,6 +294,8 @@ static void derive(struct core *c, const struct core_probes *p)
 	set_if(c, CORE_MISPREDICT, per_miss - c->value[CORE_LOAD_LATENCY] - 1);
 	set_if(c, CORE_WINDOW, round(window_from(p)));
 	set_if(c, CORE_STORE_LINE, p->store_lines);
+	set_if(c, CORE_STREAM_STORE, STREAM_BYTES / p->stream_store);
+	set_if(c, CORE_STREAM_COPY, STREAM_BYTES / p->stream_copy);
 	/* a mul and an add in a chain, against each in its own chain; below
 	 * 0.25 cycle, noise: none */
 	double bypass = p->fp_mul_add - p->fp_mul - p->fp_add;
@@ -345,6 +364,8 @@ int core_measure_params(struct core *c, int cpu, struct core_probes *out)
 					 .cmove = v[P_CMOVE],
 					 .cmovl = v[P_CMOVL],
 					 .cmova = v[P_CMOVA],
+					 .stream_store = v[P_STREAM_STORE],
+					 .stream_copy = v[P_STREAM_COPY],
 					 .nwindow = WINDOW_FILLS};
 		p.window_fill = xcalloc(WINDOW_FILLS, sizeof(*p.window_fill));
 		p.window_cycles = xcalloc(WINDOW_FILLS, sizeof(*p.window_cycles));

@@ -21,6 +21,7 @@ struct core_probes {
 	double fp_mul, fp_add, fp_mul_add; /* mulsd, addsd and mulsd + addsd chains */
 	double store_lines;		   /* 8-byte stores 64 bytes apart */
 	double cmove, cmovl, cmova;	   /* cmp + cmovcc chains */
+	double stream_store, stream_copy;  /* one rep stosb, rep movsb of STREAM_BYTES */
 	size_t nwindow;
 	unsigned *window_fill; /* instructions between the two chains */
 	double *window_cycles; /* cycles per iteration for each fill */

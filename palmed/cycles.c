@@ -82,6 +82,10 @@ struct cycles {
 
 	const struct perpi_insn *last; /* the last counted instruction */
 	double rep_done; /* a REP execution's last iteration complete (schedule) */
+	/* per memory operand of a REP iteration: the line it last reached (+ 1)
+	 * and whether the simulated L1 missed it (the line streams past L1) */
+	uint64_t rep_line[2];
+	int rep_line_missed[2];
 	const struct perpi_insn *branch; /* the last control transfer, to resolve */
 	double branch_done;
 	int mispredicted;
@@ -439,7 +443,46 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
  * registers are ready; each next one (the same instruction again: cont)
  * an iteration after the one before, without a dispatch or a retire slot
  * of its own, and not rounded to a cycle (the CPU moves 32 bytes a cycle
- * where the trace counts one iteration a byte). */
+ * where the trace counts one iteration a byte). An iteration on a line
+ * the simulated L1 missed takes the core's stream rate instead (rep_far),
+ * where that is slower. */
+/* A REP iteration's cycles: past L1 where a line it works on missed. */
+static double rep_iteration(const struct cycles *cy, const struct cycles_static *s)
+{
+	return s->rep_far > 0 && (cy->rep_line_missed[0] || cy->rep_line_missed[1])
+		   ? s->rep_far
+		   : s->rep_iteration;
+}
+
+/* A REP iteration's L1 accesses, noting for each memory operand whether
+ * the line it reaches into (its last byte's) missed: the iterations after
+ * the one that brought a line in work on it too. */
+static void rep_accesses(struct cycles *cy, const struct perpi_event *ev)
+{
+	for (size_t m = 0; m < 2; m++) {
+		if (m >= ev->n_mem) {
+			cy->rep_line_missed[m] = 0;
+			continue;
+		}
+		const struct perpi_mem_access *a = &ev->mem[m];
+		uint64_t missed = cy->total.l1_misses,
+			 line = ((a->addr + (a->size ? a->size : 1) - 1) >> cy->l1_shift) + 1;
+		l1_access(cy->l1, a->addr, a->size, &cy->total.l1_accesses, &cy->total.l1_misses);
+		if (line != cy->rep_line[m] || cy->total.l1_misses > missed) {
+			cy->rep_line[m] = line;
+			cy->rep_line_missed[m] = cy->total.l1_misses > missed;
+		}
+	}
+}
+
+/* The simulated L1's accesses of ev. */
+static void l1_accesses(struct cycles *cy, const struct perpi_event *ev)
+{
+	for (size_t m = 0; m < ev->n_mem; m++)
+		l1_access(cy->l1, ev->mem[m].addr, ev->mem[m].size, &cy->total.l1_accesses,
+			  &cy->total.l1_misses);
+}
+
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
 		     struct timing *t, int cont)
 {
@@ -453,7 +496,7 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 		t->ready = floor(cy->rep_done);
 		t->issue = (double)book(cy, ev, s, (uint64_t)t->ready, stores, -1, s->rep_next);
 		t->data = fmax(t->issue, cy->rep_done);
-		t->complete = cy->rep_done = t->data + s->rep_iteration;
+		t->complete = cy->rep_done = t->data + rep_iteration(cy, s);
 		t->store_data = t->complete;
 		t->retire = fmax(t->complete, cy->retire);
 		return;
@@ -476,7 +519,7 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 	}
 	if (s->rep_next > 0) { /* an execution's first iteration */
 		t->data = fmax(t->issue, data);
-		t->complete = cy->rep_done = t->data + s->rep_start + s->rep_iteration;
+		t->complete = cy->rep_done = t->data + s->rep_start + rep_iteration(cy, s);
 	} else {
 		t->complete = t->data + s->latency;
 	}
@@ -487,7 +530,7 @@ static void schedule(struct cycles *cy, const struct perpi_event *ev, const stru
 }
 
 static void commit(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
-		   const struct timing *t)
+		   const struct timing *t, int l1_done)
 {
 	for (size_t i = 0; i < ev->n_dst; i++)
 		if (!(s->stack && ev->dst[i] == UNIT_RSP)) {
@@ -496,12 +539,11 @@ static void commit(struct cycles *cy, const struct perpi_event *ev, const struct
 		}
 	cy->retire = t->retire;
 	cy->rob[cy->n % cy->window] = t->retire;
-	for (size_t m = 0; m < ev->n_mem; m++) {
-		const struct perpi_mem_access *a = &ev->mem[m];
-		l1_access(cy->l1, a->addr, a->size, &cy->total.l1_accesses, &cy->total.l1_misses);
-		if (a->write)
-			store_bytes(cy, a, s, t);
-	}
+	if (!l1_done)
+		l1_accesses(cy, ev);
+	for (size_t m = 0; m < ev->n_mem; m++)
+		if (ev->mem[m].write)
+			store_bytes(cy, &ev->mem[m], s, t);
 	cy->n++;
 	cy->total.insns++;
 	cy->total.mapped += s->mapped;
@@ -542,7 +584,10 @@ int cycles_event(void *ctx, const struct perpi_event *ev)
 	}
 	const struct cycles_static *s = static_of(cy, ev);
 	struct timing t;
-	schedule(cy, ev, s, &t, s->rep_next > 0 && cy->last == ev->insn);
+	int cont = s->rep_next > 0 && cy->last == ev->insn;
+	if (s->rep_far > 0 && ev->n_mem <= 2) /* first: whether it streams past L1 */
+		rep_accesses(cy, ev);
+	schedule(cy, ev, s, &t, cont);
 	cy->last = ev->insn;
 	if (cy->obs) {
 		struct cycles_insn_times times = {cy->n,      ev,	t.dispatch,	 t.issue,
@@ -550,7 +595,7 @@ int cycles_event(void *ctx, const struct perpi_event *ev)
 		cy->obs(cy->obs_ctx, &times);
 	}
 	cy->mispredicted = 0;
-	commit(cy, ev, s, &t);
+	commit(cy, ev, s, &t, s->rep_far > 0 && ev->n_mem <= 2);
 	if (ev->insn->control != CTRL_NONE) {
 		cy->branch = ev->insn;
 		cy->branch_done = t.complete;

@@ -36,6 +36,9 @@ struct cycles_static {
 	 * for an execution's first iteration (start + iteration over its
 	 * cycles alone) and for the others (iteration over them); 0: none. */
 	float rep_start, rep_iteration, rep_first, rep_next;
+	/* its cycles an iteration past L1 (the core's stream rates: rep stos
+	 * and movs), when slower than rep_iteration; 0: none */
+	float rep_far;
 	float flags_extra; /* more from the flags it reads (a cmov on combined flags) */
 	uint64_t addr_key; /* the address expression (renaming); 0: none */
 };

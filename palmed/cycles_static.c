@@ -107,6 +107,22 @@ static int is_stack(const struct perpi_insn *insn)
 	return strcmp(t, "pop rsp") != 0;
 }
 
+/* The cycles an iteration of REP form name takes past L1, at the core's
+ * stream rate for stores (stos) or copies (movs), or 0: no rate measured,
+ * another string operation, or no slower than iteration (in L1). */
+static float rep_far(const char *name, float iteration, const struct core *c)
+{
+	struct form f;
+	if (form_parse(name, &f) < 0 || !form_string_bytes(&f))
+		return 0;
+	const char *dot = strrchr(f.mnemonic, '.'), *op = dot ? dot + 1 : f.mnemonic;
+	double rate = !strncmp(op, "STOS", 4)	? c->value[CORE_STREAM_STORE]
+		      : !strncmp(op, "MOVS", 4) ? c->value[CORE_STREAM_COPY]
+						: 0;
+	double far = rate > 0 ? form_string_bytes(&f) / rate : 0;
+	return far > iteration ? (float)far : 0;
+}
+
 static void usages(struct cycles_static *s, const char *form, const struct model *m,
 		   struct cycles_usage *u)
 {
@@ -212,6 +228,8 @@ void cycles_static_fill(struct cycles_static *s, const struct perpi_event *ev,
 	}
 	if (s->rep_next > 0) /* an execution chains its iterations: see cycles.c */
 		s->timed = 1;
+	if (s->rep_next > 0 && c)
+		s->rep_far = rep_far(form, s->rep_iteration, c);
 	s->flags_extra = cmov_extra(insn->text, c);
 	if (insn->klass == CLASS_FP || insn->klass == CLASS_VEC)
 		s->fp = s->latency > 0.5 && s->latency < 2.5 ? 1 : 2;

@@ -133,6 +133,13 @@ static const struct code code[] = {
      {UNIT_RCX, UNIT_RDI, UNIT_RAX, END},
      {UNIT_RCX, UNIT_RDI, END},
      'w'},
+    /* 19 */
+    {"f348ab",
+     "rep stosq qword ptr [rdi], rax",
+     CTRL_NONE,
+     {UNIT_RCX, UNIT_RDI, UNIT_RAX, END},
+     {UNIT_RCX, UNIT_RDI, END},
+     'w'},
 };
 #define NCODE (sizeof(code) / sizeof(code[0]))
 static struct perpi_insn insns[NCODE];
@@ -205,6 +212,8 @@ static struct model *the_model(void)
 static double bypass = 1;     /* the core's FP bypass */
 static double store_line = 0; /* the core's cost of a store to a new line */
 static double cmov_signed = 0; /* more from the flags to a cmovl */
+static double stream_store = 0; /* bytes a cycle rep stos writes past L1 */
+static double l1_size = 49152, l1_ways = 12;
 
 static struct core *the_core(unsigned window)
 {
@@ -234,6 +243,9 @@ static struct core *the_core(unsigned window)
 	core_set_measured(c, CORE_FP_BYPASS, bypass);
 	core_set_measured(c, CORE_STORE_LINE, store_line);
 	core_set_measured(c, CORE_CMOV_SIGNED, cmov_signed);
+	core_set_measured(c, CORE_STREAM_STORE, stream_store);
+	core_set_measured(c, CORE_L1_SIZE, l1_size);
+	core_set_measured(c, CORE_L1_WAYS, l1_ways);
 	return c;
 }
 
@@ -577,8 +589,11 @@ static struct model *rep_model(int strings)
 	struct model *m = the_model();
 	size_t r3 = model_add_resource(m, "R3", NULL);
 	model_set_rho(m, model_add_form(m, "REP.STOSB", 0.25), r3, 0.25);
-	if (strings)
+	model_set_rho(m, model_add_form(m, "REP.STOSQ", 0.25), r3, 0.25);
+	if (strings) {
 		model_set_string(m, "REP.STOSB", 20, 0.125);
+		model_set_string(m, "REP.STOSQ", 20, 0.125);
+	}
 	return m;
 }
 
@@ -596,6 +611,21 @@ static void rep_stosb(struct cycles *cy)
 {
 	for (int k = 0; k < 8; k++)
 		feed(cy, 18, 0x7000 + (uint64_t)k);
+	feed(cy, 2, 0);
+}
+
+/* rep stosq, 256 iterations over 2 KiB from 0x7000 (8 a line), then add
+ * rcx, rdx, on an L1 of 1 KiB (8 sets of 2 ways of 64 bytes). The first
+ * 16 lines fill empty ways (no miss: the simulated L1 starts warm); the
+ * 129th iteration, on the 17th line, misses. With the model's start of
+ * 20 and 0.125 an iteration, and a core that writes 16 bytes a cycle past
+ * L1 (0.5 cycle an iteration of 8 bytes): 20 + 128 x 0.125 + 128 x 0.5 =
+ * 100, and the add completes at 101. At 64 bytes a cycle (0.125: no
+ * slower) or with no stream rate: 20 + 256 x 0.125 = 52, and 53. */
+static void rep_stosq(struct cycles *cy)
+{
+	for (int k = 0; k < 256; k++)
+		feed(cy, 19, 0x7000 + 8 * (uint64_t)k);
 	feed(cy, 2, 0);
 }
 
@@ -820,6 +850,16 @@ int main(int argc, char **argv)
 	model_delete((struct model *)model);
 	model = rep_model(1);
 	check("rep stosb x 8, one start and 8 iterations", run(64, rep_stosb, NULL, NULL), 22);
+	l1_size = 1024;
+	l1_ways = 2;
+	check("rep stosq past L1, no stream rate", run(64, rep_stosq, NULL, NULL), 53);
+	stream_store = 16;
+	check("rep stosq past L1 at 16 bytes a cycle", run(64, rep_stosq, NULL, NULL), 101);
+	stream_store = 64;
+	check("rep stosq past L1 at 64 bytes a cycle", run(64, rep_stosq, NULL, NULL), 53);
+	stream_store = 0;
+	l1_size = 49152;
+	l1_ways = 12;
 	model_delete((struct model *)model);
 	model = saved;
 
@@ -842,6 +882,6 @@ int main(int argc, char **argv)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
 		       "calls, front end, FP pipes, cmov, window probe, "
-		       "L1\n");
+		       "L1, REP executions past L1\n");
 	return failures ? 1 : 0;
 }
