@@ -700,6 +700,33 @@ static unsigned contain_usages(struct model *m, const size_t *cidx, size_t nc,
 	return raised;
 }
 
+/* vex_twins (below) */
+#define VEX_SPREAD 0.10	      /* cycles alone within this much of each other */
+#define VEX_INTERFERENCE 0.10 /* a pair slower than the sum by this: not twins */
+
+/* The VEX forms to measure beside their legacy forms into vex[] and
+ * leg[] (if not NULL: m->nforms entries each); returns how many. */
+static size_t vex_candidates(const struct model *m, const unsigned char *is_core, size_t *vex,
+			     size_t *leg)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < m->nforms; f++) {
+		char name[FORM_NAME_MAX];
+		long l;
+		double cf = m->form_cycles[f];
+		if (is_core[f] || !(cf > 0) || !form_name_legacy(m->forms[f], name, sizeof(name)) ||
+		    (l = model_form_index(m, name)) < 0 || !(m->form_cycles[l] > 0) ||
+		    fabs(cf / m->form_cycles[l] - 1) > VEX_SPREAD)
+			continue;
+		if (vex) {
+			vex[n] = f;
+			leg[n] = (size_t)l;
+		}
+		n++;
+	}
+	return n;
+}
+
 /* VEX forms as their legacy twins. A VEX-128 form with a separate first
  * source (vpmullw xmm, xmm, xmm) decodes to the µops of its legacy SSE
  * form (pmullw xmm, xmm), but the two are mapped apart, and the three-
@@ -716,24 +743,12 @@ static unsigned contain_usages(struct model *m, const size_t *cidx, size_t nc,
  * their cycles alone. A pair that takes less (other units on this CPU)
  * or far more, or that runs with helpers, leaves it as it was. Returns 0,
  * or -1 with perpi_error() "interrupted". */
-#define VEX_SPREAD 0.10	      /* cycles alone within this much of each other */
-#define VEX_INTERFERENCE 0.10 /* a pair slower than the sum by this: not twins */
 static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned char *is_core,
 		     double tol, unsigned *pairs, unsigned *taken)
 {
-	size_t n = 0, *vex = xmalloc((m->nforms + 1) * sizeof(size_t)),
-	       *leg = xmalloc((m->nforms + 1) * sizeof(size_t));
-	for (size_t f = 0; f < m->nforms; f++) {
-		char name[FORM_NAME_MAX];
-		long l;
-		double cf = m->form_cycles[f];
-		if (is_core[f] || !(cf > 0) || !form_name_legacy(m->forms[f], name, sizeof(name)) ||
-		    (l = model_form_index(m, name)) < 0 || !(m->form_cycles[l] > 0) ||
-		    fabs(cf / m->form_cycles[l] - 1) > VEX_SPREAD)
-			continue;
-		vex[n] = f;
-		leg[n++] = (size_t)l;
-	}
+	size_t *vex = xmalloc((m->nforms + 1) * sizeof(size_t)),
+	       *leg = xmalloc((m->nforms + 1) * sizeof(size_t)),
+	       n = vex_candidates(m, is_core, vex, leg);
 	int rc = 0;
 	if (n) {
 		struct kernel *ks = xmalloc(n * sizeof(*ks));
@@ -746,6 +761,7 @@ static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned cha
 			kernel_add(&ks[i], m->forms[vex[i]], a[i]);
 			kernel_add(&ks[i], m->forms[leg[i]], b[i]);
 		}
+		mt->planned = 0; /* the last stage */
 		infer_meter_label(mt, "VEX forms beside their legacy forms: %zu kernels", n);
 		size_t done = runs_measure(mt, ks, n, &x);
 		if (done < n)
@@ -832,7 +848,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		goto measured;
 	struct runs x;
 	runs_init(&x, nk);
-	mt->planned = 0; /* the last stage */
+	/* the VEX forms beside their legacy forms come last */
+	mt->planned = o->vex_twins ? vex_candidates(m, is_core, NULL, NULL) : 0;
 	infer_meter_label(mt, "checking %zu mapped forms beside core forms: %zu kernels", nt, nk);
 	size_t done = runs_measure(mt, ks, nk, &x);
 	if (done < nk)
