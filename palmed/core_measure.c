@@ -86,12 +86,14 @@ static const struct probe_def probes[P_COUNT] = {
     [P_CMOVE] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmove rax, rcx\n", 32, 1, 400},
     [P_CMOVL] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmovl rax, rcx\n", 32, 1, 400},
     [P_CMOVA] = {"\txor eax, eax\n\tmov ecx, 1\n", "\tcmp rax, rcx\n\tcmova rax, rcx\n", 32, 1, 400},
-    /* one execution a turn over buffers of the probes' own (stream_probe) */
-    [P_STREAM_STORE] = {"", "\tlea rdi, [rip + perpi_core_stream]\n\tmov ecx, STREAM\n\trep stosb\n",
-			1, 1, 40},
-    [P_STREAM_COPY] = {"", "\tlea rdi, [rip + perpi_core_stream]\n"
-			   "\tlea rsi, [rip + perpi_core_stream + STREAM + 4160]\n"
-			   "\tmov ecx, STREAM\n\trep movsb\n",
+    /* one execution a turn over buffers of the probes' own (probes_text) */
+    [P_STREAM_STORE] = {"",
+			"\tlea rdi, [rip + perpi_core_stream]\n\tmov ecx, STREAM\n\trep stosb\n", 1,
+			1, 40},
+    [P_STREAM_COPY] = {"",
+		       "\tlea rdi, [rip + perpi_core_stream]\n"
+		       "\tlea rsi, [rip + perpi_core_stream + STREAM + 4160]\n"
+		       "\tmov ecx, STREAM\n\trep movsb\n",
 		       1, 1, 40},
 };
 
@@ -205,8 +207,9 @@ static char *probes_text(struct harness_job *jobs, char (*names)[24])
 	strbuf_addf(&s, ".intel_syntax noprefix\n\t.text\n");
 	/* the REP probes' buffers, a page and a line apart (a copy's loads
 	 * then alias no store before them in the low 12 bits) */
-	strbuf_addf(&s, "\t.set STREAM, %d\n\t.local perpi_core_stream\n"
-			"\t.comm perpi_core_stream, %d, 64\n",
+	strbuf_addf(&s,
+		    "\t.set STREAM, %d\n\t.local perpi_core_stream\n"
+		    "\t.comm perpi_core_stream, %d, 64\n",
 		    STREAM_BYTES, 2 * STREAM_BYTES + 8192);
 	for (int p = 0; p < P_COUNT; p++) {
 		snprintf(names[p], sizeof(names[0]), "perpi_core%d", p);

@@ -772,7 +772,8 @@ static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned cha
 			model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
 			double cf = m->form_cycles[vex[i]], cl = m->form_cycles[leg[i]],
 			       sum = a[i] * cf + b[i] * cl, c = x.cycles[i];
-			if (x.helpers[i] || c < sum * (1 - 2 * tol) || c > sum * (1 + VEX_INTERFERENCE))
+			if (x.helpers[i] || c < sum * (1 - 2 * tol) ||
+			    c > sum * (1 + VEX_INTERFERENCE))
 				continue;
 			for (size_t r = 0; r < m->nres; r++)
 				if (strcmp(m->res[r].name, MODEL_WIDTH))

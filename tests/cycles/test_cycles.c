@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "common/util.h"
 #include "ilp/trace_file.h"
 #include "palmed/core_measure.h"
@@ -514,6 +516,59 @@ static int write_files(const char *data, const char *model_path, const char *cor
 	return rc;
 }
 
+/* The stream rates through a core file: saved and loaded as set; a file
+ * without them (from before they existed) loads with 0, the model's rate;
+ * a negative rate is a corrupt file. */
+static void core_file_streams(void)
+{
+	char path[] = "/tmp/perpi-test-core-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		check("a temporary core file", 0, 1);
+		return;
+	}
+	close(fd);
+	struct core *c = the_core(64), *back = NULL;
+	core_set_measured(c, CORE_STREAM_STORE, 28.5);
+	core_set_measured(c, CORE_STREAM_COPY, 13.75);
+	int ok = core_save(c, path) == 0 && core_load(path, &back) == 0;
+	check("core file: stream_store kept", ok ? back->value[CORE_STREAM_STORE] : -1, 28.5);
+	check("core file: stream_copy kept", ok ? back->value[CORE_STREAM_COPY] : -1, 13.75);
+	core_delete(back);
+	back = NULL;
+	/* the same file with the two parameters taken out, then one made
+	 * negative */
+	for (int way = 0; way < 2; way++) {
+		json_object *root = core_save(c, path) == 0 ? json_object_from_file(path) : NULL,
+			    *params = NULL, *p = NULL;
+		if (!root || !json_object_object_get_ex(root, "parameters", &params)) {
+			check("core file: parameters", 0, 1);
+			json_object_put(root);
+			break;
+		}
+		if (way == 0) {
+			json_object_object_del(params, "stream_store");
+			json_object_object_del(params, "stream_copy");
+		} else if (json_object_object_get_ex(params, "stream_copy", &p)) {
+			json_object_object_add(p, "value", json_object_new_double(-3));
+		}
+		int rc = json_object_to_file(path, root);
+		json_object_put(root);
+		rc = rc < 0 ? -2 : core_load(path, &back);
+		if (way == 0) {
+			check("core file without stream rates: loads", rc, 0);
+			check("core file without stream rates: 0",
+			      rc == 0 ? back->value[CORE_STREAM_STORE] : -1, 0);
+		} else {
+			check("core file with a negative stream rate: corrupt", rc, -1);
+		}
+		core_delete(back);
+		back = NULL;
+	}
+	core_delete(c);
+	unlink(path);
+}
+
 /* A branch taken, taken, taken, not taken, 250 times: a bimodal counter
  * mispredicts every not-taken (62 times); global history of 4 outcomes
  * tells them apart, so after learning (a few mispredictions per table
@@ -860,6 +915,7 @@ int main(int argc, char **argv)
 	stream_store = 0;
 	l1_size = 49152;
 	l1_ways = 12;
+	core_file_streams();
 	model_delete((struct model *)model);
 	model = saved;
 
@@ -882,6 +938,6 @@ int main(int argc, char **argv)
 		printf("PASS: cycles: chains, resources, window, branches, forwarding, FP bypass, "
 		       "store lines, "
 		       "calls, front end, FP pipes, cmov, window probe, "
-		       "L1, REP executions past L1\n");
+		       "L1, REP executions past L1, stream rates in the core file\n");
 	return failures ? 1 : 0;
 }
