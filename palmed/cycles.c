@@ -437,15 +437,6 @@ static uint64_t book(struct cycles *cy, const struct perpi_event *ev, const stru
 	return sched_book(&cy->sched, from, r2, rho2, nuse);
 }
 
-/* A REP string instruction the model timed at two lengths runs one
- * execution of its iterations (model strings[]): the first iteration
- * takes the start and an iteration, on its resources and before its
- * registers are ready; each next one (the same instruction again: cont)
- * an iteration after the one before, without a dispatch or a retire slot
- * of its own, and not rounded to a cycle (the CPU moves 32 bytes a cycle
- * where the trace counts one iteration a byte). An iteration on a line
- * the simulated L1 missed takes the core's stream rate instead (rep_far),
- * where that is slower. */
 /* A REP iteration's cycles: past L1 where a line it works on missed. */
 static double rep_iteration(const struct cycles *cy, const struct cycles_static *s)
 {
@@ -483,6 +474,15 @@ static void l1_accesses(struct cycles *cy, const struct perpi_event *ev)
 			  &cy->total.l1_misses);
 }
 
+/* A REP string instruction the model timed at two lengths runs one
+ * execution of its iterations (model strings[]): the first iteration
+ * takes the start and an iteration, on its resources and before its
+ * registers are ready; each next one (the same instruction again: cont)
+ * an iteration after the one before, without a dispatch or a retire slot
+ * of its own, and not rounded to a cycle (the CPU moves 32 bytes a cycle
+ * where the trace counts one iteration a byte). An iteration on a line
+ * the simulated L1 missed takes the core's stream rate instead (rep_far),
+ * where that is slower. */
 static void schedule(struct cycles *cy, const struct perpi_event *ev, const struct cycles_static *s,
 		     struct timing *t, int cont)
 {
