@@ -584,10 +584,11 @@ int cycles_event(void *ctx, const struct perpi_event *ev)
 	}
 	const struct cycles_static *s = static_of(cy, ev);
 	struct timing t;
-	int cont = s->rep_next > 0 && cy->last == ev->insn;
-	if (s->rep_far > 0 && ev->n_mem <= 2) /* first: whether it streams past L1 */
+	/* a REP iteration that may stream past L1: its L1 accesses first */
+	int rep_l1 = s->rep_far > 0 && ev->n_mem <= 2;
+	if (rep_l1)
 		rep_accesses(cy, ev);
-	schedule(cy, ev, s, &t, cont);
+	schedule(cy, ev, s, &t, s->rep_next > 0 && cy->last == ev->insn);
 	cy->last = ev->insn;
 	if (cy->obs) {
 		struct cycles_insn_times times = {cy->n,      ev,	t.dispatch,	 t.issue,
@@ -595,7 +596,7 @@ int cycles_event(void *ctx, const struct perpi_event *ev)
 		cy->obs(cy->obs_ctx, &times);
 	}
 	cy->mispredicted = 0;
-	commit(cy, ev, s, &t, s->rep_far > 0 && ev->n_mem <= 2);
+	commit(cy, ev, s, &t, rep_l1);
 	if (ev->insn->control != CTRL_NONE) {
 		cy->branch = ev->insn;
 		cy->branch_done = t.complete;
