@@ -521,7 +521,10 @@ static int write_files(const char *data, const char *model_path, const char *cor
  * a negative rate is a corrupt file. */
 static void core_file_streams(void)
 {
-	char path[] = "/tmp/perpi-test-core-XXXXXX";
+	char path[4096];
+	const char *dir = getenv("TMPDIR");
+	/* mkstemp's template: it replaces the six X with a unique name */
+	snprintf(path, sizeof(path), "%s/perpi-test-core-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	if (fd < 0) {
 		check("a temporary core file", 0, 1);
