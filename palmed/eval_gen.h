@@ -51,13 +51,16 @@ void eval_gen_draw(const struct eval_gen *g, unsigned seed, size_t count,
 int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symbol,
 		    struct strbuf *out, unsigned *copies);
 
-/* How many kernels eval_gen_measure measured twice (it keeps the faster
- * of two passes), and of those how many ran more than 5% faster in the
- * first pass or in the second. */
-void eval_gen_passes(const struct eval_gen *g, size_t *twice, size_t *faster_first,
-		     size_t *faster_second);
+/* How many passes eval_gen_measure makes over the kernels, the fastest
+ * timing of each kept (2 unless set; 0 is taken as 1). */
+void eval_gen_set_passes(struct eval_gen *g, unsigned passes);
+/* The passes, how many kernels eval_gen_measure timed in more than one,
+ * and of those how many ran more than 5% faster in the first pass or in
+ * a later one. */
+void eval_gen_passes(const struct eval_gen *g, unsigned *passes, size_t *timed,
+		     size_t *faster_first, size_t *faster_later);
 /* Measures kernels ks[0..n) as instantiated by eval_gen_kernel through the
- * benchmark harness, twice (the faster pass kept: eval_gen_run.c; stop: a
+ * benchmark harness, in passes (the fastest kept: eval_gen_run.c; stop: a
  * flag that ends the campaign between two slices, may be NULL). status[i]
  * 0 with cycles[i] (per iteration of the multiset) set, or -1 with
  * errors[i] malloc'd. */

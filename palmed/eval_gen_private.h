@@ -49,9 +49,11 @@ struct eval_gen {
 	size_t n;
 	int avx, avx512;
 	struct harness_worker *worker;
-	/* The second pass (eval_gen_run.c): kernels measured twice, and of
-	 * those the ones more than 5% faster in the first or the second. */
-	size_t twice, faster_first, faster_second;
+	/* The passes (eval_gen_run.c; 2 unless set): kernels measured in
+	 * more than one, and of those the ones more than 5% faster in the
+	 * first or in a later one. */
+	unsigned passes;
+	size_t timed, faster_first, faster_later;
 };
 
 /* The form's entry, or NULL. */

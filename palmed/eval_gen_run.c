@@ -159,48 +159,80 @@ static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double 
 	free(er);
 }
 
-/* Every kernel measured is measured again in a second pass, in other
- * shared objects (slices of another order), and the faster of the two is
- * kept. The harness keeps the faster mode of a kernel's repetitions, but
- * a slow spell of the machine can outlast a whole slice: on the Zen 5 VM,
- * kernels of mask-register forms ran 1.5 to 2 times slower in one
- * evaluation than in the one before and in perpi bench (the same kernels:
- * ADD_GPR16_IMM8^2 VPCMPGTW_K_YMM_M256^2, 1.93 instructions a cycle
- * against 3.06 and 3.1). The kernel's speed is the machine's when it is
- * not slowed, as for every measurement of the model. */
-static void second_pass(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
-			const int *status, const volatile sig_atomic_t *stop)
+/* Every kernel measured is measured again in g->passes - 1 more passes,
+ * in other shared objects (slices of another order: backwards, then
+ * forwards from the middle, ...), and the fastest is kept. The harness
+ * keeps the faster mode of a kernel's repetitions, but a slow spell of
+ * the machine can outlast a whole slice: on the Zen 5 VM, kernels of
+ * mask-register forms ran 1.5 to 2 times slower in one evaluation than in
+ * the one before and in perpi bench (the same kernels: ADD_GPR16_IMM8^2
+ * VPCMPGTW_K_YMM_M256^2, 1.93 instructions a cycle against 3.06 and 3.1);
+ * on the shared Zen 3 VM, a block of the runs' (CMP_GPR64_IMM32 MOV_GPR64_M64)
+ * ran 5.85 instructions a cycle in one evaluation and 3.77 in the next,
+ * both in two passes. The
+ * kernel's speed is the machine's when it is not slowed, as for every
+ * measurement of the model. */
+/* The kernels of pass (1, 2, ...) that the first measured, into idx:
+ * backwards in odd passes (other neighbours, other slices), forwards from
+ * the middle in even ones. Returns how many. */
+static size_t pass_order(const int *status, size_t n, unsigned pass, size_t *idx)
 {
-	size_t *idx = xmalloc((n + 1) * sizeof(size_t)), m = 0;
-	double *c = xmalloc((n + 1) * sizeof(double));
-	int *st = xmalloc((n + 1) * sizeof(int));
-	char **er = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = n; i-- > 0;) /* backwards: other neighbours, other slices */
+	size_t m = 0;
+	for (size_t j = 0; j < n; j++) {
+		size_t i = pass % 2 ? n - 1 - j : (j + n / 2) % n;
 		if (status[i] == 0)
 			idx[m++] = i;
-	size_t done = run_again(g, ks, idx, m, c, st, er, stop);
-	for (size_t j = 0; j < done; j++) {
-		size_t i = idx[j];
-		free(er[j]);
-		if (st[j] != 0)
+	}
+	return m;
+}
+
+static void more_passes(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
+			const int *status, const volatile sig_atomic_t *stop)
+{
+	size_t *idx = xmalloc((n + 1) * sizeof(size_t));
+	double *c = xmalloc((n + 1) * sizeof(double));
+	double *later = xmalloc((n + 1) * sizeof(double));
+	int *st = xmalloc((n + 1) * sizeof(int));
+	char **er = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		later[i] = INFINITY;
+	for (unsigned pass = 1; pass < g->passes && !(stop && *stop); pass++) {
+		size_t m = pass_order(status, n, pass, idx);
+		memset(er, 0, (m + 1) * sizeof(char *));
+		size_t done = run_again(g, ks, idx, m, c, st, er, stop);
+		for (size_t j = 0; j < done; j++) {
+			free(er[j]);
+			if (st[j] == 0)
+				later[idx[j]] = fmin(later[idx[j]], c[j]);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (status[i] != 0 || later[i] == INFINITY)
 			continue;
-		g->twice++;
-		g->faster_first += cycles[i] < c[j] / 1.05;
-		g->faster_second += c[j] < cycles[i] / 1.05;
-		cycles[i] = fmin(cycles[i], c[j]);
+		g->timed++;
+		g->faster_first += cycles[i] < later[i] / 1.05;
+		g->faster_later += later[i] < cycles[i] / 1.05;
+		cycles[i] = fmin(cycles[i], later[i]);
 	}
 	free(idx);
 	free(c);
+	free(later);
 	free(st);
 	free(er);
 }
 
-void eval_gen_passes(const struct eval_gen *g, size_t *twice, size_t *faster_first,
-		     size_t *faster_second)
+void eval_gen_set_passes(struct eval_gen *g, unsigned passes)
 {
-	*twice = g->twice;
+	g->passes = passes ? passes : 1;
+}
+
+void eval_gen_passes(const struct eval_gen *g, unsigned *passes, size_t *timed,
+		     size_t *faster_first, size_t *faster_later)
+{
+	*passes = g->passes;
+	*timed = g->timed;
 	*faster_first = g->faster_first;
-	*faster_second = g->faster_second;
+	*faster_later = g->faster_later;
 }
 
 void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
@@ -213,7 +245,7 @@ void eval_gen_measure(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 	if (at > n)
 		at = n;
 	retry(g, ks, at, cycles, status, errors, stop);
-	second_pass(g, ks, at, cycles, status, stop);
+	more_passes(g, ks, at, cycles, status, stop);
 	for (; at < n; at++) {
 		status[at] = -1;
 		errors[at] = xstrdup("interrupted");

@@ -572,6 +572,7 @@ struct eval_gen *eval_gen_new(const char *dir)
 {
 	struct eval_gen *g = xcalloc(1, sizeof(*g));
 	g->dir = xstrdup(dir);
+	g->passes = 2;
 	__builtin_cpu_init();
 	g->avx = __builtin_cpu_supports("avx2");
 	g->avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");

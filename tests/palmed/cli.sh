@@ -101,6 +101,9 @@ awk -v share="$sum%" '
 check "eval --worst 3: three MUL kernels at half their IPC, each ${sum}% of the error" $?
 $PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 5 --worst x >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && contains "$tmp/err" "bad number 'x'"; check "eval --worst x: a usage error" $?
+$PERPI palmed eval --sim overlap -m "$tmp/m.json" -n 5 --passes 0 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "--passes: '0' is not a number from 1 to 20"
+check "eval --passes 0: a usage error" $?
 
 # The same block three ways on the Zen-like machine: multiply (fp0|fp1), add
 # (fp2|fp3), shuffle (fp1|fp2) need all four FP pipes: 3 µops / 4 = 0.75
