@@ -541,11 +541,15 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 				 "own beside core forms: %u kernels, %u usages of core resources "
 				 "added; %u usages raised by %u pairs of core resources, one inside "
 				 "the other; %u VEX forms beside their legacy forms, %u given "
-				 "their usages",
+				 "their usages; pushes apart from the front end: %s (%u forms)",
 				 ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed,
 				 100 * ps.before,
 				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained,
-				 ps.containing, ps.vex_pairs, ps.vex_taken);
+				 ps.containing, ps.vex_pairs, ps.vex_taken,
+				 ps.pushes_gate == 1   ? "yes"
+				 : ps.pushes_gate == 0 ? "no, the pairs share"
+						       : "not checked",
+				 ps.pushes_moved);
 	return rc;
 }
 

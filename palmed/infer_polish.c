@@ -18,6 +18,7 @@ void infer_polish_options_default(struct infer_polish_options *o)
 	o->contain = 1;
 	o->twin_floor = 1;
 	o->vex_twins = 1;
+	o->pushes_apart = 1;
 	o->anchor = 0.5;
 	o->seed = 1;
 	o->tol = 0.05;
@@ -794,6 +795,99 @@ static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned cha
 	return rc;
 }
 
+/* The resource a form loads most, besides skip and the width; -1: none. */
+static long top_resource(const struct model *m, size_t f, long skip)
+{
+	long top = -1;
+	for (size_t r = 0; r < m->nres; r++)
+		if ((long)r != skip && strcmp(m->res[r].name, MODEL_WIDTH) && model_rho(m, f, r) > 0 &&
+		    (top < 0 || model_rho(m, f, r) > model_rho(m, f, (size_t)top)))
+			top = (long)r;
+	return top;
+}
+
+/* Pushes apart from the front end. The core's resource that a NOP loads
+ * fully (the front end's: model.h) can carry a store's cycles alone: on a
+ * Zen 3 it also held the address units, and push r64 took 0.50 cycles of
+ * it, a move or a NOP 0.17; push + three moves was predicted at their
+ * sum, 1.0 cycles, where it runs the dispatch width's 0.68, and the
+ * prologues of the runs' blocks (pushes among moves) were their worst.
+ * Two pairs of the plain push check it on this CPU: beside NOPs, as many
+ * as take the same cycles, it runs under their sum (it does not take the
+ * front end's slots beyond its own), and beside plain loads, likewise,
+ * over the longer (it shares something with them: the address units).
+ * Then each push form (its own mnemonic: a form of PUSH) that loads the
+ * front end past a NOP's slot has that usage moved to a resource of the
+ * pushes (a push alone and among pushes as before), keeps a slot there,
+ * and loads the plain load's top resource at least as the load does.
+ * Only pushes: moving every store's usage so (282 forms on the Zen 3)
+ * won on one timing of the runs' blocks and lost on three; pushes write
+ * one line after another down the stack, where a compiled program's plain
+ * stores go to another line 27-51% of the time, a cycle each on that CPU
+ * (perpi core's store_line), which the front end's resource likely
+ * carried for them (docs/BENCHMARKS.md, "The Zen 3, the third night").
+ * Returns 0, or -1 with perpi_error() "interrupted". */
+#define PUSH_FORM "PUSH_GPR64"
+#define LOAD_FORM "MOV_GPR64_M64"
+static int pushes_apart(struct infer_meter *mt, struct model *m, double tol, int *gate,
+			unsigned *moved)
+{
+	long nop = model_form_index(m, "NOP"), st = model_form_index(m, PUSH_FORM),
+	     ld = model_form_index(m, LOAD_FORM);
+	*gate = -1;
+	if (nop < 0 || st < 0 || ld < 0 || !(m->form_cycles[nop] > 0) ||
+	    !(m->form_cycles[st] > 0) || !(m->form_cycles[ld] > 0))
+		return 0;
+	long front = top_resource(m, (size_t)nop, -1);
+	long lres = front < 0 ? -1 : top_resource(m, (size_t)ld, front);
+	if (front < 0 || lres < 0)
+		return 0;
+	double cs = m->form_cycles[st], cn = m->form_cycles[nop], cl = m->form_cycles[ld];
+	struct kernel ks[2];
+	unsigned a[2], b[2];
+	balance(cs, cn, &a[0], &b[0]);
+	balance(cs, cl, &a[1], &b[1]);
+	for (int i = 0; i < 2; i++) {
+		kernel_init(&ks[i]);
+		kernel_add(&ks[i], PUSH_FORM, a[i]);
+		kernel_add(&ks[i], i ? LOAD_FORM : "NOP", b[i]);
+	}
+	struct runs x;
+	runs_init(&x, 2);
+	infer_meter_label(mt, "pushes beside NOPs and loads: 2 kernels");
+	int rc = runs_measure(mt, ks, 2, &x) < 2 ? perpi_set_error("interrupted") : 0;
+	if (rc == 0) {
+		double with_nops = x.cycles[0], with_loads = x.cycles[1],
+		       sum = a[0] * cs + b[0] * cn, longer = fmax(a[1] * cs, b[1] * cl);
+		*gate = x.status[0] == 0 && x.status[1] == 0 && !x.helpers[0] && !x.helpers[1] &&
+			with_nops < sum * (1 - 3 * tol) && with_loads > longer * (1 + 3 * tol);
+		for (int i = 0; i < 2; i++)
+			if (x.status[i] == 0)
+				model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
+	}
+	double slot = model_rho(m, (size_t)nop, (size_t)front),
+	       addr = model_rho(m, (size_t)ld, (size_t)lres);
+	long pushes = -1;
+	for (size_t f = 0; rc == 0 && *gate == 1 && f < m->nforms; f++) {
+		struct form fm;
+		double u = model_rho(m, f, (size_t)front);
+		if (form_parse(m->forms[f], &fm) < 0 || strcmp(fm.mnemonic, "PUSH") ||
+		    u <= slot * (1 + tol))
+			continue;
+		if (pushes < 0)
+			pushes = (long)model_add_resource(m, "pushes", PUSH_FORM);
+		model_set_rho(m, f, (size_t)pushes, u);
+		model_set_rho(m, f, (size_t)front, slot);
+		model_set_rho(m, f, (size_t)lres,
+			      fmax(model_rho(m, f, (size_t)lres), fmin(m->form_cycles[f], addr)));
+		(*moved)++;
+	}
+	for (int i = 0; i < 2; i++)
+		kernel_done(&ks[i]);
+	runs_done(&x, 2);
+	return rc;
+}
+
 int infer_polish(struct infer_meter *mt, struct model *m, const char *const *core, size_t ncore,
 		 const struct infer_polish_options *o, struct infer_polish_stats *stats)
 {
@@ -899,6 +993,10 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 measured:
 	if (rc == 0 && nc && o->vex_twins &&
 	    vex_twins(mt, m, is_core, o->tol, &stats->vex_pairs, &stats->vex_taken) < 0)
+		rc = -1;
+	stats->pushes_gate = -1;
+	if (rc == 0 && nc && o->pushes_apart &&
+	    pushes_apart(mt, m, o->tol, &stats->pushes_gate, &stats->pushes_moved) < 0)
 		rc = -1;
 	for (size_t i = 0; i < nk; i++)
 		kernel_done(&ks[i]);

@@ -32,6 +32,8 @@ struct infer_polish_options {
 			    * form's unit (polish_target) */
 	int vex_twins;	   /* last, a VEX-128 form beside its legacy SSE form takes
 			    * its usages when the pair takes the sum (vex_twins) */
+	int pushes_apart;  /* last, pushes off the front end's resource when two
+			    * pairs show they are apart (pushes_apart) */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
 	int contain;	   /* first, a mapped form's usage of a core resource raised
@@ -55,6 +57,9 @@ struct infer_polish_stats {
 	unsigned twin_floors;  /* memory forms given their register form's unit so */
 	unsigned vex_pairs;    /* VEX forms measured beside their legacy forms */
 	unsigned vex_taken;    /* of those, VEX forms given the legacy form's usages */
+	int pushes_gate;       /* 1: the pairs showed pushes apart from the front end;
+				* 0: not; -1: not checked */
+	unsigned pushes_moved; /* forms given the pushes' resource so */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

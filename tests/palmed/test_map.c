@@ -1303,6 +1303,121 @@ static int check_vex_twins(void)
 	return !ok;
 }
 
+/* Pushes apart from the front end (infer_polish.c, pushes_apart): four
+ * ALU ports that a NOP and a move take, three address units (loads and
+ * stores) and two store-data ports. A store and a push are an address µop
+ * and a data µop (0.5 cycles alone); as the Zen 3's core left them, they
+ * are put on the NOP's resource at their cycles alone: push + two moves
+ * predicted at 1.0 cycles (the machine: 0.5), two pushes and three loads
+ * at 1.0 (the machine: five address µops on three units, 5/3). The two
+ * pairs show the pushes apart (a push beside two NOPs 0.5, under the sum;
+ * beside two loads 1.0, over the longer 0.67); moved, the push keeps a
+ * NOP's slot: 0.25 + 0.5 = 0.75, and the pushes and loads take 5/3. The
+ * plain store stays where it was (two stores and three loads 1.0). On a
+ * machine whose pushes take an ALU port too the first pair takes the sum
+ * and nothing moves. */
+#define SA_ALU 0xfu
+#define SA_AGU 0x70u
+#define SA_ST 0x180u
+static const char *const sa_ports[] = {"a0", "a1", "a2", "a3", "g0", "g1", "g2", "s0", "s1"};
+static const struct sim_form sa_forms[] = {
+    {"NOP", 1, {SA_ALU}, NULL},
+    {"MOV_GPR64_GPR64", 1, {SA_ALU}, NULL},
+    {"MOV_GPR64_M64", 1, {SA_AGU}, NULL},
+    {"MOV_M64_GPR64", 2, {SA_AGU, SA_ST}, NULL},
+    {"PUSH_GPR64", 2, {SA_AGU, SA_ST}, NULL},
+    {"CMP_M64_IMM8", 2, {SA_AGU, SA_ALU}, NULL},
+};
+static const struct sim_form sa_alu_forms[] = {
+    {"NOP", 1, {SA_ALU}, NULL},
+    {"MOV_GPR64_GPR64", 1, {SA_ALU}, NULL},
+    {"MOV_GPR64_M64", 1, {SA_AGU}, NULL},
+    {"MOV_M64_GPR64", 2, {SA_ALU, SA_ALU}, NULL},
+    {"PUSH_GPR64", 2, {SA_ALU, SA_ALU}, NULL},
+    {"CMP_M64_IMM8", 2, {SA_AGU, SA_ALU}, NULL},
+};
+static const char *const sa_core[] = {"NOP", "MOV_GPR64_GPR64", "MOV_GPR64_M64",
+				      "MOV_M64_GPR64"};
+static const struct sim_machine sa_machine = {
+    "pushes", "simulated: pushes", "pushes apart from the front end", 9,
+    sa_ports, 0, sa_forms, ARRAY_SIZE(sa_forms), sa_core, ARRAY_SIZE(sa_core)};
+static const struct sim_machine sa_alu_machine = {
+    "pushes-alu", "simulated: pushes-alu", "pushes and stores on the ALU ports", 9,
+    sa_ports, 0, sa_alu_forms, ARRAY_SIZE(sa_alu_forms), sa_core, ARRAY_SIZE(sa_core)};
+
+/* The Zen 3 core's miss: each store's usages all on the NOP's resource. */
+static void stores_on_front(struct model *m)
+{
+	long nop = model_form_index(m, "NOP");
+	size_t front = 0;
+	for (size_t r = 0; nop >= 0 && r < m->nres; r++)
+		if (model_rho(m, (size_t)nop, r) > model_rho(m, (size_t)nop, front))
+			front = r;
+	static const char *const st[] = {"MOV_M64_GPR64", "PUSH_GPR64"};
+	for (size_t i = 0; i < ARRAY_SIZE(st); i++) {
+		long f = model_form_index(m, st[i]);
+		for (size_t r = 0; f >= 0 && r < m->nres; r++)
+			if (strcmp(m->res[r].name, MODEL_WIDTH))
+				model_set_rho(m, (size_t)f, r, r == front ? m->form_cycles[f] : 0);
+	}
+}
+
+static int check_pushes_apart(void)
+{
+	static const char push[] = "MOV_GPR64_GPR64^2 PUSH_GPR64",
+			  mem[] = "MOV_GPR64_M64^3 PUSH_GPR64^2", cmp[] = "CMP_M64_IMM8",
+			  st[] = "MOV_GPR64_M64^3 MOV_M64_GPR64^2";
+	double right = NAN, mapped = NAN, got[2][2] = {{NAN, NAN}, {NAN, NAN}}, cmps[2] = {NAN, NAN},
+	       stores[2] = {NAN, NAN};
+	int gate[2] = {-2, -2}, gate_alu = -2;
+	unsigned moved[2] = {0, 0}, moved_alu = 1;
+	for (int on = 0; on < 2; on++) {
+		struct infer_polish_options po;
+		struct infer_polish_stats ps;
+		infer_polish_options_default(&po);
+		po.anchor = 1000;
+		po.pushes_apart = on;
+		struct model *m = sim_polished(&sa_machine, stores_on_front, &po, push, &right,
+					       &mapped, &ps, "pushes apart");
+		if (!m)
+			return 1;
+		got[on][0] = predicted(m, push);
+		got[on][1] = predicted(m, mem);
+		cmps[on] = predicted(m, cmp);
+		stores[on] = predicted(m, st);
+		gate[on] = ps.pushes_gate;
+		moved[on] = ps.pushes_moved;
+		model_delete(m);
+	}
+	{
+		struct infer_polish_options po;
+		struct infer_polish_stats ps;
+		infer_polish_options_default(&po);
+		double r2, m2;
+		struct model *m = sim_polished(&sa_alu_machine, NULL, &po, push, &r2, &m2, &ps,
+					       "pushes apart, ALU");
+		if (!m)
+			return 1;
+		gate_alu = ps.pushes_gate;
+		moved_alu = ps.pushes_moved;
+		model_delete(m);
+	}
+	int ok = fabs(right - 0.5) < 1e-6 && fabs(mapped - 1) < 1e-6 && gate[0] == -1 &&
+		 fabs(got[0][0] - 1) < 1e-6 && fabs(got[0][1] - 1) < 1e-6 && gate[1] == 1 &&
+		 moved[1] == 1 && fabs(got[1][0] - 0.75) < 1e-6 &&
+		 fabs(got[1][1] - 5.0 / 3) < 1e-6 && fabs(cmps[1] - cmps[0]) < 1e-9 &&
+		 fabs(stores[0] - 1) < 1e-6 && fabs(stores[1] - 1) < 1e-6 && gate_alu == 0 &&
+		 moved_alu == 0;
+	printf("%s pushes apart: %s predicted %.3f cycles by the right model, %.3f with the "
+	       "pushes on the front end, %.3f checked in mixes (anchored), %.3f moved (a slot "
+	       "kept: 0.75; the machine 0.5); %s %.3f -> %.3f (the machine 5/3); %s %.3f -> %.3f "
+	       "(left); %u forms moved, the pairs %s; pushes on the ALU ports: %s, %u moved\n",
+	       ok ? "ok" : "FAIL", push, right, mapped, got[0][0], got[1][0], mem, got[0][1],
+	       got[1][1], st, stores[0], stores[1], moved[1], gate[1] == 1 ? "apart" : "not apart",
+	       gate_alu == 0 ? "not apart" : "apart?", moved_alu);
+	return !ok;
+}
+
 /* REP forms timed at two lengths (infer_map_strings.c): a store port
  * that takes one byte a cycle, four ALUs, two load ports, and a REP stosb
  * whose every execution first takes STR_START cycles, as the runner runs
@@ -1394,5 +1509,5 @@ int main(void)
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_refused_group(sim) | check_polish(sim) | check_polish_front() |
 	       check_short_core() | check_twin_mixes() | check_own_beside_core() |
-	       check_partner_holds() | check_locked() | check_contain() | check_vex_twins() | check_strings();
+	       check_partner_holds() | check_locked() | check_contain() | check_vex_twins() | check_pushes_apart() | check_strings();
 }
