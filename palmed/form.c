@@ -123,6 +123,24 @@ int form_name_legacy(const char *name, char *buf, size_t size)
 	return 1;
 }
 
+int form_stores(const struct form *f)
+{
+	static const char *const reads[] = {"CMP",	   "TEST",	  "BT",	   "NOP",
+					    "PREFETCHT0",  "PREFETCHT1",  "PREFETCHT2", "PREFETCHNTA",
+					    "PREFETCHW",   "PREFETCHWT1", "CLFLUSH",	   "CLFLUSHOPT",
+					    "CLWB",	   "CLDEMOTE"};
+	if (strchr(f->mnemonic, '.'))
+		return 0;
+	if (!strcmp(f->mnemonic, "PUSH"))
+		return 1;
+	if (f->n == 0 || !form_kind_is_access(f->op[0]))
+		return 0;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (!strcmp(f->mnemonic, reads[i]))
+			return 0;
+	return 1;
+}
+
 int form_kind_is_address(enum form_kind k)
 {
 	return k >= FORM_MEM && k <= FORM_MEMRIP;

@@ -127,6 +127,11 @@ int form_name_unindexed(const char *name, char *buf, size_t size);
  * exists (VPSHUFD_XMM_XMM_IMM8 has no such source: "PSHUFD_XMM_IMM8" is
  * none) is the caller's to check. */
 int form_name_legacy(const char *name, char *buf, size_t size);
+/* Whether the form stores to memory: a push, or a first (destination)
+ * operand in memory but for the forms that only read it (cmp, test, bt,
+ * prefetches, nop, cache-line flushes). REP and LOCK forms are left out
+ * (0): their stores are timed as a whole. */
+int form_stores(const struct form *f);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

@@ -807,84 +807,101 @@ static long top_resource(const struct model *m, size_t f, long skip)
 }
 
 /* Pushes apart from the front end. The core's resource that a NOP loads
- * fully (the front end's: model.h) can carry a store's cycles alone: on a
+ * fully (the front end's: model.h) can carry a push's cycles alone: on a
  * Zen 3 it also held the address units, and push r64 took 0.50 cycles of
  * it, a move or a NOP 0.17; push + three moves was predicted at their
  * sum, 1.0 cycles, where it runs the dispatch width's 0.68, and the
  * prologues of the runs' blocks (pushes among moves) were their worst.
- * Two pairs of the plain push check it on this CPU: beside NOPs, as many
- * as take the same cycles, it runs under their sum (it does not take the
- * front end's slots beyond its own), and beside plain loads, likewise,
- * over the longer (it shares something with them: the address units).
- * Then each push form (its own mnemonic: a form of PUSH) that loads the
+ * Three pairs of the plain push check it on this CPU: beside NOPs, as
+ * many as take the same cycles, it runs under their sum (it does not take
+ * the front end's slots beyond its own); beside plain loads, likewise,
+ * over the longer (it shares something with them: the address units);
+ * beside plain stores at their sum at least (it shares the store units).
+ * With the first two, each push form (a form of PUSH) that loads the
  * front end past a NOP's slot has that usage moved to a resource of the
- * pushes (a push alone and among pushes as before), keeps a slot there,
- * and loads the plain load's top resource at least as the load does.
- * Only pushes: moving every store's usage so (282 forms on the Zen 3)
- * won on one timing of the runs' blocks and lost on three; pushes write
- * one line after another down the stack, where a compiled program's plain
- * stores go to another line 27-51% of the time, a cycle each on that CPU
- * (perpi core's store_line), which the front end's resource likely
- * carried for them (docs/BENCHMARKS.md, "The Zen 3, the third night").
- * Returns 0, or -1 with perpi_error() "interrupted". */
+ * stores (a push alone and among pushes as before), keeps a slot there,
+ * and loads the plain load's top resource at least as the load does; with
+ * the third, every other form that stores (form_stores) loads the stores'
+ * resource as it loads the front end's, where it keeps that usage. Only
+ * pushes leave the front end: moving every store's usage so (282 forms on
+ * the Zen 3) won on one timing of the runs' blocks and lost on three;
+ * pushes write one line after another down the stack, where a compiled
+ * program's plain stores go to another line 27-51% of the time, a cycle
+ * each on that CPU (perpi core's store_line), which the front end's
+ * resource likely carries for them (docs/BENCHMARKS.md, "The Zen 3, the
+ * third night"). Returns 0, or -1 with perpi_error() "interrupted". */
 #define PUSH_FORM "PUSH_GPR64"
 #define LOAD_FORM "MOV_GPR64_M64"
-static int pushes_apart(struct infer_meter *mt, struct model *m, double tol, int *gate,
-			unsigned *moved)
+#define STORE_FORM "MOV_M64_GPR64"
+static int pushes_apart(struct infer_meter *mt, struct model *m, double tol,
+			struct infer_polish_stats *ps)
 {
-	long nop = model_form_index(m, "NOP"), st = model_form_index(m, PUSH_FORM),
-	     ld = model_form_index(m, LOAD_FORM);
-	*gate = -1;
-	if (nop < 0 || st < 0 || ld < 0 || !(m->form_cycles[nop] > 0) ||
-	    !(m->form_cycles[st] > 0) || !(m->form_cycles[ld] > 0))
-		return 0;
-	long front = top_resource(m, (size_t)nop, -1);
-	long lres = front < 0 ? -1 : top_resource(m, (size_t)ld, front);
+	const char *other[3] = {"NOP", LOAD_FORM, STORE_FORM};
+	long push = model_form_index(m, PUSH_FORM), of[3];
+	ps->pushes_gate = -1;
+	for (int i = 0; i < 3; i++)
+		of[i] = model_form_index(m, other[i]);
+	for (int i = 0; i < 3; i++)
+		if (push < 0 || of[i] < 0 || !(m->form_cycles[push] > 0) ||
+		    !(m->form_cycles[of[i]] > 0))
+			return 0;
+	long front = top_resource(m, (size_t)of[0], -1);
+	long lres = front < 0 ? -1 : top_resource(m, (size_t)of[1], front);
 	if (front < 0 || lres < 0)
 		return 0;
-	double cs = m->form_cycles[st], cn = m->form_cycles[nop], cl = m->form_cycles[ld];
-	struct kernel ks[2];
-	unsigned a[2], b[2];
-	balance(cs, cn, &a[0], &b[0]);
-	balance(cs, cl, &a[1], &b[1]);
-	for (int i = 0; i < 2; i++) {
+	double cp = m->form_cycles[push];
+	struct kernel ks[3];
+	unsigned a[3], b[3];
+	for (int i = 0; i < 3; i++) {
+		balance(cp, m->form_cycles[of[i]], &a[i], &b[i]);
 		kernel_init(&ks[i]);
 		kernel_add(&ks[i], PUSH_FORM, a[i]);
-		kernel_add(&ks[i], i ? LOAD_FORM : "NOP", b[i]);
+		kernel_add(&ks[i], other[i], b[i]);
 	}
 	struct runs x;
-	runs_init(&x, 2);
-	infer_meter_label(mt, "pushes beside NOPs and loads: 2 kernels");
-	int rc = runs_measure(mt, ks, 2, &x) < 2 ? perpi_set_error("interrupted") : 0;
-	if (rc == 0) {
-		double with_nops = x.cycles[0], with_loads = x.cycles[1],
-		       sum = a[0] * cs + b[0] * cn, longer = fmax(a[1] * cs, b[1] * cl);
-		*gate = x.status[0] == 0 && x.status[1] == 0 && !x.helpers[0] && !x.helpers[1] &&
-			with_nops < sum * (1 - 3 * tol) && with_loads > longer * (1 + 3 * tol);
-		for (int i = 0; i < 2; i++)
-			if (x.status[i] == 0)
-				model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
+	runs_init(&x, 3);
+	infer_meter_label(mt, "pushes beside NOPs, loads and stores: 3 kernels");
+	int rc = runs_measure(mt, ks, 3, &x) < 3 ? perpi_set_error("interrupted") : 0;
+	int clean[3] = {0, 0, 0};
+	double sum[3], longer[3];
+	for (int i = 0; rc == 0 && i < 3; i++) {
+		clean[i] = x.status[i] == 0 && !x.helpers[i];
+		sum[i] = a[i] * cp + b[i] * m->form_cycles[of[i]];
+		longer[i] = fmax(a[i] * cp, b[i] * m->form_cycles[of[i]]);
+		if (x.status[i] == 0)
+			model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
 	}
-	double slot = model_rho(m, (size_t)nop, (size_t)front),
-	       addr = model_rho(m, (size_t)ld, (size_t)lres);
-	long pushes = -1;
-	for (size_t f = 0; rc == 0 && *gate == 1 && f < m->nforms; f++) {
+	if (rc == 0) {
+		ps->pushes_gate = clean[0] && clean[1] && x.cycles[0] < sum[0] * (1 - 3 * tol) &&
+				  x.cycles[1] > longer[1] * (1 + 3 * tol);
+		ps->stores_share = clean[2] && x.cycles[2] >= sum[2] * (1 - 3 * tol);
+	}
+	double slot = model_rho(m, (size_t)of[0], (size_t)front),
+	       addr = model_rho(m, (size_t)of[1], (size_t)lres);
+	long stores = -1;
+	for (size_t f = 0; rc == 0 && ps->pushes_gate == 1 && f < m->nforms; f++) {
 		struct form fm;
 		double u = model_rho(m, f, (size_t)front);
-		if (form_parse(m->forms[f], &fm) < 0 || strcmp(fm.mnemonic, "PUSH") ||
-		    u <= slot * (1 + tol))
+		if (form_parse(m->forms[f], &fm) < 0 || u <= slot * (1 + tol))
 			continue;
-		if (pushes < 0)
-			pushes = (long)model_add_resource(m, "pushes", PUSH_FORM);
-		model_set_rho(m, f, (size_t)pushes, u);
+		int is_push = !strcmp(fm.mnemonic, "PUSH");
+		if (!is_push && !(ps->stores_share && form_stores(&fm)))
+			continue;
+		if (stores < 0)
+			stores = (long)model_add_resource(m, "stores", PUSH_FORM);
+		model_set_rho(m, f, (size_t)stores, fmax(model_rho(m, f, (size_t)stores), u));
+		if (!is_push) {
+			ps->stores_loading++;
+			continue;
+		}
 		model_set_rho(m, f, (size_t)front, slot);
 		model_set_rho(m, f, (size_t)lres,
 			      fmax(model_rho(m, f, (size_t)lres), fmin(m->form_cycles[f], addr)));
-		(*moved)++;
+		ps->pushes_moved++;
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		kernel_done(&ks[i]);
-	runs_done(&x, 2);
+	runs_done(&x, 3);
 	return rc;
 }
 
@@ -995,8 +1012,7 @@ measured:
 	    vex_twins(mt, m, is_core, o->tol, &stats->vex_pairs, &stats->vex_taken) < 0)
 		rc = -1;
 	stats->pushes_gate = -1;
-	if (rc == 0 && nc && o->pushes_apart &&
-	    pushes_apart(mt, m, o->tol, &stats->pushes_gate, &stats->pushes_moved) < 0)
+	if (rc == 0 && nc && o->pushes_apart && pushes_apart(mt, m, o->tol, stats) < 0)
 		rc = -1;
 	for (size_t i = 0; i < nk; i++)
 		kernel_done(&ks[i]);

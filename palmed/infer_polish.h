@@ -59,7 +59,9 @@ struct infer_polish_stats {
 	unsigned vex_taken;    /* of those, VEX forms given the legacy form's usages */
 	int pushes_gate;       /* 1: the pairs showed pushes apart from the front end;
 				* 0: not; -1: not checked */
-	unsigned pushes_moved; /* forms given the pushes' resource so */
+	unsigned pushes_moved; /* push forms moved to the stores' resource so */
+	int stores_share;      /* a push beside plain stores took the sum */
+	unsigned stores_loading; /* other stores given the stores' resource too */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

@@ -1313,9 +1313,12 @@ static int check_vex_twins(void)
  * pairs show the pushes apart (a push beside two NOPs 0.5, under the sum;
  * beside two loads 1.0, over the longer 0.67); moved, the push keeps a
  * NOP's slot: 0.25 + 0.5 = 0.75, and the pushes and loads take 5/3. The
- * plain store stays where it was (two stores and three loads 1.0). On a
- * machine whose pushes take an ALU port too the first pair takes the sum
- * and nothing moves. */
+ * plain store stays where it was (two stores and three loads 1.0) but
+ * loads the stores' resource too, as the third pair (a push beside a
+ * store: the sum) says: two pushes and two stores, 2.0 cycles on the two
+ * store ports, were 2.0 with both on the front end and stay 2.0 (1.5 if
+ * the pushes left the stores behind). On a machine whose pushes take an
+ * ALU port too the first pair takes the sum and nothing moves. */
 #define SA_ALU 0xfu
 #define SA_AGU 0x70u
 #define SA_ST 0x180u
@@ -1366,9 +1369,11 @@ static int check_pushes_apart(void)
 {
 	static const char push[] = "MOV_GPR64_GPR64^2 PUSH_GPR64",
 			  mem[] = "MOV_GPR64_M64^3 PUSH_GPR64^2", cmp[] = "CMP_M64_IMM8",
-			  st[] = "MOV_GPR64_M64^3 MOV_M64_GPR64^2";
+			  st[] = "MOV_GPR64_M64^3 MOV_M64_GPR64^2",
+			  both[] = "MOV_M64_GPR64^2 PUSH_GPR64^2";
 	double right = NAN, mapped = NAN, got[2][2] = {{NAN, NAN}, {NAN, NAN}}, cmps[2] = {NAN, NAN},
-	       stores[2] = {NAN, NAN};
+	       stores[2] = {NAN, NAN}, mixed[2] = {NAN, NAN};
+	unsigned loading = 0;
 	int gate[2] = {-2, -2}, gate_alu = -2;
 	unsigned moved[2] = {0, 0}, moved_alu = 1;
 	for (int on = 0; on < 2; on++) {
@@ -1385,8 +1390,10 @@ static int check_pushes_apart(void)
 		got[on][1] = predicted(m, mem);
 		cmps[on] = predicted(m, cmp);
 		stores[on] = predicted(m, st);
+		mixed[on] = predicted(m, both);
 		gate[on] = ps.pushes_gate;
 		moved[on] = ps.pushes_moved;
+		loading = ps.stores_loading;
 		model_delete(m);
 	}
 	{
@@ -1406,15 +1413,18 @@ static int check_pushes_apart(void)
 		 fabs(got[0][0] - 1) < 1e-6 && fabs(got[0][1] - 1) < 1e-6 && gate[1] == 1 &&
 		 moved[1] == 1 && fabs(got[1][0] - 0.75) < 1e-6 &&
 		 fabs(got[1][1] - 5.0 / 3) < 1e-6 && fabs(cmps[1] - cmps[0]) < 1e-9 &&
-		 fabs(stores[0] - 1) < 1e-6 && fabs(stores[1] - 1) < 1e-6 && gate_alu == 0 &&
-		 moved_alu == 0;
+		 fabs(stores[0] - 1) < 1e-6 && fabs(stores[1] - 1) < 1e-6 &&
+		 fabs(mixed[0] - 2) < 1e-6 && fabs(mixed[1] - 2) < 1e-6 && loading == 1 &&
+		 gate_alu == 0 && moved_alu == 0;
 	printf("%s pushes apart: %s predicted %.3f cycles by the right model, %.3f with the "
 	       "pushes on the front end, %.3f checked in mixes (anchored), %.3f moved (a slot "
 	       "kept: 0.75; the machine 0.5); %s %.3f -> %.3f (the machine 5/3); %s %.3f -> %.3f "
-	       "(left); %u forms moved, the pairs %s; pushes on the ALU ports: %s, %u moved\n",
+	       "(left); %s %.3f -> %.3f (the machine 2); %u pushes moved, %u stores loading "
+	       "their resource, the pairs %s; pushes on the ALU ports: %s, %u moved\n",
 	       ok ? "ok" : "FAIL", push, right, mapped, got[0][0], got[1][0], mem, got[0][1],
-	       got[1][1], st, stores[0], stores[1], moved[1], gate[1] == 1 ? "apart" : "not apart",
-	       gate_alu == 0 ? "not apart" : "apart?", moved_alu);
+	       got[1][1], st, stores[0], stores[1], both, mixed[0], mixed[1], moved[1], loading,
+	       gate[1] == 1 ? "apart" : "not apart", gate_alu == 0 ? "not apart" : "apart?",
+	       moved_alu);
 	return !ok;
 }
 

@@ -51,6 +51,16 @@ static void expect_legacy(const char *name, const char *want)
 	}
 }
 
+static void expect_stores(const char *name, int want)
+{
+	struct form f;
+	int got = form_parse(name, &f) == 0 ? form_stores(&f) : -1;
+	if (got != want) {
+		printf("FAIL: %s stores: %d, want %d\n", name, got, want);
+		failures++;
+	}
+}
+
 static void expect_bad(const char *name)
 {
 	struct form f;
@@ -116,6 +126,20 @@ int main(void)
 	expect_legacy("VPADDD_YMM_YMM_YMM", "");
 	expect_legacy("VMOVAPS_XMM_XMM", "");
 	expect_legacy("PADDD_XMM_XMM", "");
+	expect_stores("MOV_M64_GPR64", 1);
+	expect_stores("ADD_M32X_IMM8", 1);
+	expect_stores("MOVAPS_M128_XMM", 1);
+	expect_stores("PUSH_GPR64", 1);
+	expect_stores("PUSH_IMM8", 1);
+	expect_stores("CMP_M64_IMM8", 0);
+	expect_stores("TEST_M8_GPR8", 0);
+	expect_stores("BT_M64_GPR64", 0);
+	expect_stores("BTS_M64_GPR64", 1);
+	expect_stores("PREFETCHT0_M8", 0);
+	expect_stores("MOV_GPR64_M64", 0);
+	expect_stores("POP_GPR64", 0);
+	expect_stores("LOCK.ADD_M64_GPR64", 0);
+	expect_stores("REP.STOSB", 0);
 	expect_bad("");
 	expect_bad("add_GPR64_GPR64");
 	expect_bad("ADD_GPR65");
