@@ -33,7 +33,8 @@ struct infer_polish_options {
 	int vex_twins;	   /* last, a VEX-128 form beside its legacy SSE form takes
 			    * its usages when the pair takes the sum (vex_twins) */
 	int pushes_apart;  /* last, pushes off the front end's resource when two
-			    * pairs show they are apart (pushes_apart) */
+			    * pairs show they are apart (pushes_apart), and pops
+			    * on the loads' when a pair shows it (pops_beside_loads) */
 	int own;	   /* first, each resource of a cluster's own beside every
 			    * core resource (own_beside_core) */
 	int contain;	   /* first, a mapped form's usage of a core resource raised
@@ -62,6 +63,9 @@ struct infer_polish_stats {
 	unsigned pushes_moved; /* push forms moved to the stores' resource so */
 	int stores_share;      /* a push beside plain stores took the sum */
 	unsigned stores_loading; /* other stores given the stores' resource too */
+	int pops_gate;		 /* 1: a pop beside loads took over the longer; 0: not;
+				  * -1: not checked */
+	unsigned pops_raised;	 /* pop forms given the load's address usage so */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

@@ -1317,8 +1317,12 @@ static int check_vex_twins(void)
  * loads the stores' resource too, as the third pair (a push beside a
  * store: the sum) says: two pushes and two stores, 2.0 cycles on the two
  * store ports, were 2.0 with both on the front end and stay 2.0 (1.5 if
- * the pushes left the stores behind). On a machine whose pushes take an
- * ALU port too the first pair takes the sum and nothing moves. */
+ * the pushes left the stores behind). A pop, one address µop, put on the
+ * NOP's resource alone: three pops beside three loads 1.0 cycles (the
+ * machine: six address µops on three units, 2.0); a pop beside loads
+ * takes over the longer, and the pop takes the load's usage: 2.0. On a
+ * machine whose pushes and pops take ALU ports the first pair takes the
+ * sum, the pop beside loads the longer, and nothing moves. */
 #define SA_ALU 0xfu
 #define SA_AGU 0x70u
 #define SA_ST 0x180u
@@ -1329,6 +1333,7 @@ static const struct sim_form sa_forms[] = {
     {"MOV_GPR64_M64", 1, {SA_AGU}, NULL},
     {"MOV_M64_GPR64", 2, {SA_AGU, SA_ST}, NULL},
     {"PUSH_GPR64", 2, {SA_AGU, SA_ST}, NULL},
+    {"POP_GPR64", 1, {SA_AGU}, NULL},
     {"CMP_M64_IMM8", 2, {SA_AGU, SA_ALU}, NULL},
 };
 static const struct sim_form sa_alu_forms[] = {
@@ -1337,6 +1342,7 @@ static const struct sim_form sa_alu_forms[] = {
     {"MOV_GPR64_M64", 1, {SA_AGU}, NULL},
     {"MOV_M64_GPR64", 2, {SA_ALU, SA_ALU}, NULL},
     {"PUSH_GPR64", 2, {SA_ALU, SA_ALU}, NULL},
+    {"POP_GPR64", 1, {SA_ALU}, NULL},
     {"CMP_M64_IMM8", 2, {SA_AGU, SA_ALU}, NULL},
 };
 static const char *const sa_core[] = {"NOP", "MOV_GPR64_GPR64", "MOV_GPR64_M64",
@@ -1356,7 +1362,7 @@ static void stores_on_front(struct model *m)
 	for (size_t r = 0; nop >= 0 && r < m->nres; r++)
 		if (model_rho(m, (size_t)nop, r) > model_rho(m, (size_t)nop, front))
 			front = r;
-	static const char *const st[] = {"MOV_M64_GPR64", "PUSH_GPR64"};
+	static const char *const st[] = {"MOV_M64_GPR64", "PUSH_GPR64", "POP_GPR64"};
 	for (size_t i = 0; i < ARRAY_SIZE(st); i++) {
 		long f = model_form_index(m, st[i]);
 		for (size_t r = 0; f >= 0 && r < m->nres; r++)
@@ -1370,10 +1376,12 @@ static int check_pushes_apart(void)
 	static const char push[] = "MOV_GPR64_GPR64^2 PUSH_GPR64",
 			  mem[] = "MOV_GPR64_M64^3 PUSH_GPR64^2", cmp[] = "CMP_M64_IMM8",
 			  st[] = "MOV_GPR64_M64^3 MOV_M64_GPR64^2",
-			  both[] = "MOV_M64_GPR64^2 PUSH_GPR64^2";
+			  both[] = "MOV_M64_GPR64^2 PUSH_GPR64^2",
+			  pops[] = "MOV_GPR64_M64^3 POP_GPR64^3";
 	double right = NAN, mapped = NAN, got[2][2] = {{NAN, NAN}, {NAN, NAN}}, cmps[2] = {NAN, NAN},
-	       stores[2] = {NAN, NAN}, mixed[2] = {NAN, NAN};
-	unsigned loading = 0;
+	       stores[2] = {NAN, NAN}, mixed[2] = {NAN, NAN}, popped[2] = {NAN, NAN};
+	unsigned loading = 0, raised = 0, raised_alu = 1;
+	int pops_gate_alu = -2;
 	int gate[2] = {-2, -2}, gate_alu = -2;
 	unsigned moved[2] = {0, 0}, moved_alu = 1;
 	for (int on = 0; on < 2; on++) {
@@ -1391,6 +1399,8 @@ static int check_pushes_apart(void)
 		cmps[on] = predicted(m, cmp);
 		stores[on] = predicted(m, st);
 		mixed[on] = predicted(m, both);
+		popped[on] = predicted(m, pops);
+		raised = ps.pops_raised;
 		gate[on] = ps.pushes_gate;
 		moved[on] = ps.pushes_moved;
 		loading = ps.stores_loading;
@@ -1407,6 +1417,8 @@ static int check_pushes_apart(void)
 			return 1;
 		gate_alu = ps.pushes_gate;
 		moved_alu = ps.pushes_moved;
+		pops_gate_alu = ps.pops_gate;
+		raised_alu = ps.pops_raised;
 		model_delete(m);
 	}
 	int ok = fabs(right - 0.5) < 1e-6 && fabs(mapped - 1) < 1e-6 && gate[0] == -1 &&
@@ -1415,16 +1427,18 @@ static int check_pushes_apart(void)
 		 fabs(got[1][1] - 5.0 / 3) < 1e-6 && fabs(cmps[1] - cmps[0]) < 1e-9 &&
 		 fabs(stores[0] - 1) < 1e-6 && fabs(stores[1] - 1) < 1e-6 &&
 		 fabs(mixed[0] - 2) < 1e-6 && fabs(mixed[1] - 2) < 1e-6 && loading == 1 &&
-		 gate_alu == 0 && moved_alu == 0;
+		 fabs(popped[0] - 1) < 1e-6 && fabs(popped[1] - 2) < 1e-6 && raised == 1 &&
+		 gate_alu == 0 && moved_alu == 0 && pops_gate_alu == 0 && raised_alu == 0;
 	printf("%s pushes apart: %s predicted %.3f cycles by the right model, %.3f with the "
 	       "pushes on the front end, %.3f checked in mixes (anchored), %.3f moved (a slot "
 	       "kept: 0.75; the machine 0.5); %s %.3f -> %.3f (the machine 5/3); %s %.3f -> %.3f "
 	       "(left); %s %.3f -> %.3f (the machine 2); %u pushes moved, %u stores loading "
-	       "their resource, the pairs %s; pushes on the ALU ports: %s, %u moved\n",
+	       "their resource, the pairs %s; %s %.3f -> %.3f (the machine 2), %u pops raised; "
+	       "pushes and pops on the ALU ports: %s, %u moved, %u pops raised\n",
 	       ok ? "ok" : "FAIL", push, right, mapped, got[0][0], got[1][0], mem, got[0][1],
 	       got[1][1], st, stores[0], stores[1], both, mixed[0], mixed[1], moved[1], loading,
-	       gate[1] == 1 ? "apart" : "not apart", gate_alu == 0 ? "not apart" : "apart?",
-	       moved_alu);
+	       gate[1] == 1 ? "apart" : "not apart", pops, popped[0], popped[1], raised,
+	       gate_alu == 0 ? "not apart" : "apart?", moved_alu, raised_alu);
 	return !ok;
 }
 
