@@ -15,8 +15,13 @@ the NOP's resource past a NOP's slot to a new resource of the stores (the
 old value: a store alone and among stores as before), leaves the slot,
 and raises its usage of the plain load's resource (MOV_GPR64_M64's top
 one besides the NOP's) to the plain load's usage there (a third of a
-cycle on the Zen 3: three address units). Not a build stage: what a
-measured one would do; score OUT.json with bench/palmed_rescore.py.
+cycle on the Zen 3: three address units). Score OUT.json with
+bench/palmed_rescore.py. The build does the --push-only form of it, gated
+by measured pairs, and gives the other stores the pushes' resource
+besides (palmed/infer_polish.c, pushes_apart: docs/MODEL.md, "Pushes
+apart from the front end"); every store moved, this script's default,
+lost on three of four timings of the runs' blocks (docs/BENCHMARKS.md,
+"The Zen 3, the third night").
 """
 import argparse
 import json
