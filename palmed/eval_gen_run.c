@@ -159,19 +159,6 @@ static void retry(struct eval_gen *g, const struct kernel *ks, size_t n, double 
 	free(er);
 }
 
-/* Every kernel measured is measured again in g->passes - 1 more passes,
- * in other shared objects (slices of another order: backwards, then
- * forwards from the middle, ...), and the fastest is kept. The harness
- * keeps the faster mode of a kernel's repetitions, but a slow spell of
- * the machine can outlast a whole slice: on the Zen 5 VM, kernels of
- * mask-register forms ran 1.5 to 2 times slower in one evaluation than in
- * the one before and in perpi bench (the same kernels: ADD_GPR16_IMM8^2
- * VPCMPGTW_K_YMM_M256^2, 1.93 instructions a cycle against 3.06 and 3.1);
- * on the shared Zen 3 VM, a block of the runs' (CMP_GPR64_IMM32 MOV_GPR64_M64)
- * ran 5.85 instructions a cycle in one evaluation and 3.77 in the next,
- * both in two passes. The
- * kernel's speed is the machine's when it is not slowed, as for every
- * measurement of the model. */
 /* The kernels of pass (1, 2, ...) that the first measured, into idx:
  * backwards in odd passes (other neighbours, other slices), forwards from
  * the middle in even ones. Returns how many. */
@@ -186,6 +173,18 @@ static size_t pass_order(const int *status, size_t n, unsigned pass, size_t *idx
 	return m;
 }
 
+/* Every kernel measured is measured again in g->passes - 1 more passes,
+ * in other shared objects (slices of another order: pass_order), and the
+ * fastest is kept. The harness keeps the faster mode of a kernel's
+ * repetitions, but a slow spell of the machine can outlast a whole slice:
+ * on the Zen 5 VM, kernels of mask-register forms ran 1.5 to 2 times
+ * slower in one evaluation than in the one before and in perpi bench (the
+ * same kernels: ADD_GPR16_IMM8^2 VPCMPGTW_K_YMM_M256^2, 1.93 instructions
+ * a cycle against 3.06 and 3.1); on the shared Zen 3 VM, a block of the
+ * runs' (CMP_GPR64_IMM32 MOV_GPR64_M64) ran 5.85 instructions a cycle in
+ * one evaluation and 3.77 in the next, both in two passes. The kernel's
+ * speed is the machine's when it is not slowed, as for every measurement
+ * of the model. */
 static void more_passes(struct eval_gen *g, const struct kernel *ks, size_t n, double *cycles,
 			const int *status, const volatile sig_atomic_t *stop)
 {

@@ -773,8 +773,7 @@ static int vex_twins(struct infer_meter *mt, struct model *m, const unsigned cha
 			model_add_run(m, &ks[i], x.helpers[i], x.cycles[i]);
 			double cf = m->form_cycles[vex[i]], cl = m->form_cycles[leg[i]],
 			       sum = a[i] * cf + b[i] * cl, c = x.cycles[i];
-			if (x.helpers[i] || c < sum * (1 - 2 * tol) ||
-			    c > sum * (1 + VEX_INTERFERENCE))
+			if (x.helpers[i] || c < sum * (1 - 2 * tol) || c > sum * (1 + VEX_INTERFERENCE))
 				continue;
 			for (size_t r = 0; r < m->nres; r++)
 				if (strcmp(m->res[r].name, MODEL_WIDTH))
@@ -806,6 +805,18 @@ static long top_resource(const struct model *m, size_t f, long skip)
 	return top;
 }
 
+/* The front end's resource (the one a NOP loads most) and the address
+ * units' (the one the plain load loads most besides it) into *front and
+ * *lres; 0, or -1 when the model lacks either. */
+#define LOAD_FORM "MOV_GPR64_M64"
+static int front_and_address(const struct model *m, long *front, long *lres)
+{
+	long nop = model_form_index(m, "NOP"), ld = model_form_index(m, LOAD_FORM);
+	*front = nop < 0 ? -1 : top_resource(m, (size_t)nop, -1);
+	*lres = ld < 0 || *front < 0 ? -1 : top_resource(m, (size_t)ld, *front);
+	return *lres < 0 ? -1 : 0;
+}
+
 /* Pushes apart from the front end. The core's resource that a NOP loads
  * fully (the front end's: model.h) can carry a push's cycles alone: on a
  * Zen 3 it also held the address units, and push r64 took 0.50 cycles of
@@ -831,7 +842,6 @@ static long top_resource(const struct model *m, size_t f, long skip)
  * resource likely carries for them (docs/BENCHMARKS.md, "The Zen 3, the
  * third night"). Returns 0, or -1 with perpi_error() "interrupted". */
 #define PUSH_FORM "PUSH_GPR64"
-#define LOAD_FORM "MOV_GPR64_M64"
 #define STORE_FORM "MOV_M64_GPR64"
 static int pushes_apart(struct infer_meter *mt, struct model *m, double tol,
 			struct infer_polish_stats *ps)
@@ -845,9 +855,8 @@ static int pushes_apart(struct infer_meter *mt, struct model *m, double tol,
 		if (push < 0 || of[i] < 0 || !(m->form_cycles[push] > 0) ||
 		    !(m->form_cycles[of[i]] > 0))
 			return 0;
-	long front = top_resource(m, (size_t)of[0], -1);
-	long lres = front < 0 ? -1 : top_resource(m, (size_t)of[1], front);
-	if (front < 0 || lres < 0)
+	long front, lres;
+	if (front_and_address(m, &front, &lres) < 0)
 		return 0;
 	double cp = m->form_cycles[push];
 	struct kernel ks[3];
@@ -919,15 +928,10 @@ static int pushes_apart(struct infer_meter *mt, struct model *m, double tol,
 static int pops_beside_loads(struct infer_meter *mt, struct model *m, double tol,
 			     struct infer_polish_stats *ps)
 {
-	long pop = model_form_index(m, POP_FORM), ld = model_form_index(m, LOAD_FORM),
-	     nop = model_form_index(m, "NOP");
+	long pop = model_form_index(m, POP_FORM), ld = model_form_index(m, LOAD_FORM), front, lres;
 	ps->pops_gate = -1;
-	if (pop < 0 || ld < 0 || nop < 0 || !(m->form_cycles[pop] > 0) ||
-	    !(m->form_cycles[ld] > 0))
-		return 0;
-	long front = top_resource(m, (size_t)nop, -1);
-	long lres = front < 0 ? -1 : top_resource(m, (size_t)ld, front);
-	if (lres < 0)
+	if (pop < 0 || ld < 0 || !(m->form_cycles[pop] > 0) || !(m->form_cycles[ld] > 0) ||
+	    front_and_address(m, &front, &lres) < 0)
 		return 0;
 	double cp = m->form_cycles[pop], cl = m->form_cycles[ld];
 	struct kernel k;
