@@ -15,7 +15,7 @@
 
 /* Bumped whenever the generated code or the measuring method changes, so
  * that cached measurements of the old code are not taken for new ones. */
-#define BENCH_GENERATOR_VERSION 7
+#define BENCH_GENERATOR_VERSION 8
 
 const char *timing_source_name(enum timing_source s)
 {

@@ -141,6 +141,12 @@ int form_stores(const struct form *f)
 	return 1;
 }
 
+int form_stores_nontemporal(const struct form *f)
+{
+	const char *m = f->mnemonic + (f->mnemonic[0] == 'V');
+	return !strncmp(m, "MOVNT", 5) && form_stores(f);
+}
+
 int form_kind_is_address(enum form_kind k)
 {
 	return k >= FORM_MEM && k <= FORM_MEMRIP;

@@ -132,6 +132,9 @@ int form_name_legacy(const char *name, char *buf, size_t size);
  * prefetches, nop, cache-line flushes). REP and LOCK forms are left out
  * (0): their stores are timed as a whole. */
 int form_stores(const struct form *f);
+/* A non-temporal store (MOVNTI, MOVNTDQ, VMOVNTPS...: past the caches,
+ * through write-combining buffers). */
+int form_stores_nontemporal(const struct form *f);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

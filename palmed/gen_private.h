@@ -13,8 +13,9 @@ enum { C_GPR, C_VEC, C_K, C_COUNT };
 struct pools {
 	int read[C_COUNT][32], write[C_COUNT][32];
 	unsigned n_read[C_COUNT], n_write[C_COUNT], next_write[C_COUNT];
-	unsigned cursor[2]; /* next displacement in the read and write halves */
-	unsigned lap[2];    /* read-modify-writes: times round the half */
+	unsigned cursor[3]; /* next displacement: reads, stores, non-temporal stores */
+	unsigned lap[3];    /* read-modify-writes: times round the half */
+	int nt_apart;	    /* non-temporal stores beside plain ones: each their lines */
 	int chain[C_COUNT]; /* latency mode: the one register of the chain, or -1 */
 	unsigned max_vec;
 	int use_zmm, used_k;
