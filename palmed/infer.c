@@ -470,6 +470,31 @@ double infer_fit_width(const struct infer_width_point *pts, size_t np, double le
 	return best;
 }
 
+/* Forms that do nothing: NOP (of any operands), ENDBR32, ENDBR64. A Zen 4
+ * runs them 11.9 a cycle, and a move beside a NOP too (MOV_GPR64_GPR64 NOP:
+ * 11.8), fused to the instruction before, where no other kernel ran over 6
+ * (its dispatch): a width read off them (8.9) put blocks of moves and zero
+ * idioms at 8.9 instructions a cycle, which ran at 5.96. */
+static int form_idle(const char *name)
+{
+	return !strcmp(name, "NOP") || !strncmp(name, "NOP_", 4) || !strcmp(name, "ENDBR32") ||
+	       !strcmp(name, "ENDBR64");
+}
+
+/* The width's slot a form that does nothing takes: none when its other
+ * usages bound it alone (fused, it runs beside the others for free),
+ * else at most its cycles alone. */
+static double idle_slot(const struct model *m, size_t f, double w)
+{
+	double most = 0;
+	for (size_t r = 0; r < m->nres; r++)
+		if (strcmp(m->res[r].name, MODEL_WIDTH))
+			most = fmax(most, model_rho(m, f, r));
+	if (!(m->form_cycles[f] > 0))
+		return 1 / w;
+	return most >= 0.95 * m->form_cycles[f] ? 0 : fmin(1 / w, m->form_cycles[f]);
+}
+
 /* The machine's width: one more resource, used 1/W by every form. No form
  * executes without a slot of decode, rename and retirement, however its
  * usages spread over the other resources: without it, blocks of
@@ -481,7 +506,9 @@ double infer_fit_width(const struct infer_width_point *pts, size_t np, double le
  * value that explains the short measured kernels best (the least mean
  * relative error, the refit's criterion): a machine that ran its fastest
  * kernel at W need not sustain W on the others (the Zen 5: 7.97 at most,
- * 7.0-7.4 fit best, by database). Nothing is added when no kernel was measured. */
+ * 7.0-7.4 fit best, by database). Kernels of forms that do nothing
+ * (form_idle) are left out of W, and each such form takes the slot
+ * idle_slot gives it. Nothing is added when no kernel was measured. */
 static void add_width(struct model *m)
 {
 	double best = 0;
@@ -495,7 +522,8 @@ static void add_width(struct model *m)
 		int string = 0;
 		for (size_t t = 0; t < k.n; t++) {
 			struct form f;
-			string |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f);
+			string |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
+				  form_idle(k.terms[t].form);
 		}
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
 		if (!string && ipc > best)
@@ -513,7 +541,7 @@ static void add_width(struct model *m)
 		double w = infer_fit_width(pts, np, 0.75 * best, best);
 		size_t r = model_add_resource(m, MODEL_WIDTH, at);
 		for (size_t i = 0; i < m->nforms; i++)
-			model_set_rho(m, i, r, 1 / w);
+			model_set_rho(m, i, r, form_idle(m->forms[i]) ? idle_slot(m, i, w) : 1 / w);
 	}
 	free(pts);
 }

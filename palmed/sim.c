@@ -146,8 +146,8 @@ static int uop_counts(const struct sim_machine *m, const struct kernel *k, doubl
 		if (f->unsupported)
 			return perpi_set_error("form %s: %s", f->name, f->unsupported);
 		for (unsigned u = 0; u < f->nuops; u++) {
-			count[f->ports[u]] += k->terms[t].count;
-			*total += k->terms[t].count;
+			count[f->ports[u] & ~SIM_FUSED] += k->terms[t].count;
+			*total += f->ports[u] & SIM_FUSED ? 0 : k->terms[t].count;
 		}
 	}
 	return 0;

@@ -11,6 +11,11 @@
 
 #define SIM_MAX_UOPS 6
 
+/* A µop's port mask with this bit: it takes no dispatch slot (a NOP that a
+ * Zen 4 fuses to the instruction before): the machine's width does not
+ * count it. */
+#define SIM_FUSED 0x80000000u
+
 struct sim_form {
 	const char *name;
 	unsigned nuops;

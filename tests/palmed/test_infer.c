@@ -200,8 +200,13 @@ static int check_noisy(const struct sim_machine *sim)
 	double w = wres < 0 ? 0 : 1 / model_rho(model, 0, (size_t)wres);
 	int width_ok = wres >= 0 && (sim->width ? fabs(w - sim->width) <= 0.01 * sim->width
 						: w <= sim->nports * 1.01);
+	/* a NOP's slot: at most its cycles alone (a fused NOP runs faster) */
 	for (size_t i = 0; width_ok && i < model->nforms; i++)
-		width_ok = fabs(model_rho(model, i, (size_t)wres) - 1 / w) < 1e-12;
+		width_ok =
+		    strcmp(model->forms[i], "NOP")
+			? fabs(model_rho(model, i, (size_t)wres) - 1 / w) < 1e-12
+			: model_rho(model, i, (size_t)wres) <= 1 / w + 1e-12 &&
+			      model_rho(model, i, (size_t)wres) <= model->form_cycles[i] + 1e-12;
 	printf("%s noisy %s: width %.3f (the machine's dispatch: %u, 0 none)\n",
 	       width_ok ? "ok" : "FAIL", sim->name, w, sim->width);
 
@@ -562,11 +567,33 @@ static int check_self_disturbing(void)
 	       one_wait("a busy spell, then all measured", &spell, 60, (const int[]){0, 0, 0}, 0);
 }
 
+/* A machine whose NOPs take no dispatch slot (SIM_FUSED), as a Zen 4 fuses
+ * a NOP to the instruction before: six ALU ports, a width of 4. By hand:
+ * NOP alone 1/6 cycles (six ALUs: 6 a cycle, over the width), a move alone
+ * 1/4 (the width), a move and a NOP 2/6 (the ALUs; 6 a cycle), two moves
+ * and an add 3/4. The width must come out 4 (read off the NOPs it would
+ * be 6 and put the moves at 6 a cycle), every other form takes 1/4 of it,
+ * and the NOP at most its 1/6 alone (none here: the ALUs bound it alone,
+ * so that a move and a NOP come out at 2/6, not 1/4 + 1/6); held out,
+ * within 2% of the machine. */
+static const char *const fused_ports[] = {"a0", "a1", "a2", "a3", "a4", "a5"};
+static const struct sim_form fused_forms[] = {
+    {"NOP", 1, {0x3fu | SIM_FUSED}, NULL},
+    {"MOV_GPR64_GPR64", 1, {0x3fu}, NULL},
+    {"ADD_GPR64_GPR64", 1, {0xfu}, NULL},
+    {"IMUL_GPR64_GPR64", 1, {0x1u}, NULL},
+    {"SHL_GPR64_IMM8", 1, {0x30u}, NULL},
+};
+static const struct sim_machine fused_machine = {
+    "fused", "simulated: fused NOPs", "NOPs past the dispatch width", 6, fused_ports, 4,
+    fused_forms, ARRAY_SIZE(fused_forms), NULL, 0};
+
 int main(int argc, char **argv)
 {
 	int failed = argc < 2
 			 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
-			       check_width_fit() | check_host_note() | check_self_disturbing()
+			       check_width_fit() | check_host_note() | check_self_disturbing() |
+			       check_noisy(&fused_machine)
 			 : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
