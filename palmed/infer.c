@@ -519,17 +519,17 @@ static void add_width(struct model *m)
 		struct kernel k;
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
-		int string = 0;
+		int left_out = 0; /* a string form, or one that does nothing */
 		for (size_t t = 0; t < k.n; t++) {
 			struct form f;
-			string |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
-				  form_idle(k.terms[t].form);
+			left_out |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
+				    form_idle(k.terms[t].form);
 		}
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
-		if (!string && ipc > best)
+		if (!left_out && ipc > best)
 			best = ipc, at = m->meas[b].kernel;
 		struct prediction p;
-		if (!string && kernel_size(&k) <= WIDTH_SMALL && model_predict(m, &k, &p) == 0) {
+		if (!left_out && kernel_size(&k) <= WIDTH_SMALL && model_predict(m, &k, &p) == 0) {
 			if (p.nuncovered == 0)
 				pts[np++] = (struct infer_width_point){
 				    p.cycles, (double)kernel_size(&k), m->meas[b].cycles};
