@@ -12,6 +12,10 @@
 #include "palmed/measure.h"
 #include "palmed/model.h"
 
+/* A kernel that ran slower than its forms one after another by more than
+ * this share is left out of the usages' fits (infer_refit.c's over_sum). */
+#define INFER_OVER_SUM 0.10
+
 struct infer_options {
 	double tol;		 /* two cycle counts within this ratio are equal */
 	unsigned scale;		 /* repetitions of a kernel when isolating a resource */

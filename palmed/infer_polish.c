@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "palmed/form.h"
+#include "palmed/infer.h"
 #include "palmed/infer_polish.h"
 #include "palmed/lp.h"
 
@@ -78,7 +79,8 @@ static void make_mix(const struct model *m, size_t t, const size_t *core, size_t
 }
 
 /* The mix as it ran (k and its helpers) seen from target t; 0, or -1 when
- * a form of it is not in the model. */
+ * a form of it is not in the model or the mix ran slower than its forms
+ * one after another (what no usages explain: infer_refit.c's over_sum). */
 static int read_mix(const struct model *m, size_t t, const struct kernel *k, const char *helpers,
 		    double cycles, struct mix *x)
 {
@@ -91,8 +93,11 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	x->at = -1;
 	x->fixed = xcalloc(m->nres + 1, sizeof(double));
 	int rc = 0;
+	double sum = 0;
 	for (size_t i = 0; i < all.n && rc == 0; i++) {
 		long f = model_form_index(m, all.terms[i].form);
+		if (f >= 0)
+			sum += all.terms[i].count * m->form_cycles[f];
 		if (f < 0) {
 			rc = -1;
 		} else if ((size_t)f == t) {
@@ -103,7 +108,7 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 		}
 	}
 	kernel_done(&all);
-	if (rc < 0 || x->a <= 0) {
+	if (rc < 0 || x->a <= 0 || !(cycles <= sum * (1 + INFER_OVER_SUM))) {
 		free(x->fixed);
 		x->fixed = NULL;
 		return -1;

@@ -588,12 +588,109 @@ static const struct sim_machine fused_machine = {
     "fused", "simulated: fused NOPs", "NOPs past the dispatch width", 6, fused_ports, 4,
     fused_forms, ARRAY_SIZE(fused_forms), NULL, 0};
 
+/* A machine with an effect no resource model has: a store and a push in
+ * one kernel go to two cache lines in turn, and the L1 takes one new line
+ * a cycle (a Zen 4 runs `MOV_M64_GPR64 PUSH_GPR64` in 2.0 cycles, each
+ * alone in 0.5). Ports: three address units, two store units, four ALUs;
+ * a load takes an address unit, a store or a push one of each more, so
+ * by hand a push and a load run in 2/3 of a cycle (two address uops on
+ * three units), a push alone in 1/2 (the store units). The kernels with
+ * both kinds take a cycle a store and push (by construction of the
+ * runner below); fitted to them, the usages make a push cost more
+ * everywhere. Left out as slower than their forms one after another
+ * (INFER_OVER_SUM), every other kernel stays within 2%, and the push
+ * beside a load within 2% of its 2/3. */
+static const char *const lines_ports[] = {"g0", "g1", "g2", "s0", "s1", "a0", "a1", "a2", "a3"};
+static const struct sim_form lines_forms[] = {
+    {"MOV_GPR64_M64", 1, {0x7u}, NULL},
+    {"MOV_M64_GPR64", 2, {0x7u, 0x18u}, NULL},
+    {"PUSH_GPR64", 2, {0x7u, 0x18u}, NULL},
+    {"ADD_GPR64_GPR64", 1, {0x1e0u}, NULL},
+    {"IMUL_GPR64_GPR64", 1, {0x20u}, NULL},
+    {"SHL_GPR64_IMM8", 1, {0x60u}, NULL},
+};
+static const struct sim_machine lines_machine = {
+    "lines", "simulated: store lines", "stores and pushes on two lines in turn", 9, lines_ports, 6,
+    lines_forms, ARRAY_SIZE(lines_forms), NULL, 0};
+
+static unsigned count_of(const struct kernel *k, const char *form)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->terms[i].form, form))
+			return k->terms[i].count;
+	return 0;
+}
+
+static int lines_cycles(void *ctx, const struct kernel *k, double *cycles)
+{
+	if (sim_cycles(ctx, k, cycles) < 0)
+		return -1;
+	unsigned st = count_of(k, "MOV_M64_GPR64"), push = count_of(k, "PUSH_GPR64");
+	if (st && push)
+		*cycles = fmax(*cycles, st + push);
+	return 0;
+}
+
+static int check_over_sum(void)
+{
+	const struct sim_machine *sim = &lines_machine;
+	struct measure ms = {.ctx = (void *)sim, .cycles = lines_cycles, .cpu = sim->cpu};
+	struct infer_options o;
+	struct model *model;
+	const char **forms = xmalloc(sim->nforms * sizeof(char *));
+	for (size_t i = 0; i < sim->nforms; i++)
+		forms[i] = sim->forms[i].name;
+	infer_options_noisy(&o);
+	if (infer_model(&ms, forms, sim->nforms, &o, &model, NULL) < 0) {
+		printf("FAIL over sum: %s\n", perpi_error());
+		free(forms);
+		return 1;
+	}
+	double sum = 0, worst = 0;
+	unsigned n = 0;
+	while (n < 300) {
+		struct kernel k;
+		struct prediction p;
+		double truth;
+		kernel_init(&k);
+		for (unsigned a = 0, nf = 2 + next_random(3); a < nf; a++)
+			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
+				   1 + next_random(4));
+		if (!(count_of(&k, "MOV_M64_GPR64") && count_of(&k, "PUSH_GPR64"))) {
+			sim_cycles(sim, &k, &truth);
+			model_predict(model, &k, &p);
+			double rel = (p.cycles - truth) / truth;
+			sum += rel * rel;
+			worst = fmax(worst, fabs(rel));
+			prediction_done(&p);
+			n++;
+		}
+		kernel_done(&k);
+	}
+	struct kernel pl;
+	struct prediction pp;
+	kernel_init(&pl);
+	kernel_add(&pl, "PUSH_GPR64", 1);
+	kernel_add(&pl, "MOV_GPR64_M64", 1);
+	model_predict(model, &pl, &pp);
+	double rms = sqrt(sum / n), push_load = pp.cycles;
+	int ok = rms < 0.02 && fabs(push_load - 2.0 / 3) < 0.02 * 2 / 3;
+	printf("%s over sum: a push and a load %.3f cycles (2/3 by hand); %u kernels without a "
+	       "store beside a push: RMS error %.2f%%, worst %.1f%%\n",
+	       ok ? "ok" : "FAIL", push_load, n, 100 * rms, 100 * worst);
+	prediction_done(&pp);
+	kernel_done(&pl);
+	model_delete(model);
+	free(forms);
+	return !ok;
+}
+
 int main(int argc, char **argv)
 {
 	int failed = argc < 2
 			 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
 			       check_width_fit() | check_host_note() | check_self_disturbing() |
-			       check_noisy(&fused_machine)
+			       check_noisy(&fused_machine) | check_over_sum()
 			 : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
