@@ -570,7 +570,8 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 				 "added; %u usages raised by %u pairs of core resources, one inside "
 				 "the other; %u VEX forms beside their legacy forms, %u given "
 				 "their usages; pushes apart from the front end: %s (%u forms; "
-				 "%u stores beside them); pops beside loads: %s (%u forms)",
+				 "%u stores beside them; %u given the loads' address units); "
+				 "pops beside loads: %s (%u forms)",
 				 ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed,
 				 100 * ps.before,
 				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained,
@@ -578,7 +579,7 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 				 ps.pushes_gate == 1   ? "yes"
 				 : ps.pushes_gate == 0 ? "no, the pairs share"
 						       : "not checked",
-				 ps.pushes_moved, ps.stores_loading,
+				 ps.pushes_moved, ps.stores_loading, ps.pushes_raised,
 				 ps.pops_gate == 1   ? "they share"
 				 : ps.pops_gate == 0 ? "apart"
 						     : "not checked",

@@ -61,6 +61,8 @@ struct infer_polish_stats {
 	int pushes_gate;       /* 1: the pairs showed pushes apart from the front end;
 				* 0: not; -1: not checked */
 	unsigned pushes_moved; /* push forms moved to the stores' resource so */
+	unsigned pushes_raised; /* push forms given the load's address usage (a
+				 * push beside loads over the longer) */
 	int stores_share;      /* a push beside plain stores took the sum */
 	unsigned stores_loading; /* other stores given the stores' resource too */
 	int pops_gate;		 /* 1: a pop beside loads took over the longer; 0: not;

@@ -1442,6 +1442,56 @@ static int check_pushes_apart(void)
 	return !ok;
 }
 
+/* Pushes beside loads (infer_polish.c, pushes_apart): the machine above,
+ * its mapping right but for the push, left off the address units that the
+ * loads take (a Zen 4 build put its 0.33 there on the ALUs). By hand: two
+ * pushes and three loads are five address µops on three units, 5/3
+ * cycles; the push's store ports alone say 1.0. A push beside two loads
+ * takes over the longer (0.67 against 0.5), so each push form loads the
+ * load's address resource as the load does: 5/3 again, one push raised;
+ * a push beside two moves stays 0.5; the stage off, 1.0. */
+static void push_off_address(struct model *m)
+{
+	long ld = model_form_index(m, "MOV_GPR64_M64"), push = model_form_index(m, "PUSH_GPR64");
+	size_t lres = 0;
+	for (size_t r = 0; ld >= 0 && r < m->nres; r++)
+		if (model_rho(m, (size_t)ld, r) > model_rho(m, (size_t)ld, lres))
+			lres = r;
+	if (push >= 0 && ld >= 0)
+		model_set_rho(m, (size_t)push, lres, 0);
+}
+
+static int check_pushes_beside_loads(void)
+{
+	static const char mem[] = "MOV_GPR64_M64^3 PUSH_GPR64^2",
+			  push[] = "MOV_GPR64_GPR64^2 PUSH_GPR64";
+	double right = NAN, mapped = NAN, got[2] = {NAN, NAN}, alu[2] = {NAN, NAN};
+	unsigned raised[2] = {9, 9};
+	for (int on = 0; on < 2; on++) {
+		struct infer_polish_options po;
+		struct infer_polish_stats ps;
+		infer_polish_options_default(&po);
+		po.anchor = 1000;
+		po.pushes_apart = on;
+		struct model *m = sim_polished(&sa_machine, push_off_address, &po, mem, &right,
+					       &mapped, &ps, "pushes beside loads");
+		if (!m)
+			return 1;
+		got[on] = predicted(m, mem);
+		alu[on] = predicted(m, push);
+		raised[on] = ps.pushes_raised;
+		model_delete(m);
+	}
+	int ok = fabs(right - 5.0 / 3) < 1e-6 && fabs(mapped - 1) < 1e-6 &&
+		 fabs(got[0] - 1) < 1e-6 && fabs(got[1] - 5.0 / 3) < 1e-6 && raised[0] == 0 &&
+		 raised[1] == 1 && fabs(alu[1] - 0.5) < 1e-6;
+	printf("%s pushes beside loads: %s %.3f cycles by the right model, %.3f with the push off "
+	       "the address units, %.3f the stage off, %.3f on (%u push forms raised; the machine "
+	       "5/3); %s %.3f (the machine 0.5)\n",
+	       ok ? "ok" : "FAIL", mem, right, mapped, got[0], got[1], raised[1], push, alu[1]);
+	return !ok;
+}
+
 /* REP forms timed at two lengths (infer_map_strings.c): a store port
  * that takes one byte a cycle, four ALUs, two load ports, and a REP stosb
  * whose every execution first takes STR_START cycles, as the runner runs
@@ -1533,5 +1583,6 @@ int main(void)
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_refused_group(sim) | check_polish(sim) | check_polish_front() |
 	       check_short_core() | check_twin_mixes() | check_own_beside_core() |
-	       check_partner_holds() | check_locked() | check_contain() | check_vex_twins() | check_pushes_apart() | check_strings();
+	       check_partner_holds() | check_locked() | check_contain() | check_vex_twins() |
+	       check_pushes_apart() | check_pushes_beside_loads() | check_strings();
 }
