@@ -422,7 +422,8 @@ static void add_prologue(struct strbuf *out, const char *symbol, const struct po
 	 * and such a call runs four times the instructions (eval_gen_run.c) */
 	if (pl->pattern == 2)
 		strbuf_addf(out,
-			    "\tmov rax, 0x3ff0000000000000\n\tmov rdi, rsp\n\tmov ecx, %d\n" EG_FRAME_FILLED,
+			    "\tmov rax, 0x3ff0000000000000\n\tmov rdi, rsp\n\tmov ecx, %d\n"
+			    "\trep stosq\n\tmov rdi, rdx\n",
 			    FRAME / 8);
 	else if (stack)
 		strbuf_addf(out, "\tadd rsp, %d\n", STACK_AREA / 2);
@@ -456,7 +457,7 @@ static void add_state_init(struct strbuf *out, const struct pools *pl, const str
 }
 
 int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symbol,
-		    struct strbuf *out, unsigned *copies)
+		    struct strbuf *out, unsigned *copies, int *fills_frame)
 {
 	const struct eg_form **fs = xcalloc(k->n + 1, sizeof(*fs));
 	unsigned long long state = 0x243f6a8885a308d3ULL;
@@ -483,6 +484,8 @@ int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symb
 	pl.pattern = next(&state, stack ? 2 : 3);
 	pl.pattern = any_indexed(fs, k) ? 1 : pl.pattern == 1 ? 0 : pl.pattern;
 	*copies = rc == 0 ? body_copies(&pl, size) : 1;
+	if (fills_frame)
+		*fills_frame = rc == 0 && pl.pattern == 2;
 	for (unsigned c = 0; rc == 0 && c < *copies; c++) {
 		size_t n = order_copy(fs, k, &state, order);
 		if (n == 0)
@@ -527,7 +530,7 @@ char *eval_gen_asm(struct eval_gen *g, const struct kernel *k, unsigned *copies)
 	unsigned n;
 	strbuf_init(&s);
 	strbuf_addf(&s, ".intel_syntax noprefix\n");
-	if (eval_gen_kernel(g, k, "perpi_eval", &s, &n) < 0) {
+	if (eval_gen_kernel(g, k, "perpi_eval", &s, &n, NULL) < 0) {
 		strbuf_done(&s);
 		return NULL;
 	}

@@ -45,11 +45,12 @@ void eval_gen_draw(const struct eval_gen *g, unsigned seed, size_t count,
  * `symbol(turns, read, write)` appended to out (Intel syntax), its body
  * a whole number of copies of k (*copies); the choices (order, registers,
  * memory pattern) follow a seed drawn from k, so k is always the same
- * code. Returns 0, or -1 with
- * perpi_error() set (a form it does not know, a kernel it cannot keep
+ * code. *fills_frame (unless NULL): whether the function fills a stack
+ * frame before its loop, inside the timing of each call. Returns 0, or -1
+ * with perpi_error() set (a form it does not know, a kernel it cannot keep
  * free of dependencies: flags read and written, implicit registers). */
 int eval_gen_kernel(struct eval_gen *g, const struct kernel *k, const char *symbol,
-		    struct strbuf *out, unsigned *copies);
+		    struct strbuf *out, unsigned *copies, int *fills_frame);
 
 /* How many passes eval_gen_measure makes over the kernels, the fastest
  * timing of each kept (2 unless set; 0 is taken as 1). */

@@ -4,11 +4,6 @@
 #ifndef PERPI_EVAL_GEN_PRIVATE_H
 #define PERPI_EVAL_GEN_PRIVATE_H
 
-/* The end of a prologue that fills a stack frame (eval_gen.c's
- * add_prologue): a call of such a kernel runs longer (eval_gen_run.c), so
- * that the fill, timed with the loop, weighs little. */
-#define EG_FRAME_FILLED "\trep stosq\n\tmov rdi, rdx\n"
-
 #include <stdint.h>
 
 #include "palmed/eval_gen.h"

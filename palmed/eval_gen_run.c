@@ -67,18 +67,17 @@ static void run_slice(struct eval_gen *g, const struct kernel *ks, size_t n, dou
 	strbuf_addf(&s, ".intel_syntax noprefix\n");
 	for (size_t i = 0; i < n; i++) {
 		unsigned copies;
-		size_t at = s.len;
+		int fills = 0;
 		snprintf(symbols[nj], sizeof(symbols[0]), "perpi_eval%zu", nj);
 		status[i] = -1;
-		if (eval_gen_kernel(g, &ks[i], symbols[nj], &s, &copies) < 0) {
+		if (eval_gen_kernel(g, &ks[i], symbols[nj], &s, &copies, &fills) < 0) {
 			errors[i] = xstrdup(perpi_error());
 			continue;
 		}
 		/* a call that fills a stack frame first (eval_gen.c's
 		 * add_prologue: about 250 cycles on a Zen 4, inside the timing)
 		 * runs four times the instructions, the fill under 0.4% of it */
-		unsigned body = copies * kernel_size(&ks[i]),
-			 total = strstr(s.buf + at, EG_FRAME_FILLED) ? 400000 : 100000;
+		unsigned body = copies * kernel_size(&ks[i]), total = fills ? 400000 : 100000;
 		jobs[nj].symbol = symbols[nj];
 		jobs[nj].turns = (total + body - 1) / body;
 		jobs[nj].divisor = (double)jobs[nj].turns * copies;

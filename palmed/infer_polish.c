@@ -96,11 +96,12 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	double sum = 0;
 	for (size_t i = 0; i < all.n && rc == 0; i++) {
 		long f = model_form_index(m, all.terms[i].form);
-		if (f >= 0)
-			sum += all.terms[i].count * m->form_cycles[f];
 		if (f < 0) {
 			rc = -1;
-		} else if ((size_t)f == t) {
+			continue;
+		}
+		sum += all.terms[i].count * m->form_cycles[f];
+		if ((size_t)f == t) {
 			x->a += all.terms[i].count;
 		} else {
 			for (size_t r = 0; r < m->nres; r++)

@@ -1371,6 +1371,19 @@ static void stores_on_front(struct model *m)
 	}
 }
 
+/* The pushes' machine inferred, corrupted, and checked in mixes anchored
+ * hard (the mixes move no usage), its pushes-apart stage on or off. */
+static struct model *pushes_polished(int on, void (*corrupt)(struct model *), const char *pair,
+				     double *right, double *mapped, struct infer_polish_stats *ps,
+				     const char *what)
+{
+	struct infer_polish_options po;
+	infer_polish_options_default(&po);
+	po.anchor = 1000;
+	po.pushes_apart = on;
+	return sim_polished(&sa_machine, corrupt, &po, pair, right, mapped, ps, what);
+}
+
 static int check_pushes_apart(void)
 {
 	static const char push[] = "MOV_GPR64_GPR64^2 PUSH_GPR64",
@@ -1385,13 +1398,9 @@ static int check_pushes_apart(void)
 	int gate[2] = {-2, -2}, gate_alu = -2;
 	unsigned moved[2] = {0, 0}, moved_alu = 1;
 	for (int on = 0; on < 2; on++) {
-		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		infer_polish_options_default(&po);
-		po.anchor = 1000;
-		po.pushes_apart = on;
-		struct model *m = sim_polished(&sa_machine, stores_on_front, &po, push, &right,
-					       &mapped, &ps, "pushes apart");
+		struct model *m = pushes_polished(on, stores_on_front, push, &right, &mapped, &ps,
+						  "pushes apart");
 		if (!m)
 			return 1;
 		got[on][0] = predicted(m, push);
@@ -1468,13 +1477,9 @@ static int check_pushes_beside_loads(void)
 	double right = NAN, mapped = NAN, got[2] = {NAN, NAN}, alu[2] = {NAN, NAN};
 	unsigned raised[2] = {9, 9};
 	for (int on = 0; on < 2; on++) {
-		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		infer_polish_options_default(&po);
-		po.anchor = 1000;
-		po.pushes_apart = on;
-		struct model *m = sim_polished(&sa_machine, push_off_address, &po, mem, &right,
-					       &mapped, &ps, "pushes beside loads");
+		struct model *m = pushes_polished(on, push_off_address, mem, &right, &mapped, &ps,
+						  "pushes beside loads");
 		if (!m)
 			return 1;
 		got[on] = predicted(m, mem);
