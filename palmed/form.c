@@ -123,6 +123,61 @@ int form_name_legacy(const char *name, char *buf, size_t size)
 	return 1;
 }
 
+size_t form_name_registers(const char *name, char out[2][FORM_NAME_MAX])
+{
+	struct form f;
+	unsigned at = FORM_MAX_OPERANDS, accesses = 0;
+	int vec = 0;
+	if (form_parse(name, &f) < 0)
+		return 0;
+	for (unsigned i = 0; i < f.n; i++) {
+		if (form_kind_is_access(f.op[i]))
+			at = i, accesses++;
+		vec |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
+	}
+	if (accesses != 1)
+		return 0;
+	enum form_kind c[2] = {FORM_KIND_COUNT, FORM_KIND_COUNT};
+	switch (f.op[at]) {
+	case FORM_M8:
+	case FORM_M8X:
+		c[0] = FORM_GPR8, c[1] = FORM_GPR32;
+		break;
+	case FORM_M16:
+	case FORM_M16X:
+		c[0] = FORM_GPR16, c[1] = FORM_GPR32;
+		break;
+	case FORM_M32:
+	case FORM_M32X:
+		c[vec] = FORM_GPR32, c[!vec] = FORM_XMM;
+		break;
+	case FORM_M64:
+	case FORM_M64X:
+		c[vec] = FORM_GPR64, c[!vec] = FORM_XMM;
+		break;
+	case FORM_M128:
+	case FORM_M128X:
+		c[0] = FORM_XMM;
+		break;
+	case FORM_M256:
+	case FORM_M256X:
+		c[0] = FORM_YMM;
+		break;
+	case FORM_M512:
+	case FORM_M512X:
+		c[0] = FORM_ZMM;
+		break;
+	default:
+		return 0;
+	}
+	size_t n = 0;
+	for (; n < 2 && c[n] != FORM_KIND_COUNT; n++) {
+		f.op[at] = c[n];
+		form_print(&f, out[n], FORM_NAME_MAX);
+	}
+	return n;
+}
+
 int form_stores(const struct form *f)
 {
 	static const char *const reads[] = {"CMP",	   "TEST",	  "BT",	   "NOP",

@@ -127,6 +127,15 @@ int form_name_unindexed(const char *name, char *buf, size_t size);
  * exists (VPSHUFD_XMM_XMM_IMM8 has no such source: "PSHUFD_XMM_IMM8" is
  * none) is the caller's to check. */
 int form_name_legacy(const char *name, char *buf, size_t size);
+/* The register forms of a form with one accessed memory operand: that
+ * operand a register of its width (M128 -> XMM, M256 -> YMM, M512 -> ZMM;
+ * M8-M64 the general-purpose register of the width, or XMM first in a
+ * form with vector operands: ADDSD_XMM_M64 -> ADDSD_XMM_XMM; M8 and M16
+ * also GPR32: PINSRB_XMM_GPR32_IMM8), most likely first, into out (two
+ * names of FORM_NAME_MAX bytes); returns how many (0 for a name that is no
+ * form or has not exactly one accessed memory operand). Which of them
+ * exists is the caller's to check. */
+size_t form_name_registers(const char *name, char out[2][FORM_NAME_MAX]);
 /* Whether the form stores to memory: a push, or a first (destination)
  * operand in memory but for the forms that only read it (cmp, test, bt,
  * prefetches, nop, cache-line flushes). REP and LOCK forms are left out

@@ -426,7 +426,9 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				 "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
 				 "probed resource by resource, their base unusable) "
 				 "from %u benchmarks (%u probes, %u of them resource by resource); "
-				 "%u forms run as a core form of their shape (%u pairs); "
+				 "%u forms run as a core form of their shape (%u pairs; %u "
+				 "memory forms of another operation left to the probes, their "
+				 "register forms on other units); "
 				 "%u indexed memory forms as their unindexed form, scaled; "
 				 "%u forms (%u core forms its resources leave short) bounded "
 				 "by %u resources of their own; %u measured "
@@ -442,6 +444,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 				     : "",
 				 stats->map.groups_apart, stats->map.benchmarks, stats->map.probes,
 				 stats->map.refined, stats->map.siblings, stats->map.sibling_pairs,
+				 stats->map.siblings_apart,
 				 stats->map.twins,
 				 stats->map.own, stats->map.core_own, stats->map.own_resources,
 				 stats->map.with_helpers,

@@ -66,6 +66,9 @@ struct infer_map_stats {
 	unsigned siblings;	 /* forms that run as a core form of their shape, given its
 				  * usages (infer_map_sibling.c) */
 	unsigned sibling_pairs;	 /* pairs measured to find them */
+	unsigned siblings_apart; /* memory forms whose pair with a core memory form of
+				  * another operation took the sum, left to the probes:
+				  * their register forms run on other units */
 	unsigned locked;	 /* locked forms on one resource together (map_locked) */
 	unsigned locked_pairs;	 /* pairs measured to find them */
 	unsigned strings;	 /* REP forms given a start and an iteration's cycles */

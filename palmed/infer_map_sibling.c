@@ -22,7 +22,18 @@
  * cycles alone, and is not probed. A pair that takes less (they do not
  * share it) or far more (an interference) leaves the form to the probes.
  * Forms that run with helpers, or beside core forms that do, are left to
- * the probes too: their pairs would time the helpers as well. */
+ * the probes too: their pairs would time the helpers as well.
+ *
+ * A memory form and a core memory form of another operation can take the
+ * sum by their loads alone: on a Zen 4, vector loads run two a cycle, and
+ * 447 forms (pmovsxbd xmm, [m32], punpckhqdq xmm, [m128], vpaddsw...)
+ * paired with addsd xmm, [m64] took its usages, the FP adders' with them;
+ * pcmpgtb x4, subps, vpmovsxbd xmm, [m32] x4 was predicted at 3.06
+ * cycles and runs in 2.0. Such a pair is kept only where the two register
+ * forms run on one unit (the core forms whose usages they carry share
+ * their largest resource), or where the form has no register form mapped
+ * here to go by (test byte ptr [m], imm8 on a machine without test r8,
+ * imm8). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +110,8 @@ static int same_kinds(const struct form *a, const struct form *b)
 	return same_shape(&x, &y);
 }
 
+#define SIB_UNIT 0.95 /* a core form's unit: its resources within this of its largest usage */
+
 struct candidate {
 	size_t target, core;
 	double rank;
@@ -169,6 +182,62 @@ static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned c
 	return n;
 }
 
+/* A memory form and a core form of another operation (their pair is
+ * judged by their register forms: same_unit). */
+static int other_operation(const struct mapping *mp, size_t t, size_t j)
+{
+	struct form a, b;
+	return form_parse(mp->t[t].name, &a) == 0 && form_parse(mp->core.forms[j], &b) == 0 &&
+	       accesses(&a) && strcmp(a.mnemonic, b.mnemonic) != 0;
+}
+
+/* The core form whose usages the form named name carries here: the core
+ * form of that name, or the sibling a target of that name took; -1 when it
+ * took none (probed), -2 when no form of that name is mapped here. */
+static long carried_by(const struct mapping *mp, const char *name)
+{
+	for (size_t j = 0; j < mp->core.n; j++)
+		if (!strcmp(mp->core.forms[j], name))
+			return (long)j;
+	for (size_t t = 0; t < mp->nt; t++)
+		if (!strcmp(mp->t[t].name, name))
+			return mp->t[t].sibling >= 0 ? mp->t[t].sibling : -1;
+	return -2;
+}
+
+/* Whether core forms a and b share a resource that carries nearly the
+ * largest usage of each. */
+static int units_meet(const struct map_core *c, size_t a, size_t b)
+{
+	double ta = 0, tb = 0;
+	for (size_t r = 0; r < c->R; r++) {
+		ta = fmax(ta, c->rho[r][a]);
+		tb = fmax(tb, c->rho[r][b]);
+	}
+	for (size_t r = 0; r < c->R; r++)
+		if (ta > 0 && tb > 0 && c->rho[r][a] >= SIB_UNIT * ta &&
+		    c->rho[r][b] >= SIB_UNIT * tb)
+			return 1;
+	return 0;
+}
+
+/* Memory form t of another operation than core form j, their pair the sum
+ * of both: whether t may take j's usages (see the top of this file). */
+static int same_unit(const struct mapping *mp, size_t t, size_t j)
+{
+	char rt[2][FORM_NAME_MAX], rj[2][FORM_NAME_MAX];
+	size_t nt = form_name_registers(mp->t[t].name, rt),
+	       nj = form_name_registers(mp->core.forms[j], rj);
+	long ut = -2, uj = -2;
+	for (size_t i = 0; i < nt && ut == -2; i++)
+		ut = carried_by(mp, rt[i]);
+	if (ut == -2)
+		return 1;
+	for (size_t i = 0; i < nj && uj == -2; i++)
+		uj = carried_by(mp, rj[i]);
+	return ut >= 0 && uj >= 0 && units_meet(&mp->core, (size_t)ut, (size_t)uj);
+}
+
 int map_siblings(struct mapping *mp)
 {
 	unsigned char *alone = xmalloc(mp->core.n + 1);
@@ -192,7 +261,10 @@ int map_siblings(struct mapping *mp)
 	if (n)
 		infer_meter_label(mp->mt, "mapping: %zu forms beside core forms of their shape", n);
 	int rc = n ? map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors) : 0;
-	/* the candidates of a target are consecutive, best first */
+	/* the candidates of a target are consecutive, best first; a memory
+	 * form beside a core form of another operation waits for the register
+	 * forms' siblings (a second pass) */
+	unsigned char *took = xcalloc(n + 1, 1);
 	for (size_t k = 0; rc == 0 && k < n; k++) {
 		struct target *t = &mp->t[c[k].target];
 		double sum = xa[k] * t->single + xb[k] * mp->core.single[c[k].core];
@@ -204,12 +276,35 @@ int map_siblings(struct mapping *mp)
 		}
 		if (t->sibling >= 0 || b.status[k] != 0)
 			continue;
-		if (b.cycles[k] >= sum * (1 - 2 * mp->o->tol) &&
-		    b.cycles[k] <= sum * (1 + SIB_INTERFERENCE)) {
-			t->sibling = (long)c[k].core;
-			mp->stats->siblings++;
+		if (!(b.cycles[k] >= sum * (1 - 2 * mp->o->tol) &&
+		      b.cycles[k] <= sum * (1 + SIB_INTERFERENCE)))
+			continue;
+		if (other_operation(mp, c[k].target, c[k].core)) {
+			took[k] = 1;
+			continue;
+		}
+		t->sibling = (long)c[k].core;
+		mp->stats->siblings++;
+	}
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		struct target *t = &mp->t[c[k].target];
+		if (!took[k] || t->sibling >= 0)
+			continue;
+		if (!same_unit(mp, c[k].target, c[k].core)) {
+			took[k] = 2;
+			continue;
+		}
+		t->sibling = (long)c[k].core;
+		mp->stats->siblings++;
+	}
+	for (size_t k = 0, apart = 0; rc == 0 && k < n; k++) { /* once per form */
+		apart |= took[k] == 2;
+		if (k + 1 == n || c[k + 1].target != c[k].target) {
+			mp->stats->siblings_apart += apart && mp->t[c[k].target].sibling < 0;
+			apart = 0;
 		}
 	}
+	free(took);
 	mp->stats->sibling_pairs += (unsigned)n;
 	map_batch_done(&b);
 	free(xa);

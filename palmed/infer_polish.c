@@ -455,64 +455,14 @@ static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t 
 	return 1;
 }
 
-/* The register form of memory form t: its one accessed memory operand a
- * register of its width (M128 -> XMM, M256 -> YMM, M512 -> ZMM; M8-M64
- * the general-purpose register of the width, or XMM first in a form with
- * vector operands: ADDSD_XMM_M64 -> ADDSD_XMM_XMM; M8 and M16 also
- * GPR32: PINSRB_XMM_GPR32_IMM8), the first the model has with cycles;
- * -1 when there is none. */
+/* The register form of memory form t (form_name_registers), the first
+ * the model has with cycles; -1 when there is none. */
 static long register_twin(const struct model *m, size_t t)
 {
-	struct form f;
-	unsigned at = FORM_MAX_OPERANDS, accesses = 0;
-	int vec = 0;
-	if (form_parse(m->forms[t], &f) < 0)
-		return -1;
-	for (unsigned i = 0; i < f.n; i++) {
-		if (form_kind_is_access(f.op[i]))
-			at = i, accesses++;
-		vec |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
-	}
-	if (accesses != 1)
-		return -1;
-	enum form_kind c[2] = {FORM_KIND_COUNT, FORM_KIND_COUNT};
-	switch (f.op[at]) {
-	case FORM_M8:
-	case FORM_M8X:
-		c[0] = FORM_GPR8, c[1] = FORM_GPR32;
-		break;
-	case FORM_M16:
-	case FORM_M16X:
-		c[0] = FORM_GPR16, c[1] = FORM_GPR32;
-		break;
-	case FORM_M32:
-	case FORM_M32X:
-		c[vec] = FORM_GPR32, c[!vec] = FORM_XMM;
-		break;
-	case FORM_M64:
-	case FORM_M64X:
-		c[vec] = FORM_GPR64, c[!vec] = FORM_XMM;
-		break;
-	case FORM_M128:
-	case FORM_M128X:
-		c[0] = FORM_XMM;
-		break;
-	case FORM_M256:
-	case FORM_M256X:
-		c[0] = FORM_YMM;
-		break;
-	case FORM_M512:
-	case FORM_M512X:
-		c[0] = FORM_ZMM;
-		break;
-	default:
-		return -1;
-	}
-	for (int i = 0; i < 2 && c[i] != FORM_KIND_COUNT; i++) {
-		char name[FORM_NAME_MAX];
-		f.op[at] = c[i];
-		form_print(&f, name, sizeof(name));
-		long w = model_form_index(m, name);
+	char names[2][FORM_NAME_MAX];
+	size_t n = form_name_registers(m->forms[t], names);
+	for (size_t i = 0; i < n; i++) {
+		long w = model_form_index(m, names[i]);
 		if (w >= 0 && (size_t)w != t && m->form_cycles[w] > 0)
 			return w;
 	}

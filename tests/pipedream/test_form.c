@@ -51,6 +51,22 @@ static void expect_legacy(const char *name, const char *want)
 	}
 }
 
+/* The register forms of a memory form (form_name_registers), joined by
+ * spaces, "" for none. */
+static void expect_registers(const char *name, const char *want)
+{
+	char names[2][FORM_NAME_MAX], got[2 * FORM_NAME_MAX + 2] = "";
+	size_t n = form_name_registers(name, names);
+	for (size_t i = 0; i < n; i++) {
+		strcat(got, i ? " " : "");
+		strcat(got, names[i]);
+	}
+	if (strcmp(got, want)) {
+		printf("FAIL: %s's register forms \"%s\", want \"%s\"\n", name, got, want);
+		failures++;
+	}
+}
+
 static void expect_stores(const char *name, int want)
 {
 	struct form f;
@@ -126,6 +142,14 @@ int main(void)
 	expect_legacy("VPADDD_YMM_YMM_YMM", "");
 	expect_legacy("VMOVAPS_XMM_XMM", "");
 	expect_legacy("PADDD_XMM_XMM", "");
+	expect_registers("ADDSD_XMM_M64", "ADDSD_XMM_XMM ADDSD_XMM_GPR64");
+	expect_registers("VPMOVSXBD_XMM_M32", "VPMOVSXBD_XMM_XMM VPMOVSXBD_XMM_GPR32");
+	expect_registers("MOV_GPR64_M64X", "MOV_GPR64_GPR64 MOV_GPR64_XMM");
+	expect_registers("PINSRB_XMM_M8_IMM8", "PINSRB_XMM_GPR8_IMM8 PINSRB_XMM_GPR32_IMM8");
+	expect_registers("VPADDD_YMM_YMM_M256", "VPADDD_YMM_YMM_YMM");
+	expect_registers("ADD_GPR64_GPR64", "");
+	expect_registers("LEA_GPR64_MEM", "");
+	expect_registers("MOVSB", "");
 	expect_stores("MOV_M64_GPR64", 1);
 	expect_stores("ADD_M32X_IMM8", 1);
 	expect_stores("MOVAPS_M128_XMM", 1);
