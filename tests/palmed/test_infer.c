@@ -23,6 +23,15 @@ static unsigned next_random(unsigned bound)
 	return (unsigned)((rng >> 33) % bound);
 }
 
+/* A random kernel of m's forms into k: 2 to 1 + most forms (drawn with
+ * repeats), each 1-4 times. */
+static void draw_kernel(const struct model *m, unsigned most, struct kernel *k)
+{
+	kernel_init(k);
+	for (unsigned a = 0, nf = 2 + next_random(most); a < nf; a++)
+		kernel_add(k, m->forms[next_random((unsigned)m->nforms)], 1 + next_random(4));
+}
+
 static int check_machine(const struct sim_machine *sim, unsigned nkernels)
 {
 	struct measure ms;
@@ -42,11 +51,7 @@ static int check_machine(const struct sim_machine *sim, unsigned nkernels)
 	double worst = 0;
 	for (unsigned t = 0; t < nkernels; t++) {
 		struct kernel k;
-		kernel_init(&k);
-		unsigned nf = 2 + next_random(4);
-		for (unsigned a = 0; a < nf; a++)
-			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
-				   1 + next_random(4));
+		draw_kernel(model, 4, &k);
 		double truth;
 		struct prediction p;
 		if (sim_cycles(sim, &k, &truth) < 0 || model_predict(model, &k, &p) < 0) {
@@ -127,10 +132,7 @@ static double heldout_rms(const struct sim_machine *sim, const struct model *mod
 		struct kernel k;
 		struct prediction p;
 		double truth;
-		kernel_init(&k);
-		for (unsigned a = 0, nf = 2 + next_random(4); a < nf; a++)
-			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
-				   1 + next_random(4));
+		draw_kernel(model, 4, &k);
 		sim_cycles(sim, &k, &truth);
 		model_predict(model, &k, &p);
 		double ipc = kernel_size(&k) / truth, rel = (p.ipc - ipc) / ipc;
@@ -652,10 +654,7 @@ static int check_over_sum(void)
 		struct kernel k;
 		struct prediction p;
 		double truth;
-		kernel_init(&k);
-		for (unsigned a = 0, nf = 2 + next_random(3); a < nf; a++)
-			kernel_add(&k, model->forms[next_random((unsigned)model->nforms)],
-				   1 + next_random(4));
+		draw_kernel(model, 3, &k);
 		if (!(count_of(&k, "MOV_M64_GPR64") && count_of(&k, "PUSH_GPR64"))) {
 			sim_cycles(sim, &k, &truth);
 			model_predict(model, &k, &p);
