@@ -375,19 +375,38 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	return changed;
 }
 
+/* The share of core form c's cycles alone that resource r takes, less the
+ * largest share another resource (the width aside) takes: how well a mix
+ * with c tells a usage of r from one of c's other resources. */
+static double standing_out(const struct model *m, size_t c, size_t r)
+{
+	double other = 0;
+	for (size_t s = 0; s < m->nres; s++)
+		if (s != r && strcmp(m->res[s].name, MODEL_WIDTH))
+			other = fmax(other, model_rho(m, c, s));
+	return (model_rho(m, c, r) - other) / m->form_cycles[c];
+}
+
 /* The core form (of core[0..ncore), other than t) whose cycles alone
- * resource r takes the largest share of, if more than half; -1 if none. */
+ * resource r takes more than half of and whose load there stands out
+ * most from its load elsewhere (standing_out): a form that loads r and
+ * another resource alike (cvtsi2sd on the FP adders and the moves to
+ * vector registers) would read a usage of either as one of r. Of forms
+ * that stand out alike, the one r takes the larger share of; -1 if none. */
 static long most_exclusive(const struct model *m, size_t r, const size_t *core, size_t ncore,
 			   size_t t)
 {
-	double best = 0;
-	size_t p = 0;
+	double best = -INFINITY, best_share = 0;
+	long p = -1;
 	for (size_t c = 0; c < ncore; c++) {
 		double share = model_rho(m, core[c], r) / m->form_cycles[core[c]];
-		if (core[c] != t && share > best)
-			best = share, p = core[c];
+		if (core[c] == t || !(share >= 0.5))
+			continue;
+		double out = standing_out(m, core[c], r);
+		if (out > best + 1e-9 || (out > best - 1e-9 && share > best_share))
+			best = out, best_share = share, p = (long)core[c];
 	}
-	return best < 0.5 ? -1 : (long)p;
+	return p;
 }
 
 /* Instances of two forms that take about the same cycles, ci and cj alone

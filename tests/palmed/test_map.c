@@ -36,7 +36,9 @@
  *   conflict made the mapping read a store on the register moves' resource
  *   of a Zen 5) lose it when checked in mixes with core forms, and the
  *   held-out error comes back to the uncorrupted model's; a model that is
- *   right is left as it is (check_polish);
+ *   right is left as it is (check_polish); the core form a targeted
+ *   mix checks a usage with loads that resource alone, not others alike
+ *   (check_standing_partner);
  * - locked forms that the clusters of resources of their own part take
  *   one resource together when their pairs take the sum (check_locked);
  * - a mapped form that loads a core resource inside another (the shift
@@ -1123,6 +1125,87 @@ static int check_partner_holds(void)
 	return !ok;
 }
 
+/* The partner of a targeted mix (infer_polish.c, most_exclusive): two
+ * FP adders, a unit that moves general registers to vector ones (x) and
+ * four ALUs. cvtsi2sd sends two µops to the adders and one to x: alone,
+ * both resources bind it (1 cycle), as addsd binds the adders and movd
+ * x. pinsrq xmm, r64, imm8 moves as movd does; given a spurious usage of the
+ * adders (0.9 of its cycle), and checked in targeted mixes only, beside
+ * cvtsi2sd it adds to x as much as the spurious usage would to the
+ * adders, so that mix cannot tell them apart; beside addsd, which loads
+ * the adders alone, the usage goes and every kernel is exact. */
+#define SO_FA 0x3u
+#define SO_X 0x4u
+#define SO_ALU 0x78u
+static const char *const so_ports[] = {"fa0", "fa1", "x", "alu0", "alu1", "alu2", "alu3"};
+static const struct sim_form so_forms[] = {
+    {"CVTSI2SD_XMM_GPR64", 3, {SO_FA, SO_FA, SO_X}, NULL},
+    {"ADDSD_XMM_XMM", 1, {SO_FA}, NULL},
+    {"MOVD_XMM_GPR32", 1, {SO_X}, NULL},
+    {"ADD_GPR64_GPR64", 1, {SO_ALU}, NULL},
+    {"PINSRQ_XMM_GPR64_IMM8", 1, {SO_X}, NULL},
+};
+/* cvtsi2sd first: of forms that load a resource alike, the first wins */
+static const char *const so_core[] = {"CVTSI2SD_XMM_GPR64", "ADDSD_XMM_XMM", "MOVD_XMM_GPR32",
+				      "ADD_GPR64_GPR64"};
+static const struct sim_machine so_machine = {"standing",
+					      "simulated: standing out",
+					      "a partner that loads two resources alike",
+					      7,
+					      so_ports,
+					      0,
+					      so_forms,
+					      ARRAY_SIZE(so_forms),
+					      so_core,
+					      ARRAY_SIZE(so_core)};
+
+/* The adders' resource: the one addsd loads and movd does not. */
+static long adders(const struct model *m)
+{
+	long a = model_form_index(m, "ADDSD_XMM_XMM"), x = model_form_index(m, "MOVD_XMM_GPR32");
+	for (size_t r = 0; a >= 0 && x >= 0 && r < m->nres; r++)
+		if (strcmp(m->res[r].name, MODEL_WIDTH) && model_rho(m, (size_t)a, r) > 0 &&
+		    model_rho(m, (size_t)x, r) == 0)
+			return (long)r;
+	return -1;
+}
+
+static void spurious_adders(struct model *m)
+{
+	long t = model_form_index(m, "PINSRQ_XMM_GPR64_IMM8"), r = adders(m);
+	if (t >= 0 && r >= 0)
+		model_set_rho(m, (size_t)t, (size_t)r, 0.9 * m->form_cycles[t]);
+}
+
+static int check_standing_partner(void)
+{
+	const struct sim_machine *sim = &so_machine;
+	static const char pair[] = "ADDSD_XMM_XMM^2 PINSRQ_XMM_GPR64_IMM8";
+	double right = NAN, before = NAN, exact = 0;
+	struct infer_polish_options po;
+	struct infer_polish_stats ps;
+	infer_polish_options_default(&po);
+	po.per_form = 0; /* the targeted mixes alone */
+	struct model *m =
+	    sim_polished(sim, spurious_adders, &po, pair, &right, &before, &ps, "standing partner");
+	if (!m)
+		return 1;
+	long t = model_form_index(m, "PINSRQ_XMM_GPR64_IMM8"), r = adders(m);
+	double left = t >= 0 && r >= 0 ? model_rho(m, (size_t)t, (size_t)r) : NAN,
+	       got = predicted(m, pair);
+	int ok = r >= 0 && fabs(right - 1) < 1e-6 && before > 1.5 && left < 0.05 &&
+		 fabs(got - 1) < 1e-6 &&
+		 as_machine(sim, m, "CVTSI2SD_XMM_GPR64 PINSRQ_XMM_GPR64_IMM8", "standing partner");
+	heldout(sim, m, 500, &exact);
+	ok &= exact > 0.999;
+	printf("%s standing partner: pinsrq given 0.9 cycles of the adders: %s "
+	       "predicted %.3f cycles, %.3f after its targeted mixes (the machine: 1), its usage "
+	       "there %.3f; %.1f%% of 500 kernels exact (mapped %.3f)\n",
+	       ok ? "ok" : "FAIL", pair, before, got, left, 100 * exact, right);
+	model_delete(m);
+	return !ok;
+}
+
 /* Locked forms on one resource (infer_map_own.c, map_locked): four
  * ALUs, two load ports, a lock unit that drains memory (lk) and a unit x
  * of adcx r64, [m] (two µops). lock add and xchg [m] take both lk and x
@@ -1661,7 +1744,7 @@ int main(void)
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_memory_siblings() | check_refused_group(sim) | check_polish(sim) |
 	       check_polish_front() | check_short_core() | check_twin_mixes() |
-	       check_own_beside_core() | check_partner_holds() | check_locked() | check_contain() |
-	       check_vex_twins() | check_pushes_apart() | check_pushes_beside_loads() |
-	       check_strings();
+	       check_own_beside_core() | check_partner_holds() | check_standing_partner() |
+	       check_locked() | check_contain() | check_vex_twins() | check_pushes_apart() |
+	       check_pushes_beside_loads() | check_strings();
 }
