@@ -70,7 +70,7 @@ static void job_done(void *arg, size_t job, size_t done, size_t total)
 		summarise(r, c->latency ? 1 : kernel_size(&c->ks[i]));
 		c->status[i] = 0;
 		if (c->b->db) {
-			char *key = bench_options_key(&c->b->opt);
+			char *key = bench_kernel_key(c->b, &c->ks[i]);
 			if (db_store(c->b->db, spec, c->latency ? "latency" : "throughput", key,
 				     r) < 0) {
 				c->status[i] = -1;

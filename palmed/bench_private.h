@@ -52,6 +52,9 @@ int bench_kernel_infos(struct bench_ctx *b, const struct kernel *k,
 		       const struct gen_form_info **infos);
 /* Fail the kernels idx[0..n) not measured yet with msg. */
 void bench_fail_all(struct campaign *c, const size_t *idx, size_t n, const char *msg);
+/* The database key of kernel k's measurements: the options and the
+ * generator's version for its code (malloc'd). */
+char *bench_kernel_key(struct bench_ctx *b, const struct kernel *k);
 /* Generate, assemble and run one batch of kernels (indices idx). */
 void bench_run_batch(struct campaign *c, const size_t *idx, size_t n);
 

@@ -220,12 +220,22 @@ void gen_sample_instance(const struct form *f, struct strbuf *out)
 }
 
 /* A GPR the instruction reads or writes without naming it (rsp left out:
- * the stack forms keep it balanced themselves). */
+ * the stack forms keep it balanced themselves), or a vector register it
+ * writes so: pcmpestrm writes xmm0, and a kernel that read xmm0 beside it
+ * (its own first source, as the pools give it) would time a chain
+ * through it, 7 cycles an instance on a Zen 4 where independent ones run
+ * one every 3. */
 static void add_implicit(struct gen_form_info *info, const ZydisDecodedOperand *op)
 {
 	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
 		return;
 	ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
+	if (cls == ZYDIS_REGCLASS_XMM || cls == ZYDIS_REGCLASS_YMM || cls == ZYDIS_REGCLASS_ZMM) {
+		int id = ZydisRegisterGetId(op->reg.value);
+		if (id >= 0 && id < 32 && (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			info->implicit_vec_write |= 1u << id;
+		return;
+	}
 	if (cls != ZYDIS_REGCLASS_GPR8 && cls != ZYDIS_REGCLASS_GPR16 &&
 	    cls != ZYDIS_REGCLASS_GPR32 && cls != ZYDIS_REGCLASS_GPR64)
 		return;
@@ -568,8 +578,9 @@ size_t gen_probe_forms(const char *const *names, size_t n, const char *dir,
 }
 
 /* v3: twins in GEN_TWIN_MERGE mode (v2 left sqrtsd, cvtss2sd... without);
- * v4: string instructions' rsi, rdi, rax and rcx (string_registers) */
-#define SEMANTICS_FORMAT "v4"
+ * v4: string instructions' rsi, rdi, rax and rcx (string_registers);
+ * v5: vector registers written implicitly (ivwrite) */
+#define SEMANTICS_FORMAT "v5"
 
 char *gen_form_info_to_text(const struct gen_form_info *info)
 {
@@ -578,9 +589,12 @@ char *gen_form_info_to_text(const struct gen_form_info *info)
 	strbuf_addf(&sb, SEMANTICS_FORMAT " access=");
 	for (unsigned i = 0; i < info->form.n; i++)
 		strbuf_addf(&sb, "%s%u", i ? "," : "", info->access[i]);
-	strbuf_addf(&sb, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d twin=%d",
-		    info->implicit_read, info->implicit_write, info->flags_read,
-		    info->flags_written, info->evex, info->vex, info->sse, info->twin);
+	strbuf_addf(&sb,
+		    " iread=%u iwrite=%u ivwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d "
+		    "twin=%d",
+		    info->implicit_read, info->implicit_write, info->implicit_vec_write,
+		    info->flags_read, info->flags_written, info->evex, info->vex, info->sse,
+		    info->twin);
 	return sb.buf;
 }
 
@@ -599,9 +613,12 @@ int gen_form_info_from_text(const char *name, const char *text, struct gen_form_
 		out->access[i] = (unsigned char)a;
 		p = *end == ',' ? end + 1 : end;
 	}
-	if (sscanf(p, " iread=%u iwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d twin=%d",
-		   &out->implicit_read, &out->implicit_write, &out->flags_read, &out->flags_written,
-		   &out->evex, &out->vex, &out->sse, &out->twin) != 8)
+	if (sscanf(p,
+		   " iread=%u iwrite=%u ivwrite=%u fread=%d fwrite=%d evex=%d vex=%d sse=%d "
+		   "twin=%d",
+		   &out->implicit_read, &out->implicit_write, &out->implicit_vec_write,
+		   &out->flags_read, &out->flags_written, &out->evex, &out->vex, &out->sse,
+		   &out->twin) != 9)
 		return -1;
 	return 0;
 }

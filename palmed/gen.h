@@ -26,6 +26,8 @@ struct gen_form_info {
 	struct form form;
 	unsigned char access[FORM_MAX_OPERANDS]; /* GEN_READ | GEN_WRITE */
 	uint32_t implicit_read, implicit_write;	 /* GPRs by number, rax = bit 0 */
+	uint32_t implicit_vec_write;		 /* vector registers written without being named, by
+						  * number (pcmpestrm: xmm0) */
 	int flags_read, flags_written;
 	int evex; /* only encodable with EVEX */
 	int vex;  /* VEX, EVEX or XOP encoded, with vector registers */

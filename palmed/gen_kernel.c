@@ -64,7 +64,7 @@ static int make_pools(const struct kernel *k, const struct gen_form_info *const 
 	int usable[C_COUNT][32];
 	unsigned n_usable[C_COUNT] = {0}, need_read[C_COUNT] = {0};
 	int all_evex = 1, stores[2] = {0, 0}; /* plain, non-temporal */
-	uint32_t excluded = plan->reserved;
+	uint32_t excluded = plan->reserved, vec_excluded = 0;
 
 	memset(pl, 0, sizeof(*pl));
 	for (size_t t = 0; t < k->n; t++) {
@@ -74,6 +74,7 @@ static int make_pools(const struct kernel *k, const struct gen_form_info *const 
 			if (r[c] > need_read[c])
 				need_read[c] = r[c];
 		excluded |= infos[t]->implicit_read | infos[t]->implicit_write;
+		vec_excluded |= infos[t]->implicit_vec_write;
 		for (unsigned i = 0; i < infos[t]->form.n; i++) {
 			if (class_of(infos[t]->form.op[i]) == C_VEC)
 				all_evex &= infos[t]->evex;
@@ -88,7 +89,8 @@ static int make_pools(const struct kernel *k, const struct gen_form_info *const 
 			usable[C_GPR][n_usable[C_GPR]++] = gpr_usable[i];
 	unsigned n_vec = plan->any_vec && all_evex && p->avx512 ? 32 : 16;
 	for (unsigned i = 0; i < n_vec; i++)
-		usable[C_VEC][n_usable[C_VEC]++] = (int)i;
+		if (!(vec_excluded & (1u << i)))
+			usable[C_VEC][n_usable[C_VEC]++] = (int)i;
 	for (int i = 1; i <= 8; i++)
 		usable[C_K][n_usable[C_K]++] = i % 8;
 	for (int c = 0; c < C_COUNT; c++) {
