@@ -375,6 +375,48 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	return changed;
 }
 
+/* How each form is encoded, as kernels may mix them: ENC_VEX for a VEX or
+ * EVEX form with vector registers, ENC_SSE_ALONE for a legacy SSE form
+ * that has no VEX encoding in the instruction set (SHA, SSE4a's extrq,
+ * insertq, movntsd and movntss; one with an MMX operand beside its XMM
+ * one), for which the generator has no VEX twin (gen.h); 0 for the others.
+ * A kernel holding both kinds is refused (transitions). */
+enum { ENC_VEX = 1, ENC_SSE_ALONE = 2 };
+static unsigned char encoding(const char *name)
+{
+	static const char *const alone[] = {"EXTRQ", "INSERTQ", "MOVNTSD", "MOVNTSS"};
+	struct form f;
+	int xmm = 0, mm = 0;
+	if (form_parse(name, &f) < 0)
+		return 0;
+	for (unsigned i = 0; i < f.n; i++) {
+		xmm |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
+		mm |= f.op[i] == FORM_MM;
+	}
+	if (!xmm)
+		return 0;
+	if (f.mnemonic[0] == 'V')
+		return ENC_VEX;
+	int no_vex = mm || !strncmp(f.mnemonic, "SHA", 3);
+	for (size_t i = 0; i < ARRAY_SIZE(alone); i++)
+		no_vex |= !strcmp(f.mnemonic, alone[i]);
+	return no_vex ? ENC_SSE_ALONE : 0;
+}
+
+static unsigned char *encodings(const struct model *m)
+{
+	unsigned char *enc = xcalloc(m->nforms + 1, 1);
+	for (size_t f = 0; f < m->nforms; f++)
+		enc[f] = encoding(m->forms[f]);
+	return enc;
+}
+
+/* Whether forms a and b can run in one kernel (encodings above). */
+static int mixable(const unsigned char *enc, size_t a, size_t b)
+{
+	return !enc || (enc[a] | enc[b]) != (ENC_VEX | ENC_SSE_ALONE);
+}
+
 /* The share of core form c's cycles alone that resource r takes, less the
  * largest share another resource (the width aside) takes: how well a mix
  * with c tells a usage of r from one of c's other resources. */
@@ -388,25 +430,32 @@ static double standing_out(const struct model *m, size_t c, size_t r)
 }
 
 /* The core form (of core[0..ncore), other than t) whose cycles alone
- * resource r takes more than half of and whose load there stands out
- * most from its load elsewhere (standing_out): a form that loads r and
- * another resource alike (cvtsi2sd on the FP adders and the moves to
- * vector registers) would read a usage of either as one of r. Of forms
- * that stand out alike, the one r takes the larger share of; -1 if none. */
+ * resource r takes the largest share of, if more than half, among those
+ * whose load there stands out from their load elsewhere by STAND_OUT of
+ * their cycles (standing_out), if any: a form that loads r and another
+ * resource alike (cvtsi2sd on a Zen 4's FP adders and its moves to vector
+ * registers, adc on the register moves' resource and the ALUs') would
+ * read a usage of either as one of r. Ranking all by how far they stand
+ * out instead chose forms on a part of a resource's units (a Zen 4
+ * build's vector pipes: independent kernels 14.60% -> 15.25%). Of those
+ * a kernel can hold beside t (enc, if not NULL: a legacy SSE form without
+ * a VEX twin, sha256rnds2, stood out on the shift pipes, and every VEX
+ * form's mix with it was refused); -1 if none. */
+#define STAND_OUT 0.25
 static long most_exclusive(const struct model *m, size_t r, const size_t *core, size_t ncore,
-			   size_t t)
+			   size_t t, const unsigned char *enc)
 {
-	double best = -INFINITY, best_share = 0;
-	long p = -1;
+	long p[2] = {-1, -1}; /* the best standing out, the best of all */
+	double best[2] = {0, 0};
 	for (size_t c = 0; c < ncore; c++) {
 		double share = model_rho(m, core[c], r) / m->form_cycles[core[c]];
-		if (core[c] == t || !(share >= 0.5))
+		if (core[c] == t || !(share >= 0.5) || !mixable(enc, core[c], t))
 			continue;
-		double out = standing_out(m, core[c], r);
-		if (out > best + 1e-9 || (out > best - 1e-9 && share > best_share))
-			best = out, best_share = share, p = (long)core[c];
+		for (int k = 0; k < 2; k++)
+			if ((k || standing_out(m, core[c], r) >= STAND_OUT) && share > best[k])
+				best[k] = share, p[k] = (long)core[c];
 	}
-	return p;
+	return p[0] >= 0 ? p[0] : p[1];
 }
 
 /* Instances of two forms that take about the same cycles, ci and cj alone
@@ -459,12 +508,12 @@ static void runs_done(struct runs *x, size_t n)
  * and the mix takes their sum there; if not, each runs at its own pace.
  * Returns 1 with k made, or 0 when t does not use r or no core form does. */
 static int targeted_mix(const struct model *m, size_t t, size_t r, const size_t *core, size_t ncore,
-			struct kernel *k)
+			const unsigned char *enc, struct kernel *k)
 {
 	double u = model_rho(m, t, r);
 	if (!strcmp(m->res[r].name, MODEL_WIDTH) || !(u >= 0.05 * m->form_cycles[t]))
 		return 0;
-	long p = most_exclusive(m, r, core, ncore, t);
+	long p = most_exclusive(m, r, core, ncore, t, enc);
 	if (p < 0)
 		return 0;
 	double copies = round(u / model_rho(m, p, r));
@@ -549,7 +598,7 @@ struct own_pair {
  * the check in mixes that follows then refits them. Returns 0, or -1
  * with perpi_error() "interrupted". */
 static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t *cidx, size_t nc,
-			   double tol, unsigned *pairs, unsigned *shared)
+			   const unsigned char *enc, double tol, unsigned *pairs, unsigned *shared)
 {
 	size_t R = m->nres, n = 0;
 	unsigned char *own = xcalloc(R + 1, 1);
@@ -565,7 +614,7 @@ static int own_beside_core(struct infer_meter *mt, struct model *m, const size_t
 			if (own[k] || k == r || !strcmp(m->res[k].name, MODEL_WIDTH) ||
 			    model_rho(m, (size_t)rep, k) >= 0.9 * single)
 				continue;
-			long p = most_exclusive(m, k, cidx, nc, (size_t)rep);
+			long p = most_exclusive(m, k, cidx, nc, (size_t)rep, enc);
 			if (p < 0)
 				continue;
 			op[n] = (struct own_pair){r, k, (size_t)rep, (size_t)p, 0, 0};
@@ -978,8 +1027,11 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	for (size_t i = 0; i < nc; i++)
 		if (integer_form(m->forms[cidx[i]]))
 			icore[nic++] = cidx[i];
+	unsigned char *enc = encodings(m);
 	if (o->own && nc && o->per_form &&
-	    own_beside_core(mt, m, cidx, nc, o->tol, &stats->own_pairs, &stats->own_shared) < 0) {
+	    own_beside_core(mt, m, cidx, nc, enc, o->tol, &stats->own_pairs, &stats->own_shared) <
+		0) {
+		free(enc);
 		free(cidx);
 		free(icore);
 		free(is_core);
@@ -1004,7 +1056,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		for (unsigned i = 0; i < o->per_form; i++)
 			make_mix(m, targets[ti], cidx, nc, icore, nic, &g, &ks[nk++]);
 		for (size_t r = 0; o->targeted && r < m->nres; r++)
-			nk += targeted_mix(m, targets[ti], r, cidx, nc, &ks[nk]);
+			nk += targeted_mix(m, targets[ti], r, cidx, nc, enc, &ks[nk]);
 		if (o->twins && o->per_form && twin_mix(m, targets[ti], &ks[nk])) {
 			twin[nk++] = 1;
 			stats->twins++;
@@ -1082,5 +1134,6 @@ measured:
 	free(icore);
 	free(is_core);
 	free(targets);
+	free(enc);
 	return rc;
 }
