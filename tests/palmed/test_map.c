@@ -36,7 +36,9 @@
  *   conflict made the mapping read a store on the register moves' resource
  *   of a Zen 5) lose it when checked in mixes with core forms, and the
  *   held-out error comes back to the uncorrupted model's; a model that is
- *   right is left as it is (check_polish); the core form a targeted
+ *   right is left as it is (check_polish); a push's usage of the front
+ *   end goes with mixes measured 0.3% off too (check_polish_front_noisy);
+ *   the core form a targeted
  *   mix checks a usage with loads that resource alone, not others alike
  *   (check_standing_partner), and can run beside the form: no SHA form
  *   beside a VEX one (check_mixable_partner);
@@ -742,7 +744,10 @@ static const struct sim_machine fe_machine = {
     "front", "simulated: front", "a front end and a store port", 5, fe_ports, 0,
     fe_forms, ARRAY_SIZE(fe_forms), fe_core, ARRAY_SIZE(fe_core)};
 
-static int check_polish_front(void)
+/* noisy: the checks' mixes measured with 0.3% of noise (seeded by seed),
+ * the model as the exact mapping made it; quiet: no line said but a
+ * failure */
+static int check_polish_front(int noisy, unsigned seed, int quiet)
 {
 	const struct sim_machine *sim = &fe_machine;
 	struct measure ms;
@@ -768,20 +773,44 @@ static int check_polish_front(void)
 	kernel_done(&k);
 	model_set_rho(m, (size_t)push, fe, m->form_cycles[push]);
 	double wrong = predicted(m, "MOV^4 PUSH");
-	infer_meter_init(&mt, &ms, NULL, NULL);
+	struct sim_noisy nz = {sim, 0.003};
+	struct measure nms;
+	sim_measure_noisy(&nz, &nms);
+	infer_meter_init(&mt, noisy ? &nms : &ms, NULL, NULL);
 	infer_polish_options_default(&po);
 	po.targeted = 1;
 	po.tol = 1e-6;
+	po.seed = seed;
 	int rc = infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps);
-	double after = predicted(m, "MOV^4 PUSH");
+	double after = predicted(m, "MOV^4 PUSH"), slack = noisy ? 0.01 : 1e-6;
 	int ok = model_front_end(m, fe) && fabs(right - truth) < 1e-6 && wrong > truth * 1.5 &&
-		 rc == 0 && fabs(after - truth) < 1e-6 &&
-		 model_rho(m, (size_t)push, fe) <= model_front_slot(m, fe) + 1e-9;
-	printf("%s front-end polish: MOV^4 PUSH takes %.3f cycles; predicted %.3f, with PUSH on "
-	       "the front end's resource %.3f, checked in %u mixes %.3f\n",
-	       ok ? "ok" : "FAIL", truth, right, wrong, ps.kernels, after);
+		 rc == 0 && fabs(after - truth) < slack * truth &&
+		 model_rho(m, (size_t)push, fe) <= model_front_slot(m, fe) * (1 + slack) + 1e-9;
+	if (!quiet || !ok)
+		printf(
+		    "%s front-end polish%s: MOV^4 PUSH takes %.3f cycles; predicted %.3f, with "
+		    "PUSH on the front end's resource %.3f, checked in %u mixes %.3f (PUSH there "
+		    "%.3f)\n",
+		    ok ? "ok" : "FAIL", noisy ? ", noisy mixes" : "", truth, right, wrong,
+		    ps.kernels, after, model_rho(m, (size_t)push, fe));
 	model_delete(m);
 	return !ok;
+}
+
+/* The same with the mixes measured 0.3% off, as a machine measures them:
+ * a mix of two pushes and ALU forms then ties on the two resources but
+ * for the noise, and held to the ALUs by it, the fit lowered the push's
+ * usage there to the tie and no further (up to 0.83 of a cycle, 3 seeds
+ * of 12, before HOLD_TIE in infer_polish.c). Every seed of 12. */
+static int check_polish_front_noisy(void)
+{
+	unsigned failed = 0;
+	for (unsigned seed = 1; seed <= 12; seed++)
+		failed += (unsigned)check_polish_front(1, seed, 1);
+	printf("%s front-end polish, noisy mixes: the push's usage of the front end's resource "
+	       "gone for %u seeds of 12\n",
+	       failed ? "FAIL" : "ok", 12 - failed);
+	return failed != 0;
 }
 
 /* Four ALU ports, two ports of a unit only the conditional moves and sets
@@ -1840,8 +1869,9 @@ int main(void)
 	return check_exact(sim) | check_noisy(sim) | check_stop(sim) | check_helped(sim, 0) |
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
 	       check_memory_siblings() | check_refused_group(sim) | check_polish(sim) |
-	       check_polish_front() | check_short_core() | check_twin_mixes() |
-	       check_own_beside_core() | check_partner_holds() | check_standing_partner() |
-	       check_mixable_partner() | check_locked() | check_contain() | check_vex_twins() |
-	       check_pushes_apart() | check_pushes_beside_loads() | check_strings();
+	       check_polish_front(0, 1, 0) | check_polish_front_noisy() | check_short_core() |
+	       check_twin_mixes() | check_own_beside_core() | check_partner_holds() |
+	       check_standing_partner() | check_mixable_partner() | check_locked() |
+	       check_contain() | check_vex_twins() | check_pushes_apart() |
+	       check_pushes_beside_loads() | check_strings();
 }
