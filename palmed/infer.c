@@ -562,7 +562,9 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 	po.seed = o->seed;
 	po.tol = o->tol;
 	int rc = infer_polish(mt, m, o->core, o->ncore, &po, &ps);
-	stats->benchmarks += ps.kernels;
+	/* the mixes, and the pairs of its other stages (pushes: 3, pops: 1) */
+	stats->benchmarks += ps.kernels + ps.own_pairs + ps.vex_pairs +
+			     (ps.pushes_gate >= 0 ? 3 : 0) + (ps.pops_gate >= 0 ? 1 : 0);
 	if (rc == 0)
 		infer_meter_note(mt,
 				 "mapped forms checked beside core forms: %u forms in %u mixes "
