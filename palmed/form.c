@@ -55,6 +55,11 @@ int form_kind_is_access(enum form_kind k)
 	return (k >= FORM_M8 && k <= FORM_M512) || form_kind_is_indexed(k);
 }
 
+int form_kind_is_vector(enum form_kind k)
+{
+	return k == FORM_XMM || k == FORM_YMM || k == FORM_ZMM;
+}
+
 int form_kind_is_indexed(enum form_kind k)
 {
 	return k >= FORM_M8X && k <= FORM_M512X;
@@ -133,7 +138,7 @@ size_t form_name_registers(const char *name, char out[2][FORM_NAME_MAX])
 	for (unsigned i = 0; i < f.n; i++) {
 		if (form_kind_is_access(f.op[i]))
 			at = i, accesses++;
-		vec |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
+		vec |= form_kind_is_vector(f.op[i]);
 	}
 	if (accesses != 1)
 		return 0;

@@ -104,6 +104,7 @@ unsigned form_kind_bytes(enum form_kind k);
 int form_kind_is_memory(enum form_kind k);  /* M8..M512(X), and the address kinds */
 int form_kind_is_access(enum form_kind k);  /* M8..M512 and M8X..M512X: memory accessed */
 int form_kind_is_indexed(enum form_kind k); /* M8X..M512X */
+int form_kind_is_vector(enum form_kind k);  /* XMM, YMM, ZMM */
 /* M8X -> M8 ... (other kinds as they are), and M8 -> M8X ... */
 enum form_kind form_kind_unindexed(enum form_kind k);
 enum form_kind form_kind_indexed(enum form_kind k);

@@ -256,7 +256,7 @@ static void fill_encoding(struct gen_form_info *info, const ZydisDecodedInstruct
 	const struct form *f = &info->form;
 	int vector = 0, xmm = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		vector |= f->op[i] == FORM_XMM || f->op[i] == FORM_YMM || f->op[i] == FORM_ZMM;
+		vector |= form_kind_is_vector(f->op[i]);
 		xmm |= f->op[i] == FORM_XMM;
 	}
 	info->evex = insn->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;

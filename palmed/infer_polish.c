@@ -414,7 +414,7 @@ static unsigned char encoding(const char *name)
 	if (form_parse(name, &f) < 0)
 		return 0;
 	for (unsigned i = 0; i < f.n; i++) {
-		xmm |= f.op[i] == FORM_XMM || f.op[i] == FORM_YMM || f.op[i] == FORM_ZMM;
+		xmm |= form_kind_is_vector(f.op[i]);
 		mm |= f.op[i] == FORM_MM;
 	}
 	if (!xmm)
