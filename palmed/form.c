@@ -60,6 +60,27 @@ int form_kind_is_vector(enum form_kind k)
 	return k == FORM_XMM || k == FORM_YMM || k == FORM_ZMM;
 }
 
+int form_encoding(const char *name)
+{
+	static const char *const alone[] = {"EXTRQ", "INSERTQ", "MOVNTSD", "MOVNTSS"};
+	struct form f;
+	int xmm = 0, mm = 0;
+	if (form_parse(name, &f) < 0)
+		return 0;
+	for (unsigned i = 0; i < f.n; i++) {
+		xmm |= form_kind_is_vector(f.op[i]);
+		mm |= f.op[i] == FORM_MM;
+	}
+	if (!xmm)
+		return 0;
+	if (f.mnemonic[0] == 'V')
+		return FORM_ENC_VEX;
+	int no_vex = mm || !strncmp(f.mnemonic, "SHA", 3);
+	for (size_t i = 0; i < ARRAY_SIZE(alone); i++)
+		no_vex |= !strcmp(f.mnemonic, alone[i]);
+	return no_vex ? FORM_ENC_SSE_ALONE : 0;
+}
+
 int form_kind_is_indexed(enum form_kind k)
 {
 	return k >= FORM_M8X && k <= FORM_M512X;

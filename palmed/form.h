@@ -153,4 +153,14 @@ int form_kind_is_immediate(enum form_kind k);
  * instructions, x87/MMX/segment operands), or NULL if it can. */
 const char *form_unsupported_reason(const struct form *f);
 
+/* How a form is encoded, as kernels may mix forms: FORM_ENC_VEX for a VEX
+ * or EVEX form with vector registers, FORM_ENC_SSE_ALONE for a legacy SSE
+ * form that has no VEX encoding in the instruction set (SHA, SSE4a's
+ * extrq, insertq, movntsd and movntss; one with an MMX operand beside its
+ * XMM one), for which the generator has no VEX twin (gen.h); 0 for the
+ * others (and a name that does not parse). A kernel holding both kinds is
+ * refused (transitions). */
+enum { FORM_ENC_VEX = 1, FORM_ENC_SSE_ALONE = 2 };
+int form_encoding(const char *name);
+
 #endif

@@ -422,36 +422,34 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
 	stats->benchmarks += stats->map.benchmarks;
 	if (rc == 0)
-		infer_meter_note(mt,
-				 "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
-				 "probed resource by resource, their base unusable) "
-				 "from %u benchmarks (%u probes, %u of them resource by resource); "
-				 "%u forms run as a core form of their shape (%u pairs; %u "
-				 "memory forms of another operation left to the probes, their "
-				 "register forms on other units); "
-				 "%u indexed memory forms as their unindexed form, scaled; "
-				 "%u forms (%u core forms its resources leave short) bounded "
-				 "by %u resources of their own; %u measured "
-				 "with helpers, their usages taken off; %u probes beside zero "
-				 "idioms, the idioms' cycles taken off; %u resources split off "
-				 "for %u forms from %u pairs; %u locked forms on one resource "
-				 "together from %u pairs; %u of %u REP forms given a start "
-				 "(timed at two lengths)",
-				 stats->map.singles, stats->map.core_resources, stats->map.groups,
-				 stats->map.template_mode
-				     ? ": too many, each form a combination of "
-				       "core forms"
-				     : "",
-				 stats->map.groups_apart, stats->map.benchmarks, stats->map.probes,
-				 stats->map.refined, stats->map.siblings, stats->map.sibling_pairs,
-				 stats->map.siblings_apart,
-				 stats->map.twins,
-				 stats->map.own, stats->map.core_own, stats->map.own_resources,
-				 stats->map.with_helpers,
-				 stats->map.beside_helpers, stats->map.split_resources,
-				 stats->map.split_forms, stats->map.split_pairs, stats->map.locked,
-				 stats->map.locked_pairs, stats->map.strings,
-				 stats->map.string_pairs);
+		infer_meter_note(
+		    mt,
+		    "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
+		    "probed resource by resource, their base unusable; %u "
+		    "bases slower than the core's model, %u replaced) "
+		    "from %u benchmarks (%u probes, %u of them resource by resource); "
+		    "%u forms run as a core form of their shape (%u pairs; %u "
+		    "memory forms of another operation left to the probes, their "
+		    "register forms on other units); "
+		    "%u indexed memory forms as their unindexed form, scaled; "
+		    "%u forms (%u core forms its resources leave short) bounded "
+		    "by %u resources of their own; %u measured "
+		    "with helpers, their usages taken off; %u probes beside zero "
+		    "idioms, the idioms' cycles taken off; %u resources split off "
+		    "for %u forms from %u pairs; %u locked forms on one resource "
+		    "together from %u pairs; %u of %u REP forms given a start "
+		    "(timed at two lengths)",
+		    stats->map.singles, stats->map.core_resources, stats->map.groups,
+		    stats->map.template_mode ? ": too many, each form a combination of "
+					       "core forms"
+					     : "",
+		    stats->map.groups_apart, stats->map.slow_bases, stats->map.rebased,
+		    stats->map.benchmarks, stats->map.probes, stats->map.refined,
+		    stats->map.siblings, stats->map.sibling_pairs, stats->map.siblings_apart,
+		    stats->map.twins, stats->map.own, stats->map.core_own, stats->map.own_resources,
+		    stats->map.with_helpers, stats->map.beside_helpers, stats->map.split_resources,
+		    stats->map.split_forms, stats->map.split_pairs, stats->map.locked,
+		    stats->map.locked_pairs, stats->map.strings, stats->map.string_pairs);
 	return rc;
 }
 

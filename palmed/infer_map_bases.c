@@ -4,12 +4,16 @@
  * short kernel. Groups are formed greedily: a resource joins a group while
  * one base can still saturate them all with the margin asked for. A
  * kernel saturates at most as many resources at once as the dispatch
- * width allows, so the groups number about a third of the resources. */
+ * width allows, so the groups number about a third of the resources.
+ * A base holds no legacy SSE form without a VEX twin (SHA...) unless its
+ * group needs one, and then no VEX or EVEX form: the runner refuses a
+ * kernel holding both (transitions). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_map_private.h"
 #include "palmed/lp.h"
 
@@ -22,6 +26,10 @@ void map_core_init(struct map_core *c, const struct model *m)
 		c->forms[j] = xstrdup(m->forms[j]);
 	c->single = xmalloc((c->n + 1) * sizeof(double));
 	memcpy(c->single, m->form_cycles, c->n * sizeof(double));
+	c->enc = xmalloc(c->n + 1);
+	c->banned = xcalloc(c->n + 1, 1);
+	for (size_t j = 0; j < c->n; j++)
+		c->enc[j] = (unsigned char)form_encoding(c->forms[j]);
 	c->rho = xmalloc((c->R + 1) * sizeof(double *));
 	for (size_t r = 0; r < c->R; r++) {
 		c->rho[r] = xmalloc((c->n + 1) * sizeof(double));
@@ -36,6 +44,8 @@ void map_core_done(struct map_core *c)
 		free(c->rho[r]);
 	free(c->rho);
 	free(c->single);
+	free(c->enc);
+	free(c->banned);
 	for (size_t j = 0; j < c->n; j++)
 		free(c->forms[j]);
 	free(c->forms);
@@ -59,18 +69,23 @@ void map_base_kernel(const struct map_core *c, const struct map_base *b, unsigne
 			kernel_add(k, c->forms[j], copies * (unsigned)llround(b->sigma[j]));
 }
 
-/* max t such that some sigma >= 0 loads every resource of S to 1 and every
- * other to at most 1 - t (the cheapest such sigma among the best); -INFINITY
- * if no sigma loads S equally. */
-static double group_lp(const struct map_core *c, const unsigned char *in, double *sigma)
+/* max t such that some sigma >= 0 of the forms neither banned nor of
+ * encoding `leave` loads every resource of S to 1 and every other to at
+ * most 1 - t (the cheapest such sigma among the best); -INFINITY if no
+ * sigma loads S equally (sigma then untouched). */
+static double solve_group(const struct map_core *c, const unsigned char *in, int leave,
+			  double *sigma)
 {
 	size_t n = c->n;
 	struct lp *lp = lp_new(n + 1, 1);
 	double *row = xcalloc(n + 2, sizeof(double)), *x = xcalloc(n + 2, sizeof(double)), t;
 	lp_set_objective(lp, n, 1);
 	lp_set_bounds(lp, n, -1, 1);
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < n; j++) {
 		lp_set_objective(lp, j, -1e-4 * c->single[j]);
+		if (c->banned[j] || (leave && c->enc[j] == leave))
+			lp_set_bounds(lp, j, 0, 0);
+	}
 	for (size_t r = 0; r < c->R; r++) {
 		memcpy(row, c->rho[r], n * sizeof(double));
 		row[n] = in[r] ? 0 : 1;
@@ -85,6 +100,26 @@ static double group_lp(const struct map_core *c, const unsigned char *in, double
 	lp_delete(lp);
 	free(row);
 	free(x);
+	return t;
+}
+
+/* The LP's sigma without legacy SSE forms that have no VEX twin (SHA...):
+ * a base with one would refuse every VEX or EVEX form probed beside it
+ * (transitions). Only when the other forms cannot saturate S with the
+ * margin `enough`, the better of that and the LP without VEX forms. */
+static double group_lp(const struct map_core *c, const unsigned char *in, double enough,
+		       double *sigma)
+{
+	double t = solve_group(c, in, FORM_ENC_SSE_ALONE, sigma);
+	if (t >= enough)
+		return t;
+	double *other = xmalloc((c->n + 1) * sizeof(double));
+	double u = solve_group(c, in, FORM_ENC_VEX, other);
+	if (u > t) {
+		t = u;
+		memcpy(sigma, other, c->n * sizeof(double));
+	}
+	free(other);
 	return t;
 }
 
@@ -158,6 +193,35 @@ static void add_base(const struct map_core *c, const unsigned char *in, const do
 	integer_base(c, in, real, lp_margin, o->max_base, b);
 }
 
+int map_base_without(struct map_core *c, const struct infer_map_options *o,
+		     const struct map_base *b, size_t j, struct map_base *out)
+{
+	unsigned char *in = xcalloc(c->R + 1, 1);
+	double *sigma = xcalloc(c->n + 1, sizeof(double));
+	for (size_t a = 0; a < b->nres; a++)
+		in[b->res[a]] = 1;
+	unsigned char was = c->banned[j];
+	c->banned[j] = 1;
+	double t = group_lp(c, in, o->min_margin, sigma);
+	c->banned[j] = was;
+	int rc = -1;
+	if (t >= 0.1) {
+		struct map_base *made = NULL;
+		size_t n = 0;
+		add_base(c, in, sigma, t, o, &made, &n);
+		*out = made[0];
+		free(made);
+		rc = out->margin >= 0.1 ? 0 : -1;
+		if (rc < 0) {
+			free(out->res);
+			free(out->sigma);
+		}
+	}
+	free(in);
+	free(sigma);
+	return rc;
+}
+
 static const double *sort_key;
 
 static int by_key_desc(const void *a, const void *b)
@@ -202,7 +266,7 @@ static size_t make_groups(const struct map_core *c, const struct infer_map_optio
 			continue;
 		memset(in, 0, R);
 		in[r] = 1;
-		double t = group_lp(c, in, best);
+		double t = group_lp(c, in, o->min_margin, best);
 		for (size_t b = a + 1; b < R; b++) {
 			size_t q = order[b];
 			int apart = 1;
@@ -213,7 +277,7 @@ static size_t make_groups(const struct map_core *c, const struct infer_map_optio
 			if (grouped[q] || !isfinite(alone[q]) || (!apart && t >= o->min_margin))
 				continue;
 			in[q] = 1;
-			double tq = group_lp(c, in, sigma);
+			double tq = group_lp(c, in, o->min_margin, sigma);
 			if (tq >= o->min_margin || (t < o->min_margin && tq > t + 0.05)) {
 				t = tq;
 				memcpy(best, sigma, c->n * sizeof(double));
@@ -244,7 +308,7 @@ void map_make_bases(const struct map_core *c, const struct infer_map_options *o,
 	for (size_t r = 0; r < R; r++) {
 		sig[r] = xcalloc(c->n + 1, sizeof(double));
 		in[r] = 1;
-		alone[r] = group_lp(c, in, sig[r]);
+		alone[r] = group_lp(c, in, o->min_margin, sig[r]);
 		in[r] = 0;
 		single_of[r] = -1;
 	}

@@ -399,46 +399,18 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	return changed;
 }
 
-/* How each form is encoded, as kernels may mix them: ENC_VEX for a VEX or
- * EVEX form with vector registers, ENC_SSE_ALONE for a legacy SSE form
- * that has no VEX encoding in the instruction set (SHA, SSE4a's extrq,
- * insertq, movntsd and movntss; one with an MMX operand beside its XMM
- * one), for which the generator has no VEX twin (gen.h); 0 for the others.
- * A kernel holding both kinds is refused (transitions). */
-enum { ENC_VEX = 1, ENC_SSE_ALONE = 2 };
-static unsigned char encoding(const char *name)
-{
-	static const char *const alone[] = {"EXTRQ", "INSERTQ", "MOVNTSD", "MOVNTSS"};
-	struct form f;
-	int xmm = 0, mm = 0;
-	if (form_parse(name, &f) < 0)
-		return 0;
-	for (unsigned i = 0; i < f.n; i++) {
-		xmm |= form_kind_is_vector(f.op[i]);
-		mm |= f.op[i] == FORM_MM;
-	}
-	if (!xmm)
-		return 0;
-	if (f.mnemonic[0] == 'V')
-		return ENC_VEX;
-	int no_vex = mm || !strncmp(f.mnemonic, "SHA", 3);
-	for (size_t i = 0; i < ARRAY_SIZE(alone); i++)
-		no_vex |= !strcmp(f.mnemonic, alone[i]);
-	return no_vex ? ENC_SSE_ALONE : 0;
-}
-
 static unsigned char *encodings(const struct model *m)
 {
 	unsigned char *enc = xcalloc(m->nforms + 1, 1);
 	for (size_t f = 0; f < m->nforms; f++)
-		enc[f] = encoding(m->forms[f]);
+		enc[f] = (unsigned char)form_encoding(m->forms[f]);
 	return enc;
 }
 
-/* Whether forms a and b can run in one kernel (encodings above). */
+/* Whether forms a and b can run in one kernel (form_encoding). */
 static int mixable(const unsigned char *enc, size_t a, size_t b)
 {
-	return !enc || (enc[a] | enc[b]) != (ENC_VEX | ENC_SSE_ALONE);
+	return !enc || (enc[a] | enc[b]) != (FORM_ENC_VEX | FORM_ENC_SSE_ALONE);
 }
 
 /* The share of core form c's cycles alone that resource r takes, less the
