@@ -426,7 +426,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 		    mt,
 		    "mapping: %u forms onto the core's %u resources (%u groups%s; %u "
 		    "probed resource by resource, their base unusable; %u "
-		    "bases slower than the core's model, %u replaced) "
+		    "bases refused or slower than the core's model, %u replaced) "
 		    "from %u benchmarks (%u probes, %u of them resource by resource); "
 		    "%u forms run as a core form of their shape (%u pairs; %u "
 		    "memory forms of another operation left to the probes, their "
@@ -443,7 +443,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 		    stats->map.template_mode ? ": too many, each form a combination of "
 					       "core forms"
 					     : "",
-		    stats->map.groups_apart, stats->map.slow_bases, stats->map.rebased,
+		    stats->map.groups_apart, stats->map.bad_bases, stats->map.rebased,
 		    stats->map.benchmarks, stats->map.probes, stats->map.refined,
 		    stats->map.siblings, stats->map.sibling_pairs, stats->map.siblings_apart,
 		    stats->map.twins, stats->map.own, stats->map.core_own, stats->map.own_resources,

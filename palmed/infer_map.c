@@ -226,59 +226,149 @@ static int slow_base(const struct map_base *b)
 	return b->cycles > b->T * (1 + BASE_SLOW);
 }
 
-/* Each slow base made again without one of its forms, each in turn; the
- * candidates are measured together, and the one the model times right
- * with the largest margin takes its place. A slow base left is not used
- * (its group probed resource by resource). */
-static int replace_slow_bases(struct mapping *mp)
+/* A base the machine refused (a flag reader beside a flag writer gets
+ * helpers: the ALUs' base of the Zen 4's model 7 held cmovne beside test,
+ * and the ALUs, a group of their own, were probed for no form) or that
+ * runs slower than its model. */
+static int bad_base(const struct map_base *b)
 {
-	size_t cap = 1, n = 0;
-	for (size_t i = 0; i < mp->nbases; i++)
-		for (size_t j = 0; j < mp->core.n && slow_base(&mp->bases[i]); j++)
-			cap += mp->bases[i].sigma[j] > 0.5;
-	struct map_base *cand = xcalloc(cap, sizeof(*cand));
-	size_t *of = xmalloc(cap * sizeof(size_t));
-	for (size_t i = 0; i < mp->nbases; i++) {
-		mp->stats->slow_bases += slow_base(&mp->bases[i]);
-		for (size_t j = 0; j < mp->core.n && slow_base(&mp->bases[i]); j++)
-			if (mp->bases[i].sigma[j] > 0.5 &&
-			    map_base_without(&mp->core, mp->o, &mp->bases[i], j, &cand[n]) == 0)
-				of[n++] = i;
+	return !(b->cycles > 0) || slow_base(b);
+}
+
+/* A chain of bases made again for bad base `of`: each leaves out one of
+ * its forms, then every form the LP brought in instead, while what it
+ * makes is bad (banning cmovne brought in setne: the flag readers go one
+ * at a time). */
+struct rebase {
+	size_t of;
+	unsigned char *ban; /* core forms left out */
+	double *prev;	    /* the multiplicities of the last kernel tried */
+	struct map_base cand;
+	int live;
+};
+
+#define REBASE_ROUNDS 4
+
+static int rebase_round(struct mapping *mp, struct rebase *ch, size_t nch, long *best)
+{
+	struct map_core *c = &mp->core;
+	size_t n = 0, *which = xmalloc((nch + 1) * sizeof(size_t));
+	for (size_t k = 0; k < nch; k++) {
+		if (!ch[k].live || best[ch[k].of] >= 0) {
+			ch[k].live = 0;
+			continue;
+		}
+		memcpy(c->banned, ch[k].ban, c->n);
+		if (map_base_again(c, mp->o, &mp->bases[ch[k].of], &ch[k].cand) == 0)
+			which[n++] = k;
+		else
+			ch[k].live = 0;
 	}
+	memset(c->banned, 0, c->n);
 	struct batch b;
 	map_batch_init(&b, n);
-	for (size_t k = 0; k < n; k++)
-		map_base_kernel(&mp->core, &cand[k], 1, &b.ks[k]);
+	for (size_t q = 0; q < n; q++)
+		map_base_kernel(c, &ch[which[q]].cand, 1, &b.ks[q]);
 	if (n)
-		infer_meter_label(mp->mt, "mapping: %zu bases again without a form of a slow one",
-				  n);
+		infer_meter_label(mp->mt, "mapping: %zu bases again without forms of a bad one", n);
 	int rc = n ? map_measure(mp, b.ks, b.n, b.cycles, b.status, b.errors) : 0;
 	mp->stats->bases += (unsigned)n;
-	for (size_t i = 0; rc == 0 && i < mp->nbases; i++) {
-		long best = -1;
-		for (size_t k = 0; k < n; k++) {
-			cand[k].cycles = b.status[k] == 0 ? b.cycles[k] : 0;
-			if (of[k] == i && cand[k].cycles > 0 && !slow_base(&cand[k]) &&
-			    (best < 0 || cand[k].margin > cand[best].margin))
-				best = (long)k;
+	for (size_t q = 0; rc == 0 && q < n; q++) {
+		struct rebase *r = &ch[which[q]];
+		r->cand.cycles = b.status[q] == 0 ? b.cycles[q] : 0;
+		if (getenv("PERPI_MAP_DEBUG")) {
+			char *spec = kernel_to_string(&b.ks[q]);
+			fprintf(stderr,
+				"base %zu again: [%s] T %.3f margin %.3f measured %.3f%s%s\n",
+				r->of, spec, r->cand.T, r->cand.margin, r->cand.cycles,
+				b.errors[q] ? ": " : "", b.errors[q] ? b.errors[q] : "");
+			free(spec);
 		}
-		if (best >= 0) {
+		if (!bad_base(&r->cand)) {
+			long *bb = &best[r->of];
+			if (*bb < 0 || r->cand.margin > ch[*bb].cand.margin)
+				*bb = (long)which[q];
+			r->live = 0;
+			continue;
+		}
+		int brought = 0;
+		for (size_t j = 0; j < c->n; j++)
+			if (r->cand.sigma[j] > 0.5 && !(r->prev[j] > 0.5)) {
+				r->ban[j] = 1;
+				brought = 1;
+			}
+		memcpy(r->prev, r->cand.sigma, c->n * sizeof(double));
+		r->live = brought;
+	}
+	/* the candidates of this round that are not kept */
+	for (size_t q = 0; q < n; q++) {
+		struct rebase *r = &ch[which[q]];
+		if (best[r->of] != (long)which[q]) {
+			free(r->cand.res);
+			free(r->cand.sigma);
+			free(r->cand.helper);
+			memset(&r->cand, 0, sizeof(r->cand));
+		}
+	}
+	free(which);
+	map_batch_done(&b);
+	return rc;
+}
+
+/* Each bad base made again without one of its forms, each in turn (and
+ * the forms the LP then brings in, up to REBASE_ROUNDS times); the one
+ * the model times right with the largest margin takes its place. A bad
+ * base left is not used (its group probed resource by resource). */
+static int replace_bad_bases(struct mapping *mp)
+{
+	size_t n = mp->core.n, nch = 0, cap = 1;
+	for (size_t i = 0; i < mp->nbases; i++)
+		for (size_t j = 0; j < n && bad_base(&mp->bases[i]); j++)
+			cap += mp->bases[i].sigma[j] > 0.5;
+	struct rebase *ch = xcalloc(cap, sizeof(*ch));
+	long *best = xmalloc((mp->nbases + 1) * sizeof(long));
+	for (size_t i = 0; i < mp->nbases; i++) {
+		best[i] = -1;
+		mp->stats->bad_bases += bad_base(&mp->bases[i]);
+		for (size_t j = 0; j < n && bad_base(&mp->bases[i]); j++) {
+			if (!(mp->bases[i].sigma[j] > 0.5))
+				continue;
+			struct rebase *r = &ch[nch++];
+			r->of = i;
+			r->ban = xcalloc(n + 1, 1);
+			r->ban[j] = 1;
+			r->prev = xmalloc((n + 1) * sizeof(double));
+			memcpy(r->prev, mp->bases[i].sigma, n * sizeof(double));
+			r->live = 1;
+		}
+	}
+	int rc = 0;
+	for (unsigned round = 0; rc == 0 && round < REBASE_ROUNDS; round++)
+		rc = rebase_round(mp, ch, nch, best);
+	for (size_t i = 0; i < mp->nbases; i++) {
+		if (rc == 0 && best[i] >= 0) {
 			struct map_base old = mp->bases[i];
-			mp->bases[i] = cand[best];
-			cand[best] = old;
+			mp->bases[i] = ch[best[i]].cand;
+			ch[best[i]].cand = old;
 			mp->stats->rebased++;
 		} else if (slow_base(&mp->bases[i])) {
 			mp->bases[i].cycles = 0;
 		}
 	}
-	map_bases_free(cand, n);
-	free(of);
-	map_batch_done(&b);
+	for (size_t k = 0; k < nch; k++) {
+		free(ch[k].cand.res);
+		free(ch[k].cand.sigma);
+		free(ch[k].cand.helper);
+		free(ch[k].ban);
+		free(ch[k].prev);
+	}
+	free(ch);
+	free(best);
 	return rc;
 }
 
-/* The bases, measured; a base the machine refuses is left out, a slow one
- * replaced. */
+/* The bases, measured; a base the machine refuses or that runs slow is
+ * replaced, or left out. */
 static int measure_bases(struct mapping *mp)
 {
 	struct batch b;
@@ -292,7 +382,7 @@ static int measure_bases(struct mapping *mp)
 	mp->stats->bases = (unsigned)mp->nbases;
 	mp->stats->groups = (unsigned)mp->ngroups;
 	if (rc == 0)
-		rc = replace_slow_bases(mp);
+		rc = replace_bad_bases(mp);
 	for (size_t g = 0; g < mp->ngroups; g++)
 		mp->stats->groups_apart += !probeable(&mp->bases[g]);
 	map_batch_done(&b);

@@ -47,8 +47,8 @@ struct infer_map_stats {
 	unsigned groups_apart;	 /* of those, probed resource by resource: their base
 				  * could not be measured, or too small a margin */
 	unsigned bases;		 /* base kernels measured (groups and single resources) */
-	unsigned slow_bases;	 /* of those, slower than the core's model says: made
-				  * again without one of their forms each */
+	unsigned bad_bases;	 /* of those, refused or slower than the core's model
+				  * says: made again without one of their forms each */
 	unsigned rebased;	 /* of those, replaced by one the model times right */
 	unsigned probes;	 /* probe kernels measured */
 	unsigned refined;	 /* of those, resource by resource after a positive group */

@@ -193,17 +193,14 @@ static void add_base(const struct map_core *c, const unsigned char *in, const do
 	integer_base(c, in, real, lp_margin, o->max_base, b);
 }
 
-int map_base_without(struct map_core *c, const struct infer_map_options *o,
-		     const struct map_base *b, size_t j, struct map_base *out)
+int map_base_again(const struct map_core *c, const struct infer_map_options *o,
+		   const struct map_base *b, struct map_base *out)
 {
 	unsigned char *in = xcalloc(c->R + 1, 1);
 	double *sigma = xcalloc(c->n + 1, sizeof(double));
 	for (size_t a = 0; a < b->nres; a++)
 		in[b->res[a]] = 1;
-	unsigned char was = c->banned[j];
-	c->banned[j] = 1;
 	double t = group_lp(c, in, o->min_margin, sigma);
-	c->banned[j] = was;
 	int rc = -1;
 	if (t >= 0.1) {
 		struct map_base *made = NULL;

@@ -14,7 +14,7 @@ struct map_core {
 	double *single;	       /* n: cycles alone */
 	double **rho;	       /* R rows of n */
 	unsigned char *enc;    /* n: form_encoding */
-	unsigned char *banned; /* n: left out of the bases (map_base_without) */
+	unsigned char *banned; /* n: left out of the bases (map_base_again) */
 };
 
 /* A kernel of core forms that saturates a group of resources. */
@@ -44,11 +44,11 @@ void map_core_done(struct map_core *c);
 void map_make_bases(const struct map_core *c, const struct infer_map_options *o,
 		    struct map_base **bases, size_t *nbases, size_t *ngroups, long *single_of);
 void map_bases_free(struct map_base *bases, size_t n);
-/* The base of b's group again without core form j and the forms banned
- * before: 0 and *out (its res and sigma the caller's); or -1 when the
- * other forms cannot saturate the group (a margin below 0.1). */
-int map_base_without(struct map_core *c, const struct infer_map_options *o,
-		     const struct map_base *b, size_t j, struct map_base *out);
+/* The base of b's group again without the core forms c->banned: 0 and
+ * *out (its res and sigma the caller's); or -1 when the other forms
+ * cannot saturate the group (a margin below 0.1). */
+int map_base_again(const struct map_core *c, const struct infer_map_options *o,
+		   const struct map_base *b, struct map_base *out);
 
 /* A form being mapped, and what its probes have read. */
 struct target {

@@ -389,24 +389,34 @@ static int check_refused_group(const struct sim_machine *sim)
  * cycles. Those two alone are the base of the group of the FP adders and
  * shuffles (PERPI_MAP_DEBUG shows the bases): its probes read 2.4 times
  * each form's usage, up to its cycles alone. */
-static int mapping_started;
+static int mapping_started, hazard_twice;
+
+/* Whether k holds forms a and b as many times each and no other core form. */
+static int pair_alone(const struct sim_machine *sim, const struct kernel *k, const char *a,
+		      const char *b)
+{
+	unsigned x = kernel_count(k, a), y = kernel_count(k, b);
+	int others = 0;
+	for (size_t t = 0; t < k->n; t++)
+		for (size_t c = 0; c < sim->ncore; c++)
+			others |= !strcmp(k->terms[t].form, sim->core[c]) &&
+				  strcmp(k->terms[t].form, a) && strcmp(k->terms[t].form, b);
+	return x && x == y && !others;
+}
 
 static int hazard_one(const struct sim_machine *sim, const struct kernel *k, double *cycles)
 {
-	unsigned a = kernel_count(k, "ADDSD_XMM_XMM"), p = kernel_count(k, "PSHUFD_XMM_XMM_IMM8");
-	int others = 0, outside = 0;
 	for (size_t t = 0; t < k->n; t++) {
 		int core = 0;
 		for (size_t c = 0; c < sim->ncore; c++)
 			core |= !strcmp(k->terms[t].form, sim->core[c]);
-		others |= core && strcmp(k->terms[t].form, "ADDSD_XMM_XMM") &&
-			  strcmp(k->terms[t].form, "PSHUFD_XMM_XMM_IMM8");
-		outside |= !core;
+		mapping_started |= !core;
 	}
-	mapping_started |= outside;
 	if (sim_cycles(sim, k, cycles) < 0)
 		return -1;
-	if (mapping_started && a && a == p && !others)
+	if (mapping_started &&
+	    (pair_alone(sim, k, "ADDSD_XMM_XMM", "PSHUFD_XMM_XMM_IMM8") ||
+	     (hazard_twice && pair_alone(sim, k, "CVTSI2SD_XMM_GPR64", "PSHUFD_XMM_XMM_IMM8"))))
 		*cycles *= 2.4;
 	return 0;
 }
@@ -417,25 +427,32 @@ static int hazard_cycles(void *ctx, const struct kernel *k, double *cycles)
 }
 
 /* A base that runs slower than the core's model says is made again
- * without one of its forms (infer_map.c, replace_slow_bases): held-out
+ * without one of its forms (infer_map.c, replace_bad_bases): held-out
  * kernels as exact as on the plain machine (check_exact: 99.9% here).
- * With its probes read, 3.1% of them came out off (3.2% RMS). */
-static int check_slow_base(const struct sim_machine *sim)
+ * With its probes read, 3.1% of them came out off (3.2% RMS). twice:
+ * cvtsi2sd, which the LP brings in for addsd, is as slow beside pshufd,
+ * and no other base saturates the group: the slow base is not used, its
+ * group probed resource by resource (98.9% exact here). */
+static int check_slow_base(const struct sim_machine *sim, int twice)
 {
 	struct measure ms = {.ctx = (void *)sim, .cycles = hazard_cycles, .cpu = sim->cpu};
 	struct infer_stats st;
 	struct model *m;
+	mapping_started = 0;
+	hazard_twice = twice;
 	if (build(sim, &ms, 0, NULL, &m, &st) < 0) {
 		printf("FAIL slow base: %s\n", perpi_error());
 		return 1;
 	}
 	double exact, rms = heldout(sim, m, 2000, &exact);
-	int ok = st.map.slow_bases >= 1 && st.map.rebased == st.map.slow_bases && rms < 0.02 &&
-		 exact > 0.99;
-	printf("%s slow base: %u of %u bases slower than the core's model, %u replaced; RMS IPC "
-	       "error %.2f%%, %.1f%% of 2000 kernels exact\n",
-	       ok ? "ok" : "FAIL", st.map.slow_bases, st.map.bases, st.map.rebased, 100 * rms,
-	       100 * exact);
+	int ok = st.map.bad_bases >= 1 && rms < 0.02 &&
+		 (twice ? !st.map.rebased && st.map.groups_apart >= 1 && exact > 0.98
+			: st.map.rebased == st.map.bad_bases && exact > 0.99);
+	printf("%s slow base%s: %u of %u bases slower than the core's model, %u replaced, %u "
+	       "groups probed resource by resource; RMS IPC error %.2f%%, %.1f%% of 2000 kernels "
+	       "exact\n",
+	       ok ? "ok" : "FAIL", twice ? ", a second form as slow" : "", st.map.bad_bases,
+	       st.map.bases, st.map.rebased, st.map.groups_apart, 100 * rms, 100 * exact);
 	model_delete(m);
 	return !ok;
 }
@@ -1978,10 +1995,11 @@ int main(void)
 	const struct sim_machine *sim = sim_find("catalogue");
 	return check_exact(sim) | check_noisy(sim) | check_stop(sim) | check_helped(sim, 0) |
 	       check_helped(sim, 1) | check_split(0) | check_split(1) | check_siblings() |
-	       check_memory_siblings() | check_refused_group(sim) | check_slow_base(sim) |
-	       check_polish(sim) | check_polish_front(0, 1, 0) | check_polish_front_noisy() |
-	       check_short_core() | check_twin_mixes() | check_own_beside_core() |
-	       check_partner_holds() | check_standing_partner() | check_mixable_partner() |
-	       check_base_beside_vex() | check_locked() | check_contain() | check_vex_twins() |
-	       check_pushes_apart() | check_pushes_beside_loads() | check_strings();
+	       check_memory_siblings() | check_refused_group(sim) | check_slow_base(sim, 0) |
+	       check_slow_base(sim, 1) | check_polish(sim) | check_polish_front(0, 1, 0) |
+	       check_polish_front_noisy() | check_short_core() | check_twin_mixes() |
+	       check_own_beside_core() | check_partner_holds() | check_standing_partner() |
+	       check_mixable_partner() | check_base_beside_vex() | check_locked() |
+	       check_contain() | check_vex_twins() | check_pushes_apart() |
+	       check_pushes_beside_loads() | check_strings();
 }
