@@ -303,12 +303,8 @@ static int rebase_round(struct mapping *mp, struct rebase *ch, size_t nch, long 
 	/* the candidates of this round that are not kept */
 	for (size_t q = 0; q < n; q++) {
 		struct rebase *r = &ch[which[q]];
-		if (best[r->of] != (long)which[q]) {
-			free(r->cand.res);
-			free(r->cand.sigma);
-			free(r->cand.helper);
-			memset(&r->cand, 0, sizeof(r->cand));
-		}
+		if (best[r->of] != (long)which[q])
+			map_base_done(&r->cand);
 	}
 	free(which);
 	map_batch_done(&b);
@@ -356,9 +352,7 @@ static int replace_bad_bases(struct mapping *mp)
 		}
 	}
 	for (size_t k = 0; k < nch; k++) {
-		free(ch[k].cand.res);
-		free(ch[k].cand.sigma);
-		free(ch[k].cand.helper);
+		map_base_done(&ch[k].cand);
 		free(ch[k].ban);
 		free(ch[k].prev);
 	}

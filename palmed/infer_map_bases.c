@@ -51,13 +51,18 @@ void map_core_done(struct map_core *c)
 	free(c->forms);
 }
 
+void map_base_done(struct map_base *b)
+{
+	free(b->res);
+	free(b->sigma);
+	free(b->helper);
+	memset(b, 0, sizeof(*b));
+}
+
 void map_bases_free(struct map_base *bases, size_t n)
 {
-	for (size_t b = 0; b < n; b++) {
-		free(bases[b].res);
-		free(bases[b].sigma);
-		free(bases[b].helper);
-	}
+	for (size_t b = 0; b < n; b++)
+		map_base_done(&bases[b]);
 	free(bases);
 }
 
@@ -209,10 +214,8 @@ int map_base_again(const struct map_core *c, const struct infer_map_options *o,
 		*out = made[0];
 		free(made);
 		rc = out->margin >= 0.1 ? 0 : -1;
-		if (rc < 0) {
-			free(out->res);
-			free(out->sigma);
-		}
+		if (rc < 0)
+			map_base_done(out);
 	}
 	free(in);
 	free(sigma);

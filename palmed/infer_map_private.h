@@ -44,6 +44,8 @@ void map_core_done(struct map_core *c);
 void map_make_bases(const struct map_core *c, const struct infer_map_options *o,
 		    struct map_base **bases, size_t *nbases, size_t *ngroups, long *single_of);
 void map_bases_free(struct map_base *bases, size_t n);
+/* Frees b's arrays and zeroes it. */
+void map_base_done(struct map_base *b);
 /* The base of b's group again without the core forms c->banned: 0 and
  * *out (its res and sigma the caller's); or -1 when the other forms
  * cannot saturate the group (a margin below 0.1). */
