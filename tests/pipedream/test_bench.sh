@@ -65,10 +65,11 @@ PY
 # Stack forms of every width leave rsp where the loop found it: GNU as
 # assembles the generated loop, objdump (not perpi) reads the pushes and
 # pops back, and each moves rsp by its operand's size (2 bytes for push bx,
-# pushw 0x1234, push word ptr [m]; 8 for the 64-bit ones); then the kernels
+# pushw 0x1234, push word ptr [m], push word ptr [b + i*8 + d]; 8 for the
+# 64-bit ones); then the kernels
 # run without faulting.
 for k in PUSH_GPR16 POP_GPR16 PUSH_M16 POP_M16 PUSH_IMM16 'PUSH_GPR16^3 POP_GPR64' \
-	'PUSH_IMM8 POP_M16^2' PUSH_M64; do
+	'PUSH_IMM8 POP_M16^2' PUSH_M64 POP_M16X PUSH_M16X 'PUSH_GPR64 POP_M16X^4' POP_M64X; do
 	"$PERPI" bench --show-asm "$k" | grep -v '^#' >"$t/s.s" && as "$t/s.s" -o "$t/s.o" ||
 		{ echo "FAIL: $k: the loop does not assemble"; fail=1; continue; }
 	objdump -d -M intel --no-show-raw-insn "$t/s.o" >"$t/s.d"
@@ -99,7 +100,7 @@ PY
 	[ "$net" = 0 ] || { echo "FAIL: $k: one iteration moves rsp by $net bytes"; fail=1; }
 	case $k in PUSH_IMM16) grep -q 'pushw' "$t/s.d" || { echo "FAIL: PUSH_IMM16 assembled as a 64-bit push"; fail=1; } ;; esac
 done
-"$PERPI" bench --no-db PUSH_GPR16 POP_M16 PUSH_IMM16 >"$t/out" 2>"$t/err" ||
+"$PERPI" bench --no-db PUSH_GPR16 POP_M16 PUSH_IMM16 POP_M16X >"$t/out" 2>"$t/err" ||
 	{ busy "$t/err"; echo "FAIL: 16-bit stack kernels: $(cat "$t/err")"; fail=1; }
 
 # bad input: message and status, no crash
