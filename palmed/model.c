@@ -238,15 +238,20 @@ long model_form_lookup(const struct model *m, const char *form)
 
 #define FRONT_BINDS 0.95 /* a usage this close to the form's cycles binds it */
 
-/* NOP's usage of r when r is the front end's (NOP loads it for half its
- * cycles alone or more), else -1. */
+/* NOP's usage of r when r is the front end's (NOP binds there alone),
+ * else -1. Until 2026-12-06 half its cycles alone made a front end: the
+ * Zen 4's model 8 gave NOP 0.057 cycles of the vector pipes' resource
+ * (0.084 alone), and the cycle model took those pipes for the front end:
+ * vprorvq zmm x3 beside vpcmpgtw k, zmm, [m] x4 and vpshldd ymm x4 ran
+ * 1.67 instructions a cycle, predicted 2.84 (1.67 before; the independent
+ * kernels' cycle row 10.1% -> 14.5%). */
 static double nop_slot(const struct model *m, size_t r)
 {
 	long nop = model_form_index(m, "NOP");
 	if (nop < 0)
 		return -1;
 	double rho = model_rho(m, (size_t)nop, r);
-	return rho >= 0.5 * m->form_cycles[nop] ? rho : -1;
+	return rho >= FRONT_BINDS * m->form_cycles[nop] ? rho : -1;
 }
 
 double model_front_slot(const struct model *m, size_t r)

@@ -131,6 +131,22 @@ int main(void)
 	predict(fm, "LOAD STORE", 0.92, 2 / 0.92, "F");
 	model_delete(fm);
 
+	/* A NOP's spurious usage is not a front end: NOP binds F (0.25 of
+	 * its 0.25 cycles) and loads the vector pipes' V for 0.17 (68%, as
+	 * the Zen 4's model 8 had it: 0.057 of 0.084); VPROR binds V (1 of
+	 * 1). F is the front end, V is not, and VPROR's usage of V stays
+	 * whole. */
+	struct model *vm = model_new("test cpu");
+	size_t vf = model_add_resource(vm, "F", "NOP"), vv = model_add_resource(vm, "V", "VPROR");
+	size_t vnop = model_add_form(vm, "NOP", 0.25), vpror = model_add_form(vm, "VPROR", 1);
+	model_set_rho(vm, vnop, vf, 0.25);
+	model_set_rho(vm, vnop, vv, 0.17);
+	model_set_rho(vm, vpror, vv, 1);
+	check(model_front_end(vm, vf) && !model_front_end(vm, vv) &&
+		  model_rho_slot(vm, vpror, vv) == 1,
+	      "a NOP's usage short of binding it is not the front end");
+	model_delete(vm);
+
 	/* An indexed memory form the model does not map is predicted with its
 	 * unindexed form (model_form_lookup); one it maps, with its own.
 	 * R0: CMP_M8_GPR8 0.5, its indexed twin 1.0 (by hand). */
