@@ -243,8 +243,9 @@ long model_form_lookup(const struct model *m, const char *form)
  * Zen 4's model 8 gave NOP 0.057 cycles of the vector pipes' resource
  * (0.084 alone), and the cycle model took those pipes for the front end:
  * vprorvq zmm x3 beside vpcmpgtw k, zmm, [m] x4 and vpshldd ymm x4 ran
- * 1.67 instructions a cycle, predicted 2.84 (1.67 before; the independent
- * kernels' cycle row 10.1% -> 14.5%). */
+ * 1.67 instructions a cycle, predicted 2.84 (model 7: 1.67; the
+ * independent kernels' cycle row 14.5%, model 7's 10.1%). A front end
+ * NOP loads only for part of its cycles is not one it needs. */
 static double nop_slot(const struct model *m, size_t r)
 {
 	long nop = model_form_index(m, "NOP");
