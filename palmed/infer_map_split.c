@@ -133,7 +133,7 @@ int map_split_shared(struct mapping *mp)
 		tf[i] = mp->t[i].helpers ? -1 : model_form_index(m, mp->t[i].name);
 	for (size_t r = 0; r < mp->core.R && rc == 0; r++) {
 		/* the front end's: every form shares them */
-		size_t n = model_front_end(m, r) ? 0 : sharing(mp, tf, r, left);
+		size_t n = model_nop_loads(m, r) ? 0 : sharing(mp, tf, r, left);
 		if (n < 2)
 			continue;
 		memset(in_cluster, 0, m->nforms + 1);

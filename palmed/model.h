@@ -106,10 +106,14 @@ long model_form_index(const struct model *m, const char *form);
  * (CMP_M8_GPR8: a model built before the split, or on a CPU that runs
  * both alike). Index, or -1. */
 long model_form_lookup(const struct model *m, const char *form);
-/* Whether resource r is the front end's: a NOP loads it for half its
- * cycles alone or more (a NOP executes nowhere, so what it loads is
- * decode, rename, dispatch or retirement). 0 when m has no NOP. */
+/* Whether resource r is the front end's, as the cycle model takes it: a
+ * NOP binds it alone (95% of its cycles or more; a NOP executes nowhere,
+ * so what binds it is decode, rename, dispatch or retirement). 0 when m
+ * has no NOP. */
 int model_front_end(const struct model *m, size_t r);
+/* Whether a NOP loads r for half its cycles alone or more: the resources
+ * the mapping's split leaves alone (every form shares them). */
+int model_nop_loads(const struct model *m, size_t r);
 /* A NOP's usage of r when r is the front end's, else -1. */
 double model_front_slot(const struct model *m, size_t r);
 /* rho(i, r), except on a front-end resource that does not bind form i
