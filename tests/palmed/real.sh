@@ -1,11 +1,26 @@
 #!/bin/sh
 # A small real build on this CPU: a dozen forms measured by the Pipedream
 # runner, then 40 held-out kernels measured natively and predicted. The
-# bound is generous (RMS IPC error under 20%): real timings are noisy and a
-# shared VM disturbs them. About 6% on the Zen 4 VM it was written on; on
-# the Zen 5 VM of 2026-11-25, 12.2-15.2% over six runs, the same at the
-# commit before that day's changes (3663b25) and after them: 15% failed
-# calm runs there. Skipped when this machine cannot time a kernel
+# bounds: against the harness's timings of the held-out kernels (the
+# model's own error) under 12.5%, and against their native timings at most
+# 5 points over the harness's own error there (what the independent
+# generator's code adds is no model's: below). About 6% against the
+# natives on the Zen 4 VM it was written on; on the Zen 5 VM of
+# 2026-11-25, 12.2-15.2% over six runs. Until 2026-12-06 the bounds were
+# 20% against the natives and 10% against the harness, and on the Zen 4 of
+# that day the natives read 17.5-18.2% (28.4% in a disturbed pass) where
+# the harness itself was 15.2-15.4% (25.8%) off them: 2.3-2.9 points
+# apart in every pass, the model's share; against the harness 8.6-10.8%
+# in ~20 runs (15.6% once), failing CI one run in three. The same kernels
+# lead each run: cvtsi2sd's mixes (+18-29%, super-additive beside mulsd)
+# and imul beside shifts and adds (imul and two shl r64, imm8 take 1.83
+# cycles where one imul takes 1.0 and two shifts 1.0; imul and four adds
+# 1.63 where the ports give 1.25: the Zen 4 binds integer ops to an ALU's
+# queue at dispatch), which no resource model holds; a budget of 2,500
+# benchmarks instead of 300 reads the same (9.70% against 9.66%). A
+# model without shared resources (each form's measured cycles alone, the
+# largest bounding the kernel) reads 36% against the harness, the sum of
+# them 42%: 12.5% still tells a model from none. Skipped when this machine cannot time a kernel
 # at all right now (no runner, or a host too busy to give one clean run),
 # and a miss is a skip when perpi measure's throughput probe found the core
 # slowed around the evaluation (the host running another thread or VM on
@@ -96,9 +111,14 @@ if ! awk -v c="$harness" 'BEGIN { exit !(c > 90) }'; then
 	echo "FAIL: the harness timed ${harness:-none}% of the kernels (none needs helpers here)"
 	exit 1
 fi
-if awk -v r="$rms" -v h="$rms_h" 'BEGIN { exit !(r < 20 && h < 10) }'; then
-	echo "ok real model: RMS IPC error $rms% on its held-out kernels, $rms_h% against" \
-		"the harness's timings of them"
+# the model's error against the natives, and the harness's own there
+harness_rms=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
+within() { # RMS-against-natives RMS-against-harness harness-against-natives
+	awk -v r="$1" -v h="$2" -v n="$3" 'BEGIN { exit !(r <= n + 5 && h < 12.5) }'
+}
+if [ -n "$harness_rms" ] && within "$rms" "$rms_h" "$harness_rms"; then
+	echo "ok real model: RMS IPC error $rms% on its held-out kernels (the harness's own" \
+		"$harness_rms%), $rms_h% against the harness's timings of them"
 else
 	after=$(slowed_core)
 	if [ "$before" -gt 0 ] || [ "$after" -gt 0 ]; then
@@ -120,15 +140,18 @@ else
 		>"$tmp/eval2.out" 2>&1
 	rms2=$(palmed_rms "$tmp/eval2.out" all)
 	rms2_h=$(palmed_rms "$tmp/eval2.out" harness)
-	if [ -n "$rms2" ] && [ -n "$rms2_h" ] &&
-		awk -v r="$rms2" -v h="$rms2_h" 'BEGIN { exit !(r < 20 && h < 10) }'; then
-		echo "ok real model: RMS IPC error $rms2% on its held-out kernels, $rms2_h%" \
-			"against the harness's timings of them, timed again (the first pass:" \
-			"$rms%, $rms_h%)"
+	harness2_rms=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' \
+		"$tmp/eval2.out")
+	if [ -n "$rms2" ] && [ -n "$rms2_h" ] && [ -n "$harness2_rms" ] &&
+		within "$rms2" "$rms2_h" "$harness2_rms"; then
+		echo "ok real model: RMS IPC error $rms2% on its held-out kernels (the harness's" \
+			"own $harness2_rms%), $rms2_h% against the harness's timings of them, timed" \
+			"again (the first pass: $rms%, $harness_rms%, $rms_h%)"
 		exit 0
 	fi
-	echo "FAIL real model: RMS IPC error $rms% (bound 20%), $rms_h% against the harness" \
-		"(bound 10%); timed again ${rms2:-none}% and ${rms2_h:-none}%"
+	echo "FAIL real model: RMS IPC error $rms% (the harness's own ${harness_rms:-none}%, bound" \
+		"5 points over it), $rms_h% against the harness (bound 12.5%); timed again" \
+		"${rms2:-none}% (${harness2_rms:-none}%) and ${rms2_h:-none}%"
 	cat "$tmp/eval2.out"
 	exit 1
 fi
