@@ -578,10 +578,20 @@ static int probe_chunk(struct mapping *mp, size_t from, size_t to)
 
 /* The share of a form's cycles alone its largest usage must reach for
  * the resources to explain the form (mapped or core): below it, the form
- * is bounded by a resource of its own. */
+ * is bounded by a resource of its own. One tolerance (2% on a real
+ * machine): a usage read that much low is the form's bottleneck. Until
+ * 2026-12-06 it was 7.5 tolerances (15%), and a form bound alone by a unit
+ * of its own a little above its share of a resource took the resource
+ * for its cycles alone: the Zen 4's insertps (2.75 a cycle alone, the
+ * vector pipes' resource read at 0.28-0.33 of its 0.36 cycles) made each
+ * of its mixes with pipe forms too slow (`insertps` x3 + `vblendmps` x2 +
+ * `vpsrld` x3: 2.0 cycles, predicted 2.55, 2.31 now). Model 8's database
+ * rebuilt: independent kernels 9.89% -> 9.51%, tau 0.896 -> 0.900; 5% in
+ * between (2.5 tolerances) gave 9.62%, 0.898 (docs/BENCHMARKS.md; test_map
+ * "most pipes"). */
 static double explained_share(const struct mapping *mp)
 {
-	return 1 - fmax(7.5 * mp->o->tol, 1e-9);
+	return 1 - fmax(mp->o->tol, 1e-9);
 }
 
 /* The usages read, into the model. Returns whether no core resource
