@@ -129,15 +129,21 @@ else
 			"(perpi measure's probe slowed after $before and $after of 3 runs)"
 		exit 77
 	fi
-	# A second pass, every held-out kernel timed again natively and in
-	# the harness (no database): the evaluation already keeps the faster
-	# of two native passes per kernel, and the harness's timings of the
-	# held-out kernels are one pass each. On the shared Zen 3 of
-	# 2026-11-29 the first pass read 9.4-12.9% against the harness with
-	# the probe seeing the core slowed or not: a model 10% off reads so
-	# in both passes, a disturbed pass does not repeat.
-	timeout 180 $PERPI palmed eval -m "$tmp/m.json" --no-db -n 40 --no-mca -o "$tmp/eval2" \
-		>"$tmp/eval2.out" 2>&1
+	# A second pass: the model built again from a database of its own
+	# (every kernel measured anew), its held-out kernels timed again
+	# natively and in the harness. On the shared Zen 3 of 2026-11-29 the
+	# first pass read 9.4-12.9% against the harness with the probe seeing
+	# the core slowed or not, and a second timing of the same model
+	# passed; on the Zen 4 of 2026-12-06 the error against the harness
+	# came from the build's measurements: three builds' models, each
+	# built again from its own database with the code before and after
+	# that day's mapping change, read 8.83%, 9.24% and 11.06% both times,
+	# and 11.62% in a CI run: a model 12.5% off reads so in both builds,
+	# a disturbed build does not repeat.
+	timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db2" --budget 300 \
+		--training 1000 -q -o "$tmp/m2.json" >"$tmp/build2" 2>&1
+	timeout 180 $PERPI palmed eval -m "$tmp/m2.json" --db "$tmp/db2" -n 40 --no-mca \
+		-o "$tmp/eval2" >"$tmp/eval2.out" 2>&1
 	rms2=$(palmed_rms "$tmp/eval2.out" all)
 	rms2_h=$(palmed_rms "$tmp/eval2.out" harness)
 	harness2_rms=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' \
@@ -145,13 +151,14 @@ else
 	if [ -n "$rms2" ] && [ -n "$rms2_h" ] && [ -n "$harness2_rms" ] &&
 		within "$rms2" "$rms2_h" "$harness2_rms"; then
 		echo "ok real model: RMS IPC error $rms2% on its held-out kernels (the harness's" \
-			"own $harness2_rms%), $rms2_h% against the harness's timings of them, timed" \
-			"again (the first pass: $rms%, $harness_rms%, $rms_h%)"
+			"own $harness2_rms%), $rms2_h% against the harness's timings of them, built" \
+			"and timed again (the first build: $rms%, $harness_rms%, $rms_h%)"
 		exit 0
 	fi
 	echo "FAIL real model: RMS IPC error $rms% (the harness's own ${harness_rms:-none}%, bound" \
-		"5 points over it), $rms_h% against the harness (bound 12.5%); timed again" \
-		"${rms2:-none}% (${harness2_rms:-none}%) and ${rms2_h:-none}%"
+		"5 points over it), $rms_h% against the harness (bound 12.5%); built and timed" \
+		"again ${rms2:-none}% (${harness2_rms:-none}%) and ${rms2_h:-none}%"
+	cat "$tmp/build2"
 	cat "$tmp/eval2.out"
 	exit 1
 fi
