@@ -20,8 +20,8 @@
 # benchmarks instead of 300 reads the same (9.70% against 9.66%). A
 # model without shared resources (each form's measured cycles alone, the
 # largest bounding the kernel) reads 36% against the harness, the sum of
-# them 42%: 12.5% still tells a model from none. Skipped when this machine cannot time a kernel
-# at all right now (no runner, or a host too busy to give one clean run),
+# them 42%: 12.5% still tells a model from none. Skipped when this
+# machine cannot time a kernel at all right now (no runner, or a host too busy to give one clean run),
 # and a miss is a skip when perpi measure's throughput probe found the core
 # slowed around the evaluation (the host running another thread or VM on
 # it: the held-out kernels' native timings are then not this CPU's).
@@ -47,10 +47,14 @@ PADDD_XMM_XMM
 CVTSI2SD_XMM_GPR64
 FORMS
 start=$(date +%s)
-# A host that keeps disturbing the runs can stretch this without end: give
-# it 5 minutes, then skip (the runner's own tests cover the timing).
-timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db" --budget 300 --training 1000 -q \
-	-o "$tmp/m.json" >"$tmp/build" 2>&1
+# The 12-form model into MODEL from DATABASE, its output in LOG. A host
+# that keeps disturbing the runs can stretch this without end: give it 5
+# minutes, then skip (the runner's own tests cover the timing).
+build() { # DATABASE MODEL LOG
+	timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$1" --budget 300 \
+		--training 1000 -q -o "$2" >"$3" 2>&1
+}
+build "$tmp/db" "$tmp/m.json" "$tmp/build"
 status=$?
 if [ $status -eq 124 ]; then
 	echo "SKIP: the build did not finish in 5 minutes: the host keeps disturbing the runs"
@@ -88,6 +92,10 @@ echo "build and evaluation took $(($(date +%s) - start)) s"
 palmed_rms() {
 	awk -v shape="$2" '$1 == "palmed" && $2 == shape { sub("%", "", $5); print $5 }' "$1"
 }
+# the harness's own RMS error against the natives in the table of FILE
+harness_rms() {
+	awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' "$1"
+}
 rms=$(palmed_rms "$tmp/eval.out" all)
 # The same held-out kernels timed again in perpi's own harness (the loop
 # the build times its kernels in), the model's error against those
@@ -112,13 +120,13 @@ if ! awk -v c="$harness" 'BEGIN { exit !(c > 90) }'; then
 	exit 1
 fi
 # the model's error against the natives, and the harness's own there
-harness_rms=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' "$tmp/eval.out")
+own=$(harness_rms "$tmp/eval.out")
 within() { # RMS-against-natives RMS-against-harness harness-against-natives
 	awk -v r="$1" -v h="$2" -v n="$3" 'BEGIN { exit !(r <= n + 5 && h < 12.5) }'
 }
-if [ -n "$harness_rms" ] && within "$rms" "$rms_h" "$harness_rms"; then
+if [ -n "$own" ] && within "$rms" "$rms_h" "$own"; then
 	echo "ok real model: RMS IPC error $rms% on its held-out kernels (the harness's own" \
-		"$harness_rms%), $rms_h% against the harness's timings of them"
+		"$own%), $rms_h% against the harness's timings of them"
 else
 	after=$(slowed_core)
 	if [ "$before" -gt 0 ] || [ "$after" -gt 0 ]; then
@@ -140,24 +148,22 @@ else
 	# that day's mapping change, read 8.83%, 9.24% and 11.06% both times,
 	# and 11.62% in a CI run: a model 12.5% off reads so in both builds,
 	# a disturbed build does not repeat.
-	timeout 300 $PERPI palmed build --forms "$tmp/forms" --db "$tmp/db2" --budget 300 \
-		--training 1000 -q -o "$tmp/m2.json" >"$tmp/build2" 2>&1
+	build "$tmp/db2" "$tmp/m2.json" "$tmp/build2"
 	timeout 180 $PERPI palmed eval -m "$tmp/m2.json" --db "$tmp/db2" -n 40 --no-mca \
 		-o "$tmp/eval2" >"$tmp/eval2.out" 2>&1
 	rms2=$(palmed_rms "$tmp/eval2.out" all)
 	rms2_h=$(palmed_rms "$tmp/eval2.out" harness)
-	harness2_rms=$(awk '$1 == "harness" && $2 == "all" { sub("%", "", $5); print $5 }' \
-		"$tmp/eval2.out")
-	if [ -n "$rms2" ] && [ -n "$rms2_h" ] && [ -n "$harness2_rms" ] &&
-		within "$rms2" "$rms2_h" "$harness2_rms"; then
+	own2=$(harness_rms "$tmp/eval2.out")
+	if [ -n "$rms2" ] && [ -n "$rms2_h" ] && [ -n "$own2" ] &&
+		within "$rms2" "$rms2_h" "$own2"; then
 		echo "ok real model: RMS IPC error $rms2% on its held-out kernels (the harness's" \
-			"own $harness2_rms%), $rms2_h% against the harness's timings of them, built" \
-			"and timed again (the first build: $rms%, $harness_rms%, $rms_h%)"
+			"own $own2%), $rms2_h% against the harness's timings of them, built" \
+			"and timed again (the first build: $rms%, $own%, $rms_h%)"
 		exit 0
 	fi
-	echo "FAIL real model: RMS IPC error $rms% (the harness's own ${harness_rms:-none}%, bound" \
+	echo "FAIL real model: RMS IPC error $rms% (the harness's own ${own:-none}%, bound" \
 		"5 points over it), $rms_h% against the harness (bound 12.5%); built and timed" \
-		"again ${rms2:-none}% (${harness2_rms:-none}%) and ${rms2_h:-none}%"
+		"again ${rms2:-none}% (${own2:-none}%) and ${rms2_h:-none}%"
 	cat "$tmp/build2"
 	cat "$tmp/eval2.out"
 	exit 1
