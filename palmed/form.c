@@ -228,6 +228,43 @@ int form_stores_nontemporal(const struct form *f)
 	return !strncmp(m, "MOVNT", 5) && form_stores(f);
 }
 
+/* Mnemonics (less a leading V) that store without reading what they
+ * overwrite. */
+static int plain_store_mnemonic(const char *m)
+{
+	static const char *const prefixes[] = {
+	    "MOV",	 "SET",	    "PEXTR",   "EXTRACT",  "CVTPS2PH", "PMOV",	  "COMPRESS",
+	    "PCOMPRESS", "STMXCSR", "MASKMOV", "PMASKMOV", "SCATTER",  "PSCATTER"};
+	if (m[0] == 'V')
+		m++;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(m, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+enum form_store_kind form_store_kind(const struct form *f)
+{
+	if (!form_stores(f))
+		return FORM_STORE_NONE;
+	if (!strcmp(f->mnemonic, "PUSH"))
+		return FORM_STORE_STACK;
+	return plain_store_mnemonic(f->mnemonic) ? FORM_STORE_PLAIN : FORM_STORE_RMW;
+}
+
+int form_stores_in_turn(const char *const *names, size_t n)
+{
+	unsigned seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct form f;
+		if (form_parse(names[i], &f) == 0)
+			seen |= 1u << form_store_kind(&f);
+	}
+	int rmw = seen & 1u << FORM_STORE_RMW, plain = seen & 1u << FORM_STORE_PLAIN,
+	    stack = seen & 1u << FORM_STORE_STACK;
+	return (rmw && (plain || stack)) || (stack && plain);
+}
+
 int form_kind_is_address(enum form_kind k)
 {
 	return k >= FORM_MEM && k <= FORM_MEMRIP;

@@ -145,6 +145,28 @@ int form_stores(const struct form *f);
 /* A non-temporal store (MOVNTI, MOVNTDQ, VMOVNTPS...: past the caches,
  * through write-combining buffers). */
 int form_stores_nontemporal(const struct form *f);
+/* How a storing form's store meets the stores beside it in a kernel: the
+ * generator (gen_kernel.c) packs plain stores one after another in their
+ * arena, gives each read-modify-write a line of its own, and pushes write
+ * down the stack. */
+enum form_store_kind {
+	FORM_STORE_NONE,
+	FORM_STORE_PLAIN, /* writes its destination only (mov, setcc, pextrd...) */
+	FORM_STORE_RMW,	  /* reads and writes it (add [m], r; shl [m], 1...) */
+	FORM_STORE_STACK, /* a push */
+};
+enum form_store_kind form_store_kind(const struct form *f);
+/* Whether a kernel of these forms (names; one that is no form counts as
+ * no store) has stores that go to other cache lines in turn: a
+ * read-modify-write beside any other kind of store, or a push beside a
+ * plain store. A store to another line than the store before takes a
+ * commit cycle of its own; two to one line share one (on a Zen 4
+ * `MOV_M64_GPR64 PUSH_GPR64` 2.0 cycles, each alone 0.5; `ADD_M64_IMM8
+ * MOV_M64_GPR64` 2.0, the add alone 1.0; `MOVUPS_M128_XMM MOV_M32_IMM32^2`
+ * 1.5, where `ADD_M64_GPR64^2 MOVUPS_M128_XMM VMOVDQU64_M256_YMM` 4.0): what
+ * such a kernel costs depends on the order of its stores, which no usage
+ * of a form holds. */
+int form_stores_in_turn(const char *const *names, size_t n);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

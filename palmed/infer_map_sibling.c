@@ -148,8 +148,9 @@ static size_t candidates_of(const struct mapping *mp, size_t t, const unsigned c
 		return 0;
 	for (size_t j = 0; j < mp->core.n; j++) {
 		double s = mp->core.single[j], off = fabs(s / tg->single - 1);
+		const char *pair[2] = {tg->name, mp->core.forms[j]};
 		if (!alone[j] || !(s > 0) || off > SIB_ACCESS_SPREAD ||
-		    form_shape(mp->core.forms[j], &got) < 0)
+		    form_shape(mp->core.forms[j], &got) < 0 || form_stores_in_turn(pair, 2))
 			continue;
 		int mnemonic = !strcmp(want.mnemonic, got.mnemonic), rank;
 		if (off > SIB_SPREAD)

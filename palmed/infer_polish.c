@@ -82,8 +82,9 @@ static void make_mix(const struct model *m, size_t t, const size_t *core, size_t
 }
 
 /* The mix as it ran (k and its helpers) seen from target t; 0, or -1 when
- * a form of it is not in the model or the mix ran slower than its forms
- * one after another (what no usages explain: infer_refit.c's over_sum). */
+ * a form of it is not in the model, the mix ran slower than its forms one
+ * after another or stores to other lines in turn (what no usages explain:
+ * infer_refit.c's over_sum, form_stores_in_turn). */
 static int read_mix(const struct model *m, size_t t, const struct kernel *k, const char *helpers,
 		    double cycles, struct mix *x)
 {
@@ -111,8 +112,9 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 				x->fixed[r] += all.terms[i].count * model_rho(m, (size_t)f, r);
 		}
 	}
+	int in_turn = kernel_stores_in_turn(&all);
 	kernel_done(&all);
-	if (rc < 0 || x->a <= 0 || !(cycles <= sum * (1 + INFER_OVER_SUM))) {
+	if (rc < 0 || x->a <= 0 || !(cycles <= sum * (1 + INFER_OVER_SUM)) || in_turn) {
 		free(x->fixed);
 		x->fixed = NULL;
 		return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 
 void kernel_with(const struct kernel *k, const char *spec, struct kernel *out)
 {
@@ -130,4 +131,14 @@ unsigned kernel_size(const struct kernel *k)
 	for (size_t i = 0; i < k->n; i++)
 		total += k->terms[i].count;
 	return total;
+}
+
+int kernel_stores_in_turn(const struct kernel *k)
+{
+	const char **names = xmalloc((k->n + 1) * sizeof(*names));
+	for (size_t i = 0; i < k->n; i++)
+		names[i] = k->terms[i].form;
+	int r = form_stores_in_turn(names, k->n);
+	free(names);
+	return r;
 }

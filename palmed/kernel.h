@@ -36,6 +36,8 @@ unsigned kernel_count(const struct kernel *k, const char *form);
 
 /* Total number of instructions, sum of counts. */
 unsigned kernel_size(const struct kernel *k);
+/* form_stores_in_turn over the kernel's forms (palmed/form.h). */
+int kernel_stores_in_turn(const struct kernel *k);
 
 void kernel_init(struct kernel *k);
 void kernel_done(struct kernel *k);

@@ -77,6 +77,33 @@ static void expect_stores(const char *name, int want)
 	}
 }
 
+/* By hand, from the instruction set: whether the store reads what it
+ * overwrites. */
+static void expect_store_kind(const char *name, enum form_store_kind want)
+{
+	struct form f;
+	int got = form_parse(name, &f) == 0 ? (int)form_store_kind(&f) : -1;
+	if (got != (int)want) {
+		printf("FAIL: %s store kind %d, want %d\n", name, got, (int)want);
+		failures++;
+	}
+}
+
+static void expect_in_turn(const char *kernel, int want)
+{
+	char buf[256], *names[8], *save = NULL;
+	size_t n = 0;
+	snprintf(buf, sizeof(buf), "%s", kernel);
+	for (char *t = strtok_r(buf, " ", &save); t && n < 8; t = strtok_r(NULL, " ", &save)) {
+		t[strcspn(t, "^")] = 0; /* the forms, not their counts */
+		names[n++] = t;
+	}
+	if (form_stores_in_turn((const char *const *)names, n) != want) {
+		printf("FAIL: '%s' stores in turn: want %d\n", kernel, want);
+		failures++;
+	}
+}
+
 static void expect_bad(const char *name)
 {
 	struct form f;
@@ -164,6 +191,29 @@ int main(void)
 	expect_stores("POP_GPR64", 0);
 	expect_stores("LOCK.ADD_M64_GPR64", 0);
 	expect_stores("REP.STOSB", 0);
+	expect_store_kind("MOV_M64_GPR64", FORM_STORE_PLAIN);
+	expect_store_kind("VMOVDQU64_M256_YMM", FORM_STORE_PLAIN);
+	expect_store_kind("SETNE_M8", FORM_STORE_PLAIN);
+	expect_store_kind("PEXTRD_M32_XMM_IMM8", FORM_STORE_PLAIN);
+	expect_store_kind("VEXTRACTI128_M128_YMM_IMM8", FORM_STORE_PLAIN);
+	expect_store_kind("VPMOVQD_M128_ZMM", FORM_STORE_PLAIN);
+	expect_store_kind("MOVNTI_M64_GPR64", FORM_STORE_PLAIN);
+	expect_store_kind("ADD_M64_GPR64", FORM_STORE_RMW);
+	expect_store_kind("SHL_M32_ONE", FORM_STORE_RMW);
+	expect_store_kind("NOT_M16", FORM_STORE_RMW);
+	expect_store_kind("BTS_M64_GPR64", FORM_STORE_RMW);
+	expect_store_kind("PUSH_GPR64", FORM_STORE_STACK);
+	expect_store_kind("PUSH_IMM8", FORM_STORE_STACK);
+	expect_store_kind("CMP_M64_IMM8", FORM_STORE_NONE);
+	expect_store_kind("MOV_GPR64_M64", FORM_STORE_NONE);
+	expect_in_turn("ADD_M64_IMM8 MOV_M64_GPR64", 1);
+	expect_in_turn("MOV_M64_GPR64 PUSH_GPR64^2", 1);
+	expect_in_turn("ADD_M64_IMM8 PUSH_GPR64", 1);
+	expect_in_turn("ADD_M64_GPR64^2 MOVUPS_M128_XMM VMOVDQU64_M256_YMM", 1);
+	expect_in_turn("MOVUPS_M128_XMM MOV_M32_IMM32^2", 0);
+	expect_in_turn("ADD_M64_IMM8 SUB_M32_GPR32", 0);
+	expect_in_turn("PUSH_GPR64 PUSH_IMM8 MOV_GPR64_M64", 0);
+	expect_in_turn("ADD_M64_IMM8 CMP_M8_IMM8 ADD_GPR64_GPR64", 0);
 	expect_bad("");
 	expect_bad("add_GPR64_GPR64");
 	expect_bad("ADD_GPR65");
