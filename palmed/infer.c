@@ -562,31 +562,33 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 	int rc = infer_polish(mt, m, o->core, o->ncore, &po, &ps);
 	/* the mixes, and the pairs of its other stages (pushes: 3, pops: 1) */
 	stats->benchmarks += ps.kernels + ps.own_pairs + ps.vex_pairs +
-			     (ps.pushes_gate >= 0 ? 3 : 0) + (ps.pops_gate >= 0 ? 1 : 0);
+			     (ps.pushes_gate >= 0 ? 3 : 0) + (ps.pops_gate >= 0 ? 1 : 0) +
+			     (unsigned)ps.turn_measured;
 	if (rc == 0)
-		infer_meter_note(mt,
-				 "mapped forms checked beside core forms: %u forms in %u mixes "
-				 "(%u memory forms beside their register form, %u of them "
-				 "given its unit), %u refitted; "
-				 "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
-				 "own beside core forms: %u kernels, %u usages of core resources "
-				 "added; %u usages raised by %u pairs of core resources, one inside "
-				 "the other; %u VEX forms beside their legacy forms, %u given "
-				 "their usages; pushes apart from the front end: %s (%u forms; "
-				 "%u stores beside them; %u given the loads' address units); "
-				 "pops beside loads: %s (%u forms)",
-				 ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed,
-				 100 * ps.before,
-				 100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained,
-				 ps.containing, ps.vex_pairs, ps.vex_taken,
-				 ps.pushes_gate == 1   ? "yes"
-				 : ps.pushes_gate == 0 ? "no, the pairs share"
-						       : "not checked",
-				 ps.pushes_moved, ps.stores_loading, ps.pushes_raised,
-				 ps.pops_gate == 1   ? "they share"
-				 : ps.pops_gate == 0 ? "apart"
-						     : "not checked",
-				 ps.pops_raised);
+		infer_meter_note(
+		    mt,
+		    "mapped forms checked beside core forms: %u forms in %u mixes "
+		    "(%u memory forms beside their register form, %u of them "
+		    "given its unit), %u refitted; "
+		    "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
+		    "own beside core forms: %u kernels, %u usages of core resources "
+		    "added; %u usages raised by %u pairs of core resources, one inside "
+		    "the other; %u VEX forms beside their legacy forms, %u given "
+		    "their usages; pushes apart from the front end: %s (%u forms; "
+		    "%u stores beside them; %u given the loads' address units); "
+		    "pops beside loads: %s (%u forms); a store to another line "
+		    "in turn: %s%.2f cycles",
+		    ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed, 100 * ps.before,
+		    100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained, ps.containing,
+		    ps.vex_pairs, ps.vex_taken,
+		    ps.pushes_gate == 1	  ? "yes"
+		    : ps.pushes_gate == 0 ? "no, the pairs share"
+					  : "not checked",
+		    ps.pushes_moved, ps.stores_loading, ps.pushes_raised,
+		    ps.pops_gate == 1	? "they share"
+		    : ps.pops_gate == 0 ? "apart"
+					: "not checked",
+		    ps.pops_raised, ps.turn_measured ? "" : "not checked, ", ps.store_turn);
 	return rc;
 }
 

@@ -333,6 +333,40 @@ void prediction_done(struct prediction *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The commit cycles of a kernel whose stores go to other lines in turn
+ * (form_stores_in_turn), with m->store_turn cycles for each store that
+ * goes to another line than the store before beyond the half cycle a
+ * store takes beside one to its line; 0 for any other kernel or model.
+ * Spread through a body as the generator spreads a kernel's instances,
+ * a plain stores and b pushes (a <= b, or the other way round) go to
+ * other lines a + max(a, b/2) times a copy, and r read-modify-writes
+ * (each a line of its own) beside x other stores r + x where x <= r, r +
+ * max(r, x/2) past it: the Zen 4 runs `MOV_M64_GPR64^a PUSH_GPR64^b` in
+ * 2.0, 2.0, 2.5, 2.5 cycles for a = 1, b = 1..4, 4.0 for a = b = 2, 6.0
+ * for a = b = 3; `ADD_M64_IMM8^r MOV_M64_GPR64^x` 2.0 for r = x = 1, 3.0
+ * for r = 2, x = 1, 4.0 for x = 2..4 (docs/BENCHMARKS.md, "The Zen 4,
+ * stores in turn"). The bound is the stores' half cycles (a whole one for
+ * a read-modify-write) and store_turn of the cycles past them. */
+static double store_turn_bound(const struct model *m, const struct kernel *k, const double *scale)
+{
+	double n[FORM_STORE_STACK + 1] = {0};
+	if (!(m->store_turn > 0) || !kernel_stores_in_turn(k))
+		return 0;
+	for (size_t t = 0; t < k->n; t++) {
+		struct form f;
+		if (model_form_lookup(m, k->terms[t].form) >= 0 &&
+		    form_parse(k->terms[t].form, &f) == 0)
+			n[form_store_kind(&f)] += k->terms[t].count * (scale ? scale[t] : 1);
+	}
+	double plain = n[FORM_STORE_PLAIN], rmw = n[FORM_STORE_RMW], stack = n[FORM_STORE_STACK];
+	double x = plain + stack, lin = rmw + x / 2, all;
+	if (rmw > 0)
+		all = rmw + (x <= rmw ? x : fmax(rmw, x / 2));
+	else
+		all = fmin(plain, stack) + fmax(fmin(plain, stack), fmax(plain, stack) / 2);
+	return lin + m->store_turn * fmax(0, all - lin);
+}
+
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out)
 {
 	return model_predict_scaled(m, k, NULL, out);
@@ -371,6 +405,11 @@ int model_predict_scaled(const struct model *m, const struct kernel *k, const do
 		if (load[r] > out->cycles)
 			out->cycles = load[r];
 	out->bottlenecks = xcalloc(m->nres + 1, sizeof(*out->bottlenecks));
+	double turn = store_turn_bound(m, k, scale);
+	if (turn > out->cycles * (1 + 1e-3)) {
+		out->cycles = turn;
+		out->store_turn = 1;
+	}
 	for (size_t r = 0; r < m->nres; r++)
 		if (out->cycles > 0 && load[r] >= out->cycles * (1 - 1e-3))
 			out->bottlenecks[out->nbottlenecks++] = r;

@@ -60,6 +60,10 @@ struct model {
 	unsigned benchmarks;		/* kernels measured to build it */
 	size_t nstrings;
 	struct model_string *strings; /* REP forms timed at two lengths */
+	/* Cycles a store to another cache line than the store before costs
+	 * beyond its share of the stores, where a kernel's stores go to other
+	 * lines in turn (form_stores_in_turn); 0: none (model_store_turn). */
+	double store_turn;
 };
 
 struct prediction {
@@ -68,6 +72,9 @@ struct prediction {
 	size_t nbottlenecks;	 /* resources within 0.1% of the maximum load */
 	size_t *bottlenecks;	 /* resource indices, owned */
 	unsigned covered, total; /* instructions per iteration */
+	int store_turn;		 /* cycles set by the stores to other lines in turn
+				  * (model.store_turn), past every resource: no
+				  * bottleneck listed */
 	size_t nuncovered;
 	char **uncovered; /* forms the model does not map, owned */
 };

@@ -47,6 +47,8 @@ int model_save(const struct model *m, const char *path)
 	json_object_object_add(root, "version", json_object_new_int(MODEL_VERSION));
 	json_object_object_add(root, "cpu", json_object_new_string(m->cpu));
 	json_object_object_add(root, "benchmarks", json_object_new_int((int)m->benchmarks));
+	if (m->store_turn > 0) /* optional: models before it have none */
+		json_object_object_add(root, "store_turn", json_object_new_double(m->store_turn));
 	arr = json_object_new_array();
 	for (size_t r = 0; r < m->nres; r++) {
 		json_object *o = json_object_new_object();
@@ -295,8 +297,13 @@ static int load_root(json_object *root, struct model **out)
 	if (benchmarks > UINT_MAX || benchmarks != floor(benchmarks)) /* found by fuzz/ */
 		return perpi_set_error("corrupt model '%s': field 'benchmarks' is %g, not a count",
 				       load_path, benchmarks);
+	double store_turn = 0;
+	if (json_object_object_get_ex(root, "store_turn", NULL) &&
+	    get_number(root, "store_turn", &store_turn) < 0)
+		return -1;
 	struct model *m = model_new(cpu);
 	m->benchmarks = (unsigned)benchmarks;
+	m->store_turn = store_turn;
 	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0 ||
 	    load_strings(root, m) < 0) {
 		model_delete(m);

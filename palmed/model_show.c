@@ -123,6 +123,11 @@ void model_show(const struct model *m, FILE *out)
 		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks,
 		m->meas_path ? m->meas_count : m->nmeas, m->meas_path ? " in " : "",
 		m->meas_path ? m->meas_path : "");
+	if (m->store_turn > 0)
+		fprintf(out,
+			"stores to other cache lines in turn: %.2f cycles a store to another "
+			"line than the store before, past its half cycle\n\n",
+			m->store_turn);
 	show_resources(m, out);
 	show_forms(m, out);
 	show_classes(m, out);

@@ -26,6 +26,11 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 		"IPC:         %.3f (%u of the %u instructions that are not control transfers "
 		"covered; %u control transfer%s)\n",
 		p->ipc, p->covered, p->total - control, control, control == 1 ? "" : "s");
+	if (p->store_turn)
+		fprintf(out,
+			"bottleneck:  stores to other cache lines in turn (%.2f cycles a store "
+			"to another line than the store before, past its half cycle)\n",
+			m->store_turn);
 	for (size_t b = 0; b < p->nbottlenecks; b++) {
 		size_t r = p->bottlenecks[b];
 		fprintf(out, "%s %s:", b ? "            " : "bottleneck: ", m->res[r].name);

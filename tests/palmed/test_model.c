@@ -149,6 +149,46 @@ int main(void)
 	      "a NOP's usage short of binding it is not the front end");
 	model_delete(vm);
 
+	/* Stores to other lines in turn (model.c's store_turn_bound): S the
+	 * stores' resource; a plain store and a push 0.5 of it, a
+	 * read-modify-write 1.0; store_turn 0.5. By hand, from the rule: a
+	 * plain stores beside b pushes (a <= b) take a + max(a, b/2) line
+	 * switches' worth, r read-modify-writes beside x other stores r + x
+	 * (x <= r) or r + max(r, x/2); the bound is the stores' half cycles
+	 * (a read-modify-write's whole one) and half of what is past them.
+	 * MOV PUSH: 1.0 + 0.5 (2 - 1) = 1.5; MOV^2 PUSH^2: 2 + 0.5 (4 - 2) =
+	 * 3.0; ADD_M MOV^3: 2.5 + 0.5 (2.5 - 2.5) = 2.5, as S says (S binds);
+	 * ADD_M^2 MOV: 2.5 + 0.5 (3 - 2.5) = 2.75; MOV^2 and PUSH^2 alone keep
+	 * to their lines: S's 1.0. Without store_turn, MOV PUSH is S's 1.0. */
+	struct model *sm = model_new("test cpu");
+	size_t ss = model_add_resource(sm, "S", "MOV_M64_GPR64");
+	model_set_rho(sm, model_add_form(sm, "MOV_M64_GPR64", 0.5), ss, 0.5);
+	model_set_rho(sm, model_add_form(sm, "PUSH_GPR64", 0.5), ss, 0.5);
+	model_set_rho(sm, model_add_form(sm, "ADD_M64_IMM8", 1), ss, 1);
+	model_sort(sm);
+	predict(sm, "MOV_M64_GPR64 PUSH_GPR64", 1, 2, "S");
+	sm->store_turn = 0.5;
+	predict(sm, "MOV_M64_GPR64 PUSH_GPR64", 1.5, 2 / 1.5, "");
+	predict(sm, "MOV_M64_GPR64^2 PUSH_GPR64^2", 3, 4 / 3.0, "");
+	predict(sm, "ADD_M64_IMM8 MOV_M64_GPR64^3", 2.5, 4 / 2.5, "S");
+	predict(sm, "ADD_M64_IMM8^2 MOV_M64_GPR64", 2.75, 3 / 2.75, "");
+	predict(sm, "MOV_M64_GPR64^2", 1, 2, "S");
+	predict(sm, "PUSH_GPR64^2", 1, 2, "S");
+	/* kept in the file, and a bad value refused */
+	struct model *sl = NULL;
+	check(model_save(sm, "test_model_turn.json") == 0 &&
+		  model_load("test_model_turn.json", &sl) == 0 && sl->store_turn == 0.5,
+	      "store_turn saved and loaded");
+	if (sl)
+		model_delete(sl);
+	remove("test_model_turn.json");
+	remove("test_model_turn.json.measurements");
+	model_delete(sm);
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"store_turn\": -1, \"resources\": [], \"forms\": "
+			  "[]}",
+			  "store_turn");
+
 	/* An indexed memory form the model does not map is predicted with its
 	 * unindexed form (model_form_lookup); one it maps, with its own.
 	 * R0: CMP_M8_GPR8 0.5, its indexed twin 1.0 (by hand). */
