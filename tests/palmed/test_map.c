@@ -2249,11 +2249,34 @@ static int turn_cycles(void *ctx, const struct kernel *k, double *cycles)
 	return 0;
 }
 
+/* sim built through ms, its mapped forms checked in mixes as perpi palmed
+ * build does (targeted mixes too); NULL after saying FAIL what. */
+static struct model *build_polished(const struct sim_machine *sim, const struct measure *ms,
+				    struct infer_polish_stats *ps, const char *what)
+{
+	struct infer_stats st;
+	struct infer_polish_options po;
+	struct infer_meter mt;
+	struct model *m;
+	if (build(sim, ms, 0, NULL, &m, &st) < 0) {
+		printf("FAIL %s: %s\n", what, perpi_error());
+		return NULL;
+	}
+	infer_meter_init(&mt, ms, NULL, NULL);
+	infer_polish_options_default(&po);
+	po.targeted = 1;
+	po.tol = 1e-6;
+	if (infer_polish(&mt, m, sim->core, sim->ncore, &po, ps) < 0) {
+		printf("FAIL %s: %s\n", what, perpi_error());
+		model_delete(m);
+		return NULL;
+	}
+	return m;
+}
+
 static int check_stores_in_turn(const struct sim_machine *sim)
 {
 	struct measure ms = {.ctx = (void *)sim, .cycles = turn_cycles, .cpu = sim->cpu};
-	struct infer_stats st;
-	struct model *m;
 	static const char *const kernels[] = {"MOVUPS_M128_XMM^3 VPADDD_XMM_XMM_XMM",
 					      "MOVUPS_M128_XMM ADD_GPR64_GPR64^4",
 					      "MOVUPS_M128_XMM MOV_M64_GPR64^2",
@@ -2261,19 +2284,11 @@ static int check_stores_in_turn(const struct sim_machine *sim)
 					      "MOVUPS_M128_XMM MOV_GPR64_M64^2 ADD_GPR64_GPR64^3",
 					      "MOVAPS_M128_XMM MOV_M64_GPR64^2"};
 	size_t n = sim == &turn_probed_machine ? 2 : ARRAY_SIZE(kernels);
-	struct infer_polish_options po;
 	struct infer_polish_stats ps;
-	struct infer_meter mt;
-	if (build(sim, &ms, 0, NULL, &m, &st) < 0) {
-		printf("FAIL stores in turn: %s\n", perpi_error());
+	struct model *m = build_polished(sim, &ms, &ps, sim->name);
+	if (!m)
 		return 1;
-	}
-	/* the mapped forms checked in mixes, as perpi palmed build does */
-	infer_meter_init(&mt, &ms, NULL, NULL);
-	infer_polish_options_default(&po);
-	po.targeted = 1;
-	po.tol = 1e-6;
-	int ok = infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) == 0;
+	int ok = 1;
 	for (size_t i = 0; i < n; i++)
 		ok &= as_machine(sim, m, kernels[i], sim->name);
 	double v = predicted(m, kernels[0]), mix = predicted(m, kernels[2]);
@@ -2309,22 +2324,13 @@ static int check_store_turn(void)
 		const struct sim_machine *sim = &sa_machine;
 		struct measure ms = {
 		    .ctx = (void *)sim, .cycles = sa_lines_cycles, .cpu = sim->cpu};
-		struct infer_stats st;
-		struct infer_polish_options po;
 		struct infer_polish_stats ps;
-		struct infer_meter mt;
-		struct model *m;
 		if (!lines)
 			sim_measure(sim, &ms);
-		if (build(sim, &ms, 0, NULL, &m, &st) < 0) {
-			printf("FAIL store turn: %s\n", perpi_error());
+		struct model *m = build_polished(sim, &ms, &ps, "store turn");
+		if (!m)
 			return 1;
-		}
-		infer_meter_init(&mt, &ms, NULL, NULL);
-		infer_polish_options_default(&po);
-		po.targeted = 1;
-		po.tol = 1e-6;
-		if (infer_polish(&mt, m, sim->core, sim->ncore, &po, &ps) == 0 && ps.turn_measured)
+		if (ps.turn_measured)
 			got[lines] = m->store_turn;
 		pair[lines] = predicted(m, "MOV_M64_GPR64 PUSH_GPR64");
 		model_delete(m);
