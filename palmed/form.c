@@ -260,8 +260,13 @@ int form_stores_in_turn(const char *const *names, size_t n)
 		if (form_parse(names[i], &f) == 0)
 			seen |= 1u << form_store_kind(&f);
 	}
-	int rmw = seen & 1u << FORM_STORE_RMW, plain = seen & 1u << FORM_STORE_PLAIN,
-	    stack = seen & 1u << FORM_STORE_STACK;
+	return form_store_kinds_in_turn(seen);
+}
+
+int form_store_kinds_in_turn(unsigned kinds)
+{
+	int rmw = kinds & 1u << FORM_STORE_RMW, plain = kinds & 1u << FORM_STORE_PLAIN,
+	    stack = kinds & 1u << FORM_STORE_STACK;
 	return (rmw && (plain || stack)) || (stack && plain);
 }
 

@@ -167,6 +167,8 @@ enum form_store_kind form_store_kind(const struct form *f);
  * such a kernel costs depends on the order of its stores, which no usage
  * of a form holds. */
 int form_stores_in_turn(const char *const *names, size_t n);
+/* The same over a set of store kinds: bit k for form_store_kind k. */
+int form_store_kinds_in_turn(unsigned kinds);
 int form_kind_is_address(enum form_kind k); /* MEM, MEMBI...: computed, not accessed */
 int form_kind_is_immediate(enum form_kind k);
 

@@ -350,14 +350,20 @@ void prediction_done(struct prediction *p)
 static double store_turn_bound(const struct model *m, const struct kernel *k, const double *scale)
 {
 	double n[FORM_STORE_STACK + 1] = {0};
-	if (!(m->store_turn > 0) || !kernel_stores_in_turn(k))
+	unsigned kinds = 0;
+	if (!(m->store_turn > 0))
 		return 0;
 	for (size_t t = 0; t < k->n; t++) {
 		struct form f;
-		if (model_form_lookup(m, k->terms[t].form) >= 0 &&
-		    form_parse(k->terms[t].form, &f) == 0)
-			n[form_store_kind(&f)] += k->terms[t].count * (scale ? scale[t] : 1);
+		if (model_form_lookup(m, k->terms[t].form) < 0 ||
+		    form_parse(k->terms[t].form, &f) < 0)
+			continue;
+		enum form_store_kind s = form_store_kind(&f);
+		kinds |= 1u << s;
+		n[s] += k->terms[t].count * (scale ? scale[t] : 1);
 	}
+	if (!form_store_kinds_in_turn(kinds))
+		return 0;
 	double plain = n[FORM_STORE_PLAIN], rmw = n[FORM_STORE_RMW], stack = n[FORM_STORE_STACK];
 	double x = plain + stack, lin = rmw + x / 2, all;
 	if (rmw > 0)
