@@ -538,9 +538,36 @@ static long register_twin(const struct model *m, size_t t)
 	return -1;
 }
 
-/* Memory form t beside its register form w, each taking about the same
- * cycles alone: an operation that loads its operand still runs the
- * operation (addpd xmm, [m] takes the FP adders as addpd xmm, xmm does,
+/* Instances of the register form beside one of the memory form (ct and
+ * cw their cycles alone): as many as take TWIN_SHARE times the memory
+ * form's cycles, so that the register form's unit binds the pair. With
+ * as many cycles of each (until 2026-12-06), a resource every form loads
+ * a little explained the pair as well: on a Zen 4 xor r64, [m + i*8]
+ * took its cycles alone (0.335) on a resource xor r64, r64 loads at
+ * 0.168, the pair's 0.50 cycles were that resource's 0.168 + 0.335 as
+ * much as two ALU slots, and the form kept no ALU usage (a third of the
+ * integer memory forms of that build: blocks with them predicted up to
+ * 13% fast); beside six xor r64, r64 the pair runs 1.76 cycles (seven
+ * ALU operations), which that resource (1.34) cannot explain. */
+#define TWIN_SHARE 4
+static unsigned twin_copies(double ct, double cw)
+{
+	return (unsigned)fmin(8, fmax(2, ceil(TWIN_SHARE * ct / cw - 1e-9)));
+}
+
+/* Whether form w runs alone at the machine's width (a move the renamer
+ * takes): it has no unit to bind. */
+static int width_bound(const struct model *m, size_t w)
+{
+	for (size_t r = 0; r < m->nres; r++)
+		if (!strcmp(m->res[r].name, MODEL_WIDTH))
+			return m->form_cycles[w] <= 1.2 * model_rho(m, w, r);
+	return 0;
+}
+
+/* Memory form t beside its register form w, enough of w that its unit
+ * binds the pair (twin_copies): an operation that loads its operand
+ * still runs the operation (addpd xmm, [m] takes the FP adders as addpd xmm, xmm does,
  * 1.00 cycles for the pair on a Zen 3), which a mapping that read its
  * bottleneck on the loads and took a load's usages (a sibling of movaps
  * xmm, [m]: the pair takes their sum) cannot see in mixes with core
@@ -552,11 +579,16 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 	long w = register_twin(m, t);
 	if (w < 0)
 		return 0;
-	unsigned a, b;
-	balance(m->form_cycles[t], m->form_cycles[w], &a, &b);
 	kernel_init(k);
-	kernel_add(k, m->forms[t], a);
-	kernel_add(k, m->forms[w], b);
+	if (width_bound(m, (size_t)w)) { /* no unit to bind: as many cycles of each */
+		unsigned a, b;
+		balance(m->form_cycles[t], m->form_cycles[w], &a, &b);
+		kernel_add(k, m->forms[t], a);
+		kernel_add(k, m->forms[w], b);
+		return 1;
+	}
+	kernel_add(k, m->forms[t], 1);
+	kernel_add(k, m->forms[w], twin_copies(m->form_cycles[t], m->form_cycles[w]));
 	return 1;
 }
 

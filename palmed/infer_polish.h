@@ -26,7 +26,8 @@ struct infer_polish_options {
 			    * form that uses it most exclusively */
 	int twins;	   /* and a memory form one beside its register form
 			    * (ADDPD_XMM_M128 beside ADDPD_XMM_XMM), if the model
-			    * has it */
+			    * has it, enough of that one that its unit binds the
+			    * pair (twin_copies) */
 	int twin_floor;	   /* a memory form whose mix beside its register form the fit
 			    * leaves short takes what the pair leaves of the register
 			    * form's unit (polish_target) */
