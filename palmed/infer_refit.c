@@ -51,17 +51,6 @@
 /* Rows of one resource's program: kernels it bounds, and kernels it must
  * not exceed added per round. */
 #define REFIT_MAX_ROWS 3000
-/* A kernel the model times short (by more than the tolerance) must reach
- * its cycles on every resource whose load on it is within REFIT_BAND of
- * its bottleneck's, not only on that one: see assign_kernels. */
-#define REFIT_BAND 0.10
-/* Such a kernel weighs this much of its weight on the resources within
- * the band: a usage no other kernel forbids rises for it at once, one
- * that other kernels hold down stays (kernels no resource model explains,
- * stores in turn below their forms' sum, would otherwise raise the usages
- * of every resource near them: test_infer "over sum", 8.6% on its
- * held-out kernels with a weight of 1). */
-#define REFIT_BAND_WEIGHT 0.1
 
 struct sparse {
 	size_t n, *cols;
@@ -154,55 +143,6 @@ static double fit_error(const struct state *st, const struct sparse *sp, size_t 
 	return M ? sum / (double)M : 0;
 }
 
-/* Which resource must reach each kernel's cycles in a fit: of[b] the one
- * the model's load on b is largest on; and where the model times b short,
- * top[b] that load (else 0), and every resource within REFIT_BAND of it.
- * Held to its bottleneck alone, a kernel whose true bottleneck the model
- * has not got pulls nothing toward it: on a Zen 4, adc r64, r64 (timed
- * beside a zero idiom that breaks its flags) runs on the ALUs, and adc x2
- * beside inc x4 and movsxd x3 takes 2.26 cycles, nine ALU operations; the
- * core's model had adc on the slots every form takes (1/6 cycle each)
- * only, the slots bound the kernel (1.85 against the ALUs' 1.75), and the
- * fit could raise adc's usage there no further (adc beside four moves,
- * 1.00 cycles, holds it) nor anywhere else: adc stayed off the ALUs,
- * adc + not x4 predicted 1.00 cycles for 1.26. Held to the ALUs too (at
- * REFIT_BAND_WEIGHT), the kernel gives adc their usage where no other
- * kernel forbids it, while the slots, which cannot reach it, only pay
- * its error (test_infer "refit band"). Rebuilt so, model 10's core put
- * lea r64, [b + i] on the ALUs and imul higher there; the runs' blocks
- * 7.07% -> 5.19% (docs/BENCHMARKS.md). */
-struct assignment {
-	size_t *of;
-	double *top;
-};
-
-static void assign_kernels(const struct state *st, const struct sparse *sp, size_t M,
-			   double *const *rho, struct assignment *as)
-{
-	as->of = xmalloc((M + 1) * sizeof(size_t));
-	as->top = xcalloc(M + 1, sizeof(double));
-	for (size_t b = 0; b < M; b++) {
-		double best = -1;
-		for (size_t r = 0; r < st->nres; r++) {
-			double l = load(rho[r], &sp[b]);
-			if (l > best)
-				best = l, as->of[b] = r;
-		}
-		if (sp[b].cycles > best * (1 + st->o->tol))
-			as->top[b] = best;
-	}
-}
-
-/* Whether resource r must reach kernel b's cycles (assign_kernels): 1 as
- * its bottleneck, 2 within the band of it, 0 not. */
-static int bound_by(const struct assignment *as, double *const *rho, const struct sparse *sp,
-		    size_t b, size_t r)
-{
-	if (as->of[b] == r)
-		return 1;
-	return as->top[b] > 0 && load(rho[r], &sp[b]) >= as->top[b] * (1 - REFIT_BAND) ? 2 : 0;
-}
-
 /* The rows of one resource's fit and their slack columns. */
 struct refit_rows {
 	size_t *rows; /* the kernel of each slack column */
@@ -211,8 +151,8 @@ struct refit_rows {
 	double *val;
 };
 
-/* Kernel b's row: mine (r is its bottleneck, 1, or within the band of it,
- * 2: bound_by): load + cb l - cb u = cb; the others: load - cb u <= cb. */
+/* Kernel b's row: mine (r is its bottleneck): load + cb l - cb u = cb;
+ * the others: load - cb u <= cb. */
 static void add_kernel_row(struct lp *lp, struct refit_rows *rr, const struct sparse *s, size_t b,
 			   int mine)
 {
@@ -230,11 +170,10 @@ static void add_kernel_row(struct lp *lp, struct refit_rows *rr, const struct sp
 		rr->rows[rr->nrows++] = b;
 		rr->cols[k] = first + 1, rr->val[k++] = cb;
 	}
-	double w = mine == 2 ? REFIT_BAND_WEIGHT * s->weight : s->weight;
 	lp_add_cols(lp, mine ? 2 : 1);
-	lp_set_objective(lp, first, w);
+	lp_set_objective(lp, first, s->weight);
 	if (mine)
-		lp_set_objective(lp, first + 1, w);
+		lp_set_objective(lp, first + 1, s->weight);
 	lp_add_row_sparse(lp, k, rr->cols, rr->val, mine ? cb : -INFINITY, cb);
 }
 
@@ -244,7 +183,7 @@ static void add_kernel_row(struct lp *lp, struct refit_rows *rr, const struct sp
  * R small programs instead of one large one. Returns 0, or -1 if GLPK
  * fails. */
 static int fit_resource(const struct state *st, const struct sparse *sp, size_t M,
-			const struct assignment *as, double *const *rho, size_t r, double *out)
+			const size_t *assign, double *const *rho, size_t r, double *out)
 {
 	size_t n = st->n;
 	struct refit_rows rr = {xmalloc(64 * sizeof(size_t)), 0, 64, n,
@@ -265,10 +204,10 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 	 * REFIT_MAX_ROWS (the others are left out of this fit). */
 	size_t nmine = 0, seen = 0;
 	for (size_t b = 0; b < M; b++)
-		nmine += bound_by(as, rho, sp, b, r) != 0;
+		nmine += assign[b] == r;
 	size_t stride = (nmine + REFIT_MAX_ROWS - 1) / REFIT_MAX_ROWS;
 	for (size_t b = 0; b < M; b++)
-		if (bound_by(as, rho, sp, b, r) && seen++ % stride)
+		if (assign[b] == r && seen++ % stride)
 			added[b] = 2;
 	int rc = -1;
 	for (unsigned round = 0; round < REFIT_ROUNDS && !infer_stopped(st); round++) {
@@ -277,7 +216,7 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 			if (added[b])
 				continue;
 			double cb = sp[b].cycles, now = load(x ? x : rho[r], &sp[b]);
-			int mine = bound_by(as, rho, sp, b, r);
+			int mine = assign[b] == r;
 			/* at first the rows the model makes nearly tight, then the
 			 * ones the solution violates (REFIT_MAX_ROWS a round) */
 			if (!mine &&
@@ -309,15 +248,21 @@ static int fit_resource(const struct state *st, const struct sparse *sp, size_t 
 static int fit(const struct state *st, const struct sparse *sp, size_t M, double *const *rho,
 	       double **out)
 {
-	struct assignment as;
-	assign_kernels(st, sp, M, rho, &as);
+	size_t *assign = xmalloc((M + 1) * sizeof(size_t));
+	for (size_t b = 0; b < M; b++) {
+		double best = -1;
+		for (size_t r = 0; r < st->nres; r++) {
+			double l = load(rho[r], &sp[b]);
+			if (l > best)
+				best = l, assign[b] = r;
+		}
+	}
 	int rc = 0;
 	for (size_t r = 0; r < st->nres && rc == 0; r++) {
-		rc = infer_stopped(st) ? -1 : fit_resource(st, sp, M, &as, rho, r, out[r]);
+		rc = infer_stopped(st) ? -1 : fit_resource(st, sp, M, assign, rho, r, out[r]);
 		infer_label(st, "fitting the usages: resource %zu of %zu", r + 1, st->nres);
 	}
-	free(as.of);
-	free(as.top);
+	free(assign);
 	return rc;
 }
 

@@ -14,7 +14,6 @@
 #include "common/util.h"
 #include "palmed/infer.h"
 #include "palmed/infer_meter.h"
-#include "palmed/infer_private.h"
 #include "palmed/sim.h"
 
 static unsigned long long rng = 12345;
@@ -685,98 +684,12 @@ static int check_over_sum(void)
 	return !ok;
 }
 
-static double *copy_of(const double *v, size_t n)
-{
-	double *c = xmalloc(n * sizeof(double));
-	memcpy(c, v, n * sizeof(double));
-	return c;
-}
-
-/* The refit's assignment (infer_refit.c, assign_kernels): a machine of
- * four ALUs and six slots every form takes one of; adc (A), movsxd (M)
- * and not (N) run on an ALU, a move (S) and a zero idiom (Z) on a slot
- * only. The fit starts where the Zen 4's core search left adc: off the
- * ALUs. A^2 Z^2 N^4 M^3 runs nine ALU operations, 2.25 cycles; the model
- * says 1.833 (eleven slots, the ALUs' 1.75). Held to the slots alone,
- * which A S^4 Z (1.0: six slots) forbids to rise, the kernel pulls
- * nothing; held to the ALUs too (within 10% of the slots), it gives adc
- * their quarter cycle, which no kernel forbids. */
-static double hand_cycles(const double *sigma)
-{
-	double alu = (sigma[0] + sigma[1] + sigma[2]) / 4,
-	       slots = (sigma[0] + sigma[1] + sigma[2] + sigma[3] + sigma[4]) / 6;
-	return fmax(alu, slots);
-}
-
-static int check_refit_band(void)
-{
-	static const double kernels[][5] = {{1, 0, 0, 0, 1}, {0, 1, 0, 0, 0}, {0, 0, 1, 0, 0},
-					    {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {1, 0, 0, 4, 1},
-					    {2, 3, 4, 0, 2}, {0, 0, 4, 0, 2}, {0, 2, 0, 2, 0}};
-	static const char *const names[] = {"A", "M", "N", "S", "Z"};
-	enum { N = 5, K = ARRAY_SIZE(kernels) };
-	struct infer_options o;
-	infer_options_noisy(&o);
-	o.max_resources = 0;
-	struct measure ms;
-	sim_measure(sim_find("zen"), &ms);
-	struct infer_meter mt;
-	infer_meter_init(&mt, &ms, NULL, NULL);
-	double single[N] = {0.25, 0.25, 0.25, 1.0 / 6, 1.0 / 6};
-	struct measured meas[K];
-	for (size_t b = 0; b < K; b++) {
-		meas[b].sigma = copy_of(kernels[b], N);
-		meas[b].cycles = hand_cycles(kernels[b]);
-		meas[b].support = NULL;
-		meas[b].nsupport = 0;
-	}
-	double alu[N] = {0, 0.25, 0.25, 0, 0}, slots[N];
-	for (int j = 0; j < N; j++)
-		slots[j] = 1.0 / 6;
-	double *rho[2] = {copy_of(alu, N), copy_of(slots, N)};
-	char *satkern[2] = {xstrdup("N"), xstrdup("S")};
-	struct state st = {.ms = &ms,
-			   .o = &o,
-			   .n = N,
-			   .forms = (char **)names,
-			   .single = single,
-			   .nmeas = K,
-			   .meas = meas,
-			   .nres = 2,
-			   .rho = rho,
-			   .satkern = satkern,
-			   .meter = &mt};
-	const double *heavy = kernels[6];
-	double before = fmax(infer_dot(rho[0], heavy, N), infer_dot(rho[1], heavy, N));
-	infer_refit(&st);
-	double after = 0, worst = 0;
-	for (size_t r = 0; r < st.nres; r++)
-		after = fmax(after, infer_dot(st.rho[r], heavy, N));
-	for (size_t b = 0; b < K; b++) {
-		double got = 0;
-		for (size_t r = 0; r < st.nres; r++)
-			got = fmax(got, infer_dot(st.rho[r], kernels[b], N));
-		worst = fmax(worst, fabs(got - meas[b].cycles) / meas[b].cycles);
-	}
-	int ok = fabs(before - 11.0 / 6) < 1e-9 && fabs(after - 2.25) < 0.02 * 2.25 && worst < 0.02;
-	printf("%s refit band: A^2 Z^2 N^4 M^3 predicted %.3f cycles with adc off the ALUs, %.3f "
-	       "after the refit (the machine: 2.25); worst of %d kernels %.2f%%\n",
-	       ok ? "ok" : "FAIL", before, after, K, 100 * worst);
-	for (size_t r = 0; r < st.nres; r++) {
-		free(st.rho[r]);
-		free(st.satkern[r]);
-	}
-	for (size_t b = 0; b < K; b++)
-		free(meas[b].sigma);
-	return !ok;
-}
-
 int main(int argc, char **argv)
 {
 	int failed = argc < 2
 			 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
 			       check_width_fit() | check_host_note() | check_self_disturbing() |
-			       check_noisy(&fused_machine) | check_over_sum() | check_refit_band()
+			       check_noisy(&fused_machine) | check_over_sum()
 			 : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
