@@ -556,7 +556,9 @@ static unsigned twin_copies(double ct, double cw)
 }
 
 /* Whether form w runs alone at the machine's width (a move the renamer
- * takes): it has no unit to bind. */
+ * takes): it has no unit to bind, and its pair keeps as many cycles of
+ * each (eight movups xmm, xmm beside movups [m], xmm gave model 8's
+ * 128-bit stores a whole cycle of the stores' resource: docs/MODEL.md). */
 static int width_bound(const struct model *m, size_t w)
 {
 	for (size_t r = 0; r < m->nres; r++)
@@ -567,12 +569,13 @@ static int width_bound(const struct model *m, size_t w)
 
 /* Memory form t beside its register form w, enough of w that its unit
  * binds the pair (twin_copies): an operation that loads its operand
- * still runs the operation (addpd xmm, [m] takes the FP adders as addpd xmm, xmm does,
- * 1.00 cycles for the pair on a Zen 3), which a mapping that read its
- * bottleneck on the loads and took a load's usages (a sibling of movaps
- * xmm, [m]: the pair takes their sum) cannot see in mixes with core
- * forms that leave the adders idle; a form that only loads (movzx r32,
- * [m] beside movzx r32, r8) runs beside it at the longer of the two.
+ * still runs the operation (addpd xmm, [m] takes the FP adders as addpd
+ * xmm, xmm does, 1.00 cycles for the pair on a Zen 3), which a mapping
+ * that read its bottleneck on the loads and took a load's usages (a
+ * sibling of movaps xmm, [m]: the pair takes their sum) cannot see in
+ * mixes with core forms that leave the adders idle; a form that only
+ * loads (movzx r32, [m] beside movzx r32, r8) runs beside it at the
+ * longer of the two.
  * Returns 1 with k made, or 0 when t has no register form in m. */
 static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 {
