@@ -615,6 +615,21 @@ static void exact_setup(const struct sim_machine *sim, struct measure *ms,
 }
 
 /* Whether m predicts kernel spec as sim runs it; says so when not. */
+/* The resource form f's usage is largest on in m (0 when f < 0). */
+static size_t top_of(const struct model *m, long f)
+{
+	size_t top = 0;
+	for (size_t r = 1; f >= 0 && r < m->nres; r++)
+		if (model_rho(m, (size_t)f, r) > model_rho(m, (size_t)f, top))
+			top = r;
+	return top;
+}
+
+static size_t top_resource(const struct model *m, const char *form)
+{
+	return top_of(m, model_form_index(m, form));
+}
+
 static int as_machine(const struct sim_machine *sim, const struct model *m, const char *spec,
 		      const char *what)
 {
@@ -956,10 +971,7 @@ static int check_polish_front(int noisy, unsigned seed, int quiet)
 		return 1;
 	}
 	long push = model_form_index(m, "PUSH"), nop = model_form_index(m, "NOP");
-	size_t fe = 0;
-	for (size_t r = 0; r < m->nres; r++)
-		if (model_rho(m, (size_t)nop, r) > model_rho(m, (size_t)nop, fe))
-			fe = r;
+	size_t fe = top_of(m, nop);
 	double truth = NAN, right = predicted(m, "MOV^4 PUSH");
 	struct kernel k;
 	kernel_parse("MOV^4 PUSH", &k);
@@ -1234,17 +1246,6 @@ static const struct sim_machine tc_machine = {"twin copies",
 					      tc_core,
 					      ARRAY_SIZE(tc_core)};
 
-/* The resource form's usage is largest on in m. */
-static size_t top_resource(const struct model *m, const char *form)
-{
-	long f = model_form_index(m, form);
-	size_t top = 0;
-	for (size_t r = 1; f >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)f, r) > model_rho(m, (size_t)f, top))
-			top = r;
-	return top;
-}
-
 /* xor r64, [m] on the slots for its cycles alone, off the ALUs. */
 static void xor_on_slots(struct model *m)
 {
@@ -1323,10 +1324,7 @@ static void own_split(struct model *m)
 {
 	static const char *const moved[] = {"VPBLENDD_XMM_XMM_XMM_IMM8", "VPMAXSB_XMM_XMM_XMM"};
 	long a = model_form_index(m, "ANDNPS_XMM_XMM");
-	size_t fp = 0;
-	for (size_t r = 0; a >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)a, r) > model_rho(m, (size_t)a, fp))
-			fp = r;
+	size_t fp = top_of(m, a);
 	size_t r_own = model_add_resource(m, "own", moved[0]);
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		long f = model_form_index(m, moved[i]);
@@ -1784,10 +1782,7 @@ static const struct sim_machine ct_machine = {
 static void shift_only(struct model *m)
 {
 	long a = model_form_index(m, "ANDNPS_XMM_XMM"), f = model_form_index(m, "PSRLDQ_XMM_IMM8");
-	size_t fp = 0;
-	for (size_t r = 0; a >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)a, r) > model_rho(m, (size_t)a, fp))
-			fp = r;
+	size_t fp = top_of(m, a);
 	if (f >= 0)
 		model_set_rho(m, (size_t)f, fp, 0);
 }
@@ -1865,10 +1860,7 @@ static const struct sim_machine vx_machine = {
 static void vpmullw_shifts(struct model *m)
 {
 	long s = model_form_index(m, "PSRLQ_XMM_XMM"), f = model_form_index(m, "VPMULLW_XMM_XMM_XMM");
-	size_t sh = 0;
-	for (size_t r = 0; s >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)s, r) > model_rho(m, (size_t)s, sh))
-			sh = r;
+	size_t sh = top_of(m, s);
 	for (size_t r = 0; f >= 0 && r < m->nres; r++)
 		if (strcmp(m->res[r].name, MODEL_WIDTH))
 			model_set_rho(m, (size_t)f, r, r == sh ? m->form_cycles[f] : 0);
@@ -1971,10 +1963,7 @@ static const struct sim_machine sa_alu_machine = {
 static void stores_on_front(struct model *m)
 {
 	long nop = model_form_index(m, "NOP");
-	size_t front = 0;
-	for (size_t r = 0; nop >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)nop, r) > model_rho(m, (size_t)nop, front))
-			front = r;
+	size_t front = top_of(m, nop);
 	static const char *const st[] = {"MOV_M64_GPR64", "PUSH_GPR64", "POP_GPR64"};
 	for (size_t i = 0; i < ARRAY_SIZE(st); i++) {
 		long f = model_form_index(m, st[i]);
@@ -2075,10 +2064,7 @@ static int check_pushes_apart(void)
 static void push_off_address(struct model *m)
 {
 	long ld = model_form_index(m, "MOV_GPR64_M64"), push = model_form_index(m, "PUSH_GPR64");
-	size_t lres = 0;
-	for (size_t r = 0; ld >= 0 && r < m->nres; r++)
-		if (model_rho(m, (size_t)ld, r) > model_rho(m, (size_t)ld, lres))
-			lres = r;
+	size_t lres = top_of(m, ld);
 	if (push >= 0 && ld >= 0)
 		model_set_rho(m, (size_t)push, lres, 0);
 }
