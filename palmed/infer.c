@@ -577,7 +577,7 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		    "their usages; pushes apart from the front end: %s (%u forms; "
 		    "%u stores beside them; %u given the loads' address units); "
 		    "pops beside loads: %s (%u forms); a store to another line "
-		    "in turn: %s%.2f cycles",
+		    "in turn: %s%.2f cycles, beside a read-modify-write %.2f",
 		    ps.forms, ps.kernels, ps.twins, ps.twin_floors, ps.changed, 100 * ps.before,
 		    100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained, ps.containing,
 		    ps.vex_pairs, ps.vex_taken,
@@ -588,7 +588,8 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		    ps.pops_gate == 1	? "they share"
 		    : ps.pops_gate == 0 ? "apart"
 					: "not checked",
-		    ps.pops_raised, ps.turn_measured ? "" : "not checked, ", ps.store_turn);
+		    ps.pops_raised, ps.turn_measured ? "" : "not checked, ", ps.store_turn,
+		    ps.rmw_turn);
 	return rc;
 }
 

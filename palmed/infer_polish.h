@@ -71,6 +71,7 @@ struct infer_polish_stats {
 	unsigned pops_raised;	 /* pop forms given the load's address usage so */
 	int turn_measured;	 /* the stores-in-turn pair timed (stores_in_turn) */
 	double store_turn;	 /* what it gave the model's store_turn */
+	double rmw_turn;	 /* and its rmw_turn */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

@@ -346,12 +346,18 @@ void prediction_done(struct prediction *p)
  * for a = b = 3; `ADD_M64_IMM8^r MOV_M64_GPR64^x` 2.0 for r = x = 1, 3.0
  * for r = 2, x = 1, 4.0 for x = 2..4 (docs/BENCHMARKS.md, "The Zen 4,
  * stores in turn"). The bound is the stores' half cycles (a whole one for
- * a read-modify-write) and store_turn of the cycles past them. */
+ * a read-modify-write) and store_turn of the cycles past them, rmw_turn
+ * where it is more and the read-modify-writes are at least as many as the
+ * other stores (the Zen 5's `ADD_M64_IMM8^r MOV_M64_GPR64^x`: 2.08, 3.09,
+ * 4.17, 6.19 cycles for r = x = 1, r = 2 x = 1, r = x = 2, r = x = 3; with
+ * more plain stores than that, two stores a cycle: 1.50 for r = 1, x = 2,
+ * 2.50 for x = 4: docs/BENCHMARKS.md, "The Zen 5, a read-modify-write
+ * beside stores"). */
 static double store_turn_bound(const struct model *m, const struct kernel *k, const double *scale)
 {
 	double n[FORM_STORE_STACK + 1] = {0};
 	unsigned kinds = 0;
-	if (!(m->store_turn > 0))
+	if (!(m->store_turn > 0) && !(m->rmw_turn > 0))
 		return 0;
 	for (size_t t = 0; t < k->n; t++) {
 		struct form f;
@@ -370,7 +376,10 @@ static double store_turn_bound(const struct model *m, const struct kernel *k, co
 		all = rmw + (x <= rmw ? x : fmax(rmw, x / 2));
 	else
 		all = fmin(plain, stack) + fmax(fmin(plain, stack), fmax(plain, stack) / 2);
-	return lin + m->store_turn * fmax(0, all - lin);
+	double bound = m->store_turn > 0 ? lin + m->store_turn * fmax(0, all - lin) : 0;
+	if (m->rmw_turn > 0 && rmw > 0 && plain > 0 && plain <= rmw) /* pushes keep to their half */
+		bound = fmax(bound, lin + m->rmw_turn * plain / 2);
+	return bound;
 }
 
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out)

@@ -64,6 +64,11 @@ struct model {
 	 * beyond its share of the stores, where a kernel's stores go to other
 	 * lines in turn (form_stores_in_turn); 0: none (model_store_turn). */
 	double store_turn;
+	/* The same where read-modify-writes are beside no more other stores
+	 * than themselves, when more than store_turn (the Zen 5 runs `ADD_M64
+	 * MOV_M64` so, and a store beside a push to its resources' speed);
+	 * 0: store_turn there too. */
+	double rmw_turn;
 };
 
 struct prediction {

@@ -49,6 +49,8 @@ int model_save(const struct model *m, const char *path)
 	json_object_object_add(root, "benchmarks", json_object_new_int((int)m->benchmarks));
 	if (m->store_turn > 0) /* optional: models before it have none */
 		json_object_object_add(root, "store_turn", json_object_new_double(m->store_turn));
+	if (m->rmw_turn > 0)
+		json_object_object_add(root, "rmw_turn", json_object_new_double(m->rmw_turn));
 	arr = json_object_new_array();
 	for (size_t r = 0; r < m->nres; r++) {
 		json_object *o = json_object_new_object();
@@ -301,9 +303,14 @@ static int load_root(json_object *root, struct model **out)
 	if (json_object_object_get_ex(root, "store_turn", NULL) &&
 	    get_number(root, "store_turn", &store_turn) < 0)
 		return -1;
+	double rmw_turn = 0;
+	if (json_object_object_get_ex(root, "rmw_turn", NULL) &&
+	    get_number(root, "rmw_turn", &rmw_turn) < 0)
+		return -1;
 	struct model *m = model_new(cpu);
 	m->benchmarks = (unsigned)benchmarks;
 	m->store_turn = store_turn;
+	m->rmw_turn = rmw_turn;
 	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0 ||
 	    load_strings(root, m) < 0) {
 		model_delete(m);

@@ -128,6 +128,11 @@ void model_show(const struct model *m, FILE *out)
 			"stores to other cache lines in turn: %.2f cycles a store to another "
 			"line than the store before, past its half cycle\n\n",
 			m->store_turn);
+	if (m->rmw_turn > m->store_turn)
+		fprintf(out,
+			"a plain store beside read-modify-writes, other lines in turn: %.2f "
+			"cycles past its half cycle\n\n",
+			m->rmw_turn);
 	show_resources(m, out);
 	show_forms(m, out);
 	show_classes(m, out);

@@ -1,5 +1,6 @@
 #include "palmed/predict.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,9 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 	if (p->store_turn)
 		fprintf(out,
 			"bottleneck:  stores to other cache lines in turn (%.2f cycles a store "
-			"to another line than the store before, past its half cycle)\n",
-			m->store_turn);
+			"to another line than the store before, past its half cycle; %.2f a "
+			"plain store beside read-modify-writes)\n",
+			m->store_turn, fmax(m->store_turn, m->rmw_turn));
 	for (size_t b = 0; b < p->nbottlenecks; b++) {
 		size_t r = p->bottlenecks[b];
 		fprintf(out, "%s %s:", b ? "            " : "bottleneck: ", m->res[r].name);

@@ -174,11 +174,28 @@ int main(void)
 	predict(sm, "ADD_M64_IMM8^2 MOV_M64_GPR64", 2.75, 3 / 2.75, "");
 	predict(sm, "MOV_M64_GPR64^2", 1, 2, "S");
 	predict(sm, "PUSH_GPR64^2", 1, 2, "S");
+	/* rmw_turn 0.5 with store_turn 0 (as the Zen 5's): only read-modify-
+	 * writes beside as many plain stores or fewer are bound, at their
+	 * whole cycle each, the stores' half and half of the other half.
+	 * ADD_M MOV: 1.5 + 0.5 x 0.5 = 1.75; ADD_M^2 MOV: 2.5 + 0.25 = 2.75;
+	 * ADD_M MOV^2 (more plain stores): S's 2.0; ADD_M^2 PUSH (no plain
+	 * store): S's 2.5; ADD_M PUSH MOV: 2.0 + 0.25 = 2.25 (the push keeps
+	 * to its half cycle); MOV PUSH: S's 1.0. */
+	sm->store_turn = 0;
+	sm->rmw_turn = 0.5;
+	predict(sm, "ADD_M64_IMM8 MOV_M64_GPR64", 1.75, 2 / 1.75, "");
+	predict(sm, "ADD_M64_IMM8^2 MOV_M64_GPR64", 2.75, 3 / 2.75, "");
+	predict(sm, "ADD_M64_IMM8 MOV_M64_GPR64^2", 2, 3 / 2.0, "S");
+	predict(sm, "ADD_M64_IMM8^2 PUSH_GPR64", 2.5, 3 / 2.5, "S");
+	predict(sm, "ADD_M64_IMM8 PUSH_GPR64 MOV_M64_GPR64", 2.25, 3 / 2.25, "");
+	predict(sm, "MOV_M64_GPR64 PUSH_GPR64", 1, 2, "S");
 	/* kept in the file, and a bad value refused */
+	sm->store_turn = 0.5;
 	struct model *sl = NULL;
 	check(model_save(sm, "test_model_turn.json") == 0 &&
-		  model_load("test_model_turn.json", &sl) == 0 && sl->store_turn == 0.5,
-	      "store_turn saved and loaded");
+		  model_load("test_model_turn.json", &sl) == 0 && sl->store_turn == 0.5 &&
+		  sl->rmw_turn == 0.5,
+	      "store_turn and rmw_turn saved and loaded");
 	if (sl)
 		model_delete(sl);
 	remove("test_model_turn.json");
@@ -188,6 +205,10 @@ int main(void)
 			  "\"benchmarks\": 1, \"store_turn\": -1, \"resources\": [], \"forms\": "
 			  "[]}",
 			  "store_turn");
+	expect_load_error("{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+			  "\"benchmarks\": 1, \"rmw_turn\": \"half\", \"resources\": [], "
+			  "\"forms\": []}",
+			  "rmw_turn");
 
 	/* An indexed memory form the model does not map is predicted with its
 	 * unindexed form (model_form_lookup); one it maps, with its own.
