@@ -568,7 +568,8 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		infer_meter_note(
 		    mt,
 		    "mapped forms checked beside core forms: %u forms in %u mixes "
-		    "(%u memory forms beside their register form, %u of them "
+		    "(%u memory and carry forms beside their register form or the "
+		    "form without the carry, %u of them "
 		    "given its unit), %u refitted; "
 		    "mean error of their mixes %.2f%% -> %.2f%%; resources of their "
 		    "own beside core forms: %u kernels, %u usages of core resources "

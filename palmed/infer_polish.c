@@ -538,6 +538,35 @@ static long register_twin(const struct model *m, size_t t)
 	return -1;
 }
 
+/* The form that runs carry form t's operation without the carry, with
+ * its operands (add for adc, adcx and adox, sub for sbb), the model
+ * having it with cycles; -1 for any other form. A carry form runs beside
+ * a zero idiom that breaks its chain through the flags (gen_plan.c), and
+ * that pair is the width's alone: on a Zen 5 `ADC_GPR16_GPR16
+ * XOR_GPR32_SAME` runs 0.263 cycles, and 25 of its 120 scalar integer
+ * register forms, adc and sbb of every width among them, came out off
+ * the ALUs, where `adc r16, r16` beside eight `add r16, r16` runs 1.73
+ * cycles as nine adds do (1.75; predicted 1.61). The carry form's
+ * cycles alone are the pair's less the zero idiom's, too few to size
+ * the mix by, and a resource every form takes a sixth of a cycle of
+ * explained `adc r16, r16` beside three adds as well as the ALUs did: it
+ * goes beside the most copies, TWIN_MOST. */
+static long carry_twin(const struct model *m, size_t t)
+{
+	static const char *const ops[][2] = {
+	    {"ADC_", "ADD_"}, {"SBB_", "SUB_"}, {"ADCX_", "ADD_"}, {"ADOX_", "ADD_"}};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t len = strlen(ops[i][0]);
+		if (strncmp(m->forms[t], ops[i][0], len) || strstr(m->forms[t], "_SAME"))
+			continue; /* sbb r, r is no sub r, r (a zero idiom) */
+		char name[FORM_NAME_MAX];
+		snprintf(name, sizeof(name), "%s%s", ops[i][1], m->forms[t] + len);
+		long w = model_form_index(m, name);
+		return w >= 0 && (size_t)w != t && m->form_cycles[w] > 0 ? w : -1;
+	}
+	return -1;
+}
+
 /* Instances of the register form beside one of the memory form (ct and
  * cw their cycles alone): as many as take TWIN_SHARE times the memory
  * form's cycles, so that the register form's unit binds the pair. With
@@ -550,9 +579,10 @@ static long register_twin(const struct model *m, size_t t)
  * 13% fast); beside six xor r64, r64 the pair runs 1.76 cycles (seven
  * ALU operations), which that resource (1.34) cannot explain. */
 #define TWIN_SHARE 4
+#define TWIN_MOST 8
 static unsigned twin_copies(double ct, double cw)
 {
-	return (unsigned)fmin(8, fmax(2, ceil(TWIN_SHARE * ct / cw - 1e-9)));
+	return (unsigned)fmin(TWIN_MOST, fmax(2, ceil(TWIN_SHARE * ct / cw - 1e-9)));
 }
 
 /* Whether form w runs alone at the machine's width (a move the renamer
@@ -576,10 +606,12 @@ static int width_bound(const struct model *m, size_t w)
  * mixes with core forms that leave the adders idle; a form that only
  * loads (movzx r32, [m] beside movzx r32, r8) runs beside it at the
  * longer of the two.
+ * A carry form likewise beside the form without the carry (carry_twin).
  * Returns 1 with k made, or 0 when t has no register form in m. */
 static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 {
 	long w = register_twin(m, t);
+	int carry = w < 0 && (w = carry_twin(m, t)) >= 0;
 	if (w < 0)
 		return 0;
 	kernel_init(k);
@@ -591,7 +623,8 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 		return 1;
 	}
 	kernel_add(k, m->forms[t], 1);
-	kernel_add(k, m->forms[w], twin_copies(m->form_cycles[t], m->form_cycles[w]));
+	kernel_add(k, m->forms[w],
+		   carry ? TWIN_MOST : twin_copies(m->form_cycles[t], m->form_cycles[w]));
 	return 1;
 }
 

@@ -1289,6 +1289,75 @@ static int check_twin_copies(void)
 	return !ok;
 }
 
+/* A carry form beside the form without the carry (infer_polish.c,
+ * carry_twin): the machine of twin copies, adc r64, r64 on an ALU and a
+ * slot as add r64, r64 (a quarter cycle alone, bound by the ALUs and the
+ * slots alike). Given the slots for its cycles alone and no ALU (a Zen
+ * 5's build read 25 carry forms so: beside the zero idiom that breaks
+ * their chain they run at the width), the checks in mixes, anchored hard,
+ * keep it off the ALUs; beside four add r64, r64 the pair runs five ALU
+ * operations, 1.25 cycles, which the slots (4/6 + 1/4) cannot explain,
+ * and it gets its ALU back: the kernels the ALUs bind as the machine runs
+ * them (anchored hard, the slots keep the quarter cycle given them: adc
+ * x3 beside three moves 1.25 cycles, the machine 1.0). */
+static const struct sim_form carry_forms[] = {
+    {"MOV_GPR64_M64", 2, {TC_LD, TC_SLOT}, NULL},
+    {"MOV_GPR64_GPR64", 1, {TC_SLOT}, NULL},
+    {"ADD_GPR64_GPR64", 2, {TC_ALU, TC_SLOT}, NULL},
+    {"ADC_GPR64_GPR64", 2, {TC_ALU, TC_SLOT}, NULL},
+};
+static const struct sim_machine carry_machine = {"carry twin",
+						 "simulated: carry twin",
+						 "a carry form beside the form without the carry",
+						 13,
+						 tc_ports,
+						 0,
+						 carry_forms,
+						 ARRAY_SIZE(carry_forms),
+						 tc_core,
+						 ARRAY_SIZE(tc_core)};
+
+/* adc r64, r64 on the slots for its cycles alone, off the ALUs. */
+static void adc_on_slots(struct model *m)
+{
+	long f = model_form_index(m, "ADC_GPR64_GPR64");
+	size_t slots = top_resource(m, "MOV_GPR64_GPR64"), alu = top_resource(m, "ADD_GPR64_GPR64");
+	if (f < 0)
+		return;
+	model_set_rho(m, (size_t)f, alu, 0);
+	model_set_rho(m, (size_t)f, slots, m->form_cycles[f]);
+}
+
+static int check_carry_twin(void)
+{
+	const struct sim_machine *sim = &carry_machine;
+	static const char pair[] = "ADC_GPR64_GPR64 ADD_GPR64_GPR64^4";
+	static const char *const kernels[] = {pair, "ADC_GPR64_GPR64^2 ADD_GPR64_GPR64^2",
+					      "ADC_GPR64_GPR64 ADD_GPR64_GPR64^2"};
+	double right = NAN, before = NAN;
+	struct infer_polish_options po;
+	struct infer_polish_stats ps;
+	infer_polish_options_default(&po);
+	po.anchor = 1000; /* one mix against many, as check_twin_copies */
+	struct model *m =
+	    sim_polished(sim, adc_on_slots, &po, pair, &right, &before, &ps, "carry twin");
+	if (!m)
+		return 1;
+	double after = predicted(m, pair);
+	int ok = ps.twins == 1;
+	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
+		ok &= as_machine(sim, m, kernels[i], "carry twin");
+	model_delete(m);
+	/* by hand: five ALU operations on four ALUs, 1.25 cycles; with adc on
+	 * the slots, the adds' ALUs (1.0) and the slots (4/6 + 1/4 = 0.917) */
+	ok &= fabs(right - 1.25) < 1e-6 && fabs(before - 1) < 1e-6;
+	printf("%s carry twin: %s predicted %.3f cycles by the right model, %.3f with adc on the "
+	       "slots, %.3f after the mixes, the fit anchored hard (%u twin mix; the machine: "
+	       "1.25)\n",
+	       ok ? "ok" : "FAIL", pair, right, before, after, ps.twins);
+	return !ok;
+}
+
 /* Resources of their own beside the core's (infer_polish.c,
  * own_beside_core): four vector pipes, four ALUs, two load ports. Right,
  * vpblendd and vpmaxsb take the pipes' resource as andnps does, a
@@ -2477,10 +2546,11 @@ int main(void)
 	       check_memory_siblings() | check_refused_group(sim) | check_slow_base(sim, 0) |
 	       check_slow_base(sim, 1) | check_rebase_chain() | check_polish(sim) |
 	       check_polish_front(0, 1, 0) | check_polish_front_noisy() | check_short_core() |
-	       check_twin_mixes() | check_twin_copies() | check_own_beside_core() |
-	       check_partner_holds() | check_standing_partner() | check_mixable_partner() |
-	       check_base_beside_vex() | check_locked() | check_contain() | check_vex_twins() |
-	       check_pushes_apart() | check_pushes_beside_loads() | check_strings() |
-	       check_most_pipes() | check_stores_in_turn(&turn_machine) |
-	       check_stores_in_turn(&turn_probed_machine) | check_store_turn() | check_rmw_turn();
+	       check_twin_mixes() | check_twin_copies() | check_carry_twin() |
+	       check_own_beside_core() | check_partner_holds() | check_standing_partner() |
+	       check_mixable_partner() | check_base_beside_vex() | check_locked() |
+	       check_contain() | check_vex_twins() | check_pushes_apart() |
+	       check_pushes_beside_loads() | check_strings() | check_most_pipes() |
+	       check_stores_in_turn(&turn_machine) | check_stores_in_turn(&turn_probed_machine) |
+	       check_store_turn() | check_rmw_turn();
 }
