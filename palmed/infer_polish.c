@@ -304,9 +304,13 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	long *holds = xmalloc((R + 2) * sizeof(long)), tw = -1;
 	size_t nh = 0;
 	holds[nh++] = -1;
-	for (size_t b = 0; b + 1 < n; b++)
-		if (xs[b].twin)
+	long lw = -1; /* the load mix (load_mix) */
+	for (size_t b = 0; b + 1 < n; b++) {
+		if (xs[b].twin == 1)
 			tw = (long)b;
+		if (xs[b].twin == 2)
+			lw = (long)b;
+	}
 	if (tw >= 0) {
 		double ftop = 0;
 		for (size_t r = 0; r < R; r++)
@@ -374,13 +378,16 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	 * 1.00 cycles, where its load's usages alone said 0.64), and one mix
 	 * weighs too little against the others and the anchor to move it.
 	 * The form takes what the pair leaves of that unit's cycles. */
-	if (tw >= 0 && o->twin_floor) {
-		size_t top = bottleneck(R, &xs[tw], u), p = 0;
+	for (int j = 0; j < 2 && o->twin_floor; j++) { /* the load mix likewise */
+		long b = j ? lw : tw;
+		if (b < 0)
+			continue;
+		size_t top = bottleneck(R, &xs[b], u), p = 0;
 		for (size_t r = 1; r < R; r++)
-			if (bd.hi[r] >= 0 && xs[tw].fixed[r] > xs[tw].fixed[p])
+			if (bd.hi[r] >= 0 && xs[b].fixed[r] > xs[b].fixed[p])
 				p = r;
-		double want = fmin(single, (xs[tw].cycles - xs[tw].fixed[p]) / xs[tw].a);
-		if (xs[tw].cycles > mix_load(&xs[tw], u, top) * (1 + 3 * o->tol) && bd.hi[p] >= 0 &&
+		double want = fmin(single, (xs[b].cycles - xs[b].fixed[p]) / xs[b].a);
+		if (xs[b].cycles > mix_load(&xs[b], u, top) * (1 + 3 * o->tol) && bd.hi[p] >= 0 &&
 		    want > u[p]) {
 			u[p] = want;
 			(*floored)++;
@@ -625,6 +632,38 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
 	kernel_add(k, m->forms[t], 1);
 	kernel_add(k, m->forms[w],
 		   carry ? TWIN_MOST : twin_copies(m->form_cycles[t], m->form_cycles[w]));
+	return 1;
+}
+
+/* Memory form t that reads its operand beside the core's plain load,
+ * as many as take TWIN_SHARE times t's cycles (twin_copies), so that the
+ * loads bind the pair: a form mapped off the loads' resource (a Zen 5's
+ * model 14 put `test byte [m], imm8` on bt's resource and no load) shows
+ * it there. Returns 1 with k made, or 0 when t reads no memory, the
+ * model lacks the load, or the loads cannot bind beside t (cycles alone
+ * over twice the load's TWIN_MOST copies). */
+#define PLAIN_LOAD "MOV_GPR64_M64"
+static int load_mix(const struct model *m, size_t t, struct kernel *k)
+{
+	static const char *const no_load[] = {"NOP",  "PREFETCH", "CLFLUSH",
+					      "CLWB", "CLDEMOTE", "LEA"};
+	long ld = model_form_index(m, PLAIN_LOAD);
+	struct form f;
+	if (ld < 0 || (size_t)ld == t || !(m->form_cycles[ld] > 0) ||
+	    form_parse(m->forms[t], &f) < 0 || strchr(f.mnemonic, '.') ||
+	    form_store_kind(&f) == FORM_STORE_PLAIN || form_store_kind(&f) == FORM_STORE_STACK)
+		return 0;
+	int reads = 0;
+	for (size_t i = 0; i < f.n; i++)
+		reads |= form_kind_is_access(f.op[i]);
+	for (size_t i = 0; i < sizeof(no_load) / sizeof(no_load[0]) && reads; i++)
+		reads = strncmp(f.mnemonic, no_load[i], strlen(no_load[i])) != 0;
+	double ct = m->form_cycles[t], cl = m->form_cycles[ld];
+	if (!reads || TWIN_SHARE * ct > 2 * TWIN_MOST * cl)
+		return 0;
+	kernel_init(k);
+	kernel_add(k, m->forms[t], 1);
+	kernel_add(k, PLAIN_LOAD, twin_copies(ct, cl));
 	return 1;
 }
 
@@ -1194,7 +1233,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	if (nc == 0)
 		nt = 0;
 	/* the kernels, target by target: first[ti] the first of target ti's */
-	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 1) + 1, nk = 0;
+	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 2) + 1, nk = 0;
 	struct kernel *ks = xmalloc(cap * sizeof(*ks));
 	unsigned char *twin = xcalloc(cap, 1);
 	size_t *first = xmalloc((nt + 2) * sizeof(size_t));
@@ -1208,6 +1247,10 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		if (o->twins && o->per_form && twin_mix(m, targets[ti], &ks[nk])) {
 			twin[nk++] = 1;
 			stats->twins++;
+		}
+		if (o->twins && o->per_form && load_mix(m, targets[ti], &ks[nk])) {
+			twin[nk++] = 2;
+			stats->load_mixes++;
 		}
 	}
 	first[nt] = nk;

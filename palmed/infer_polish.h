@@ -56,7 +56,7 @@ struct infer_polish_stats {
 	unsigned own_shared;   /* usages of core resources the clusters' forms took there */
 	unsigned containing;   /* pairs of core resources, one inside the other */
 	unsigned contained;    /* usages raised by them */
-	unsigned twin_floors;  /* memory forms given their register form's unit so */
+	unsigned twin_floors;  /* forms given the unit of their twin or the load so */
 	unsigned vex_pairs;    /* VEX forms measured beside their legacy forms */
 	unsigned vex_taken;    /* of those, VEX forms given the legacy form's usages */
 	int pushes_gate;       /* 1: the pairs showed pushes apart from the front end;
@@ -72,6 +72,7 @@ struct infer_polish_stats {
 	int turn_measured;	 /* the stores-in-turn pair timed (stores_in_turn) */
 	double store_turn;	 /* what it gave the model's store_turn */
 	double rmw_turn;	 /* and its rmw_turn */
+	unsigned load_mixes;	 /* memory forms beside the plain load (load_mix) */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
