@@ -1257,31 +1257,45 @@ static void xor_on_slots(struct model *m)
 	model_set_rho(m, (size_t)f, slots, m->form_cycles[f]);
 }
 
+/* sim's model, corrupt applied, checked in mixes with the fit anchored
+ * hard (one mix against many, as check_twin_mixes measures it): 1 when
+ * pair was predicted right_want cycles by the right model and before_want
+ * corrupted, and every kernel comes out as the machine runs it; the
+ * pair's prediction after the mixes in *after. */
+static int anchored_fix(const struct sim_machine *sim, void (*corrupt)(struct model *),
+			const char *pair, const char *const *kernels, size_t nk, double right_want,
+			double before_want, struct infer_polish_stats *ps, double *right,
+			double *before, double *after)
+{
+	struct infer_polish_options po;
+	infer_polish_options_default(&po);
+	po.anchor = 1000;
+	*right = *before = *after = NAN;
+	struct model *m = sim_polished(sim, corrupt, &po, pair, right, before, ps, sim->name);
+	if (!m)
+		return 0;
+	*after = predicted(m, pair);
+	int ok = 1;
+	for (size_t i = 0; i < nk; i++)
+		ok &= as_machine(sim, m, kernels[i], sim->name);
+	model_delete(m);
+	return ok && fabs(*right - right_want) < 1e-6 && fabs(*before - before_want) < 1e-6;
+}
+
 static int check_twin_copies(void)
 {
-	const struct sim_machine *sim = &tc_machine;
 	static const char pair[] = "XOR_GPR64_GPR64^4 XOR_GPR64_M64";
 	static const char *const kernels[] = {pair, "XOR_GPR64_GPR64 XOR_GPR64_M64",
 					      "ADD_GPR64_GPR64^3 XOR_GPR64_M64"};
-	double right = NAN, before = NAN;
-	struct infer_polish_options po;
-	struct infer_polish_stats ps;
-	infer_polish_options_default(&po);
-	po.anchor = 1000; /* one mix against many (check_twin_mixes) */
-	struct model *m =
-	    sim_polished(sim, xor_on_slots, &po, pair, &right, &before, &ps, "twin copies");
-	if (!m)
-		return 1;
-	double after = predicted(m, pair);
-	int ok = ps.twins == 1 && ps.twin_floors == 1;
-	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
-		ok &= as_machine(sim, m, kernels[i], "twin copies");
-	model_delete(m);
+	double right, before, after;
+	struct infer_polish_stats ps = {0};
 	/* the machine: five ALU operations on four ALUs, 1.25 cycles; with
 	 * the form on the slots, the register forms' ALUs (1.0) and the
 	 * slots (4/6 + 1/3 = 1.0). Anchored hard, the fit keeps the slots'
 	 * usage; the pair's floor gives the ALU back. */
-	ok &= fabs(right - 1.25) < 1e-6 && fabs(before - 1) < 1e-6;
+	int ok = anchored_fix(&tc_machine, xor_on_slots, pair, kernels, ARRAY_SIZE(kernels), 1.25,
+			      1, &ps, &right, &before, &after);
+	ok &= ps.twins == 1 && ps.twin_floors == 1;
 	printf("%s twin copies: %s predicted %.3f cycles by the right model, %.3f with xor r64, "
 	       "[m] on the slots, %.3f after the mixes, the fit anchored hard (%u floor; the "
 	       "machine: 1.25)\n",
@@ -1330,27 +1344,16 @@ static void adc_on_slots(struct model *m)
 
 static int check_carry_twin(void)
 {
-	const struct sim_machine *sim = &carry_machine;
 	static const char pair[] = "ADC_GPR64_GPR64 ADD_GPR64_GPR64^4";
 	static const char *const kernels[] = {pair, "ADC_GPR64_GPR64^2 ADD_GPR64_GPR64^2",
 					      "ADC_GPR64_GPR64 ADD_GPR64_GPR64^2"};
-	double right = NAN, before = NAN;
-	struct infer_polish_options po;
-	struct infer_polish_stats ps;
-	infer_polish_options_default(&po);
-	po.anchor = 1000; /* one mix against many, as check_twin_copies */
-	struct model *m =
-	    sim_polished(sim, adc_on_slots, &po, pair, &right, &before, &ps, "carry twin");
-	if (!m)
-		return 1;
-	double after = predicted(m, pair);
-	int ok = ps.twins == 1;
-	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
-		ok &= as_machine(sim, m, kernels[i], "carry twin");
-	model_delete(m);
+	double right, before, after;
+	struct infer_polish_stats ps = {0};
 	/* by hand: five ALU operations on four ALUs, 1.25 cycles; with adc on
 	 * the slots, the adds' ALUs (1.0) and the slots (4/6 + 1/4 = 0.917) */
-	ok &= fabs(right - 1.25) < 1e-6 && fabs(before - 1) < 1e-6;
+	int ok = anchored_fix(&carry_machine, adc_on_slots, pair, kernels, ARRAY_SIZE(kernels),
+			      1.25, 1, &ps, &right, &before, &after);
+	ok &= ps.twins == 1;
 	printf("%s carry twin: %s predicted %.3f cycles by the right model, %.3f with adc on the "
 	       "slots, %.3f after the mixes, the fit anchored hard (%u twin mix; the machine: "
 	       "1.25)\n",
@@ -1397,27 +1400,16 @@ static void cmp_off_loads(struct model *m)
 
 static int check_load_mix(void)
 {
-	const struct sim_machine *sim = &load_machine;
 	static const char pair[] = "CMP_M64_IMM8 MOV_GPR64_M64^4";
 	static const char *const kernels[] = {pair, "CMP_M64_IMM8^3 MOV_GPR64_M64^3",
 					      "CMP_M64_IMM8^2 MOV_GPR64_M64"};
-	double right = NAN, before = NAN;
-	struct infer_polish_options po;
-	struct infer_polish_stats ps;
-	infer_polish_options_default(&po);
-	po.anchor = 1000; /* one mix against many, as check_twin_copies */
-	struct model *m =
-	    sim_polished(sim, cmp_off_loads, &po, pair, &right, &before, &ps, "load mix");
-	if (!m)
-		return 1;
-	double after = predicted(m, pair);
-	int ok = ps.load_mixes == 1;
-	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
-		ok &= as_machine(sim, m, kernels[i], "load mix");
-	model_delete(m);
+	double right, before, after;
+	struct infer_polish_stats ps = {0};
 	/* by hand: five loads on three ports, 1.667 cycles; with cmp off the
 	 * loads, the plain loads' 4/3 (its ALUs 1/3, the slots 5/6) */
-	ok &= fabs(right - 5 / 3.0) < 1e-6 && fabs(before - 4 / 3.0) < 1e-6;
+	int ok = anchored_fix(&load_machine, cmp_off_loads, pair, kernels, ARRAY_SIZE(kernels),
+			      5 / 3.0, 4 / 3.0, &ps, &right, &before, &after);
+	ok &= ps.load_mixes == 1;
 	printf("%s load mix: %s predicted %.3f cycles by the right model, %.3f with cmp off the "
 	       "loads, %.3f after the mixes, the fit anchored hard (%u load mix; the machine: "
 	       "1.667)\n",
