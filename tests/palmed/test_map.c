@@ -1246,15 +1246,22 @@ static const struct sim_machine tc_machine = {"twin copies",
 					      tc_core,
 					      ARRAY_SIZE(tc_core)};
 
+/* form off the resource core form off loads most, and on the one core
+ * form to loads most for its cycles alone. */
+static void move_usage(struct model *m, const char *form, const char *off, const char *to)
+{
+	long f = model_form_index(m, form);
+	size_t from = top_resource(m, off), onto = top_resource(m, to);
+	if (f < 0)
+		return;
+	model_set_rho(m, (size_t)f, from, 0);
+	model_set_rho(m, (size_t)f, onto, m->form_cycles[f]);
+}
+
 /* xor r64, [m] on the slots for its cycles alone, off the ALUs. */
 static void xor_on_slots(struct model *m)
 {
-	long f = model_form_index(m, "XOR_GPR64_M64");
-	size_t slots = top_resource(m, "MOV_GPR64_GPR64"), alu = top_resource(m, "ADD_GPR64_GPR64");
-	if (f < 0)
-		return;
-	model_set_rho(m, (size_t)f, alu, 0);
-	model_set_rho(m, (size_t)f, slots, m->form_cycles[f]);
+	move_usage(m, "XOR_GPR64_M64", "ADD_GPR64_GPR64", "MOV_GPR64_GPR64");
 }
 
 /* sim's model, corrupt applied, checked in mixes with the fit anchored
@@ -1334,12 +1341,7 @@ static const struct sim_machine carry_machine = {"carry twin",
 /* adc r64, r64 on the slots for its cycles alone, off the ALUs. */
 static void adc_on_slots(struct model *m)
 {
-	long f = model_form_index(m, "ADC_GPR64_GPR64");
-	size_t slots = top_resource(m, "MOV_GPR64_GPR64"), alu = top_resource(m, "ADD_GPR64_GPR64");
-	if (f < 0)
-		return;
-	model_set_rho(m, (size_t)f, alu, 0);
-	model_set_rho(m, (size_t)f, slots, m->form_cycles[f]);
+	move_usage(m, "ADC_GPR64_GPR64", "ADD_GPR64_GPR64", "MOV_GPR64_GPR64");
 }
 
 static int check_carry_twin(void)
@@ -1390,12 +1392,7 @@ static const struct sim_machine load_machine = {"load mix",
 /* cmp qword [m], imm8 on the ALUs for its cycles alone, off the loads. */
 static void cmp_off_loads(struct model *m)
 {
-	long f = model_form_index(m, "CMP_M64_IMM8");
-	size_t loads = top_resource(m, "MOV_GPR64_M64"), alu = top_resource(m, "ADD_GPR64_GPR64");
-	if (f < 0)
-		return;
-	model_set_rho(m, (size_t)f, loads, 0);
-	model_set_rho(m, (size_t)f, alu, m->form_cycles[f]);
+	move_usage(m, "CMP_M64_IMM8", "MOV_GPR64_M64", "ADD_GPR64_GPR64");
 }
 
 static int check_load_mix(void)
