@@ -640,8 +640,8 @@ static int twin_mix(const struct model *m, size_t t, struct kernel *k)
  * loads bind the pair: a form mapped off the loads' resource (a Zen 5's
  * model 14 put `test byte [m], imm8` on bt's resource and no load) shows
  * it there. Returns 1 with k made, or 0 when t reads no memory, the
- * model lacks the load, or the loads cannot bind beside t (cycles alone
- * over twice the load's TWIN_MOST copies). */
+ * model lacks the load, or the loads cannot bind beside t (its cycles
+ * alone over half of what TWIN_MOST loads take). */
 #define PLAIN_LOAD "MOV_GPR64_M64"
 static int load_mix(const struct model *m, size_t t, struct kernel *k)
 {
