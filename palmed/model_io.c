@@ -138,6 +138,12 @@ static int get_number(json_object *o, const char *key, double *out)
 	return 0;
 }
 
+/* get_number for a field a model may lack (*out kept then). */
+static int get_optional_number(json_object *o, const char *key, double *out)
+{
+	return json_object_object_get_ex(o, key, NULL) ? get_number(o, key, out) : 0;
+}
+
 static int load_resources(json_object *root, struct model *m)
 {
 	json_object *arr;
@@ -299,13 +305,9 @@ static int load_root(json_object *root, struct model **out)
 	if (benchmarks > UINT_MAX || benchmarks != floor(benchmarks)) /* found by fuzz/ */
 		return perpi_set_error("corrupt model '%s': field 'benchmarks' is %g, not a count",
 				       load_path, benchmarks);
-	double store_turn = 0;
-	if (json_object_object_get_ex(root, "store_turn", NULL) &&
-	    get_number(root, "store_turn", &store_turn) < 0)
-		return -1;
-	double rmw_turn = 0;
-	if (json_object_object_get_ex(root, "rmw_turn", NULL) &&
-	    get_number(root, "rmw_turn", &rmw_turn) < 0)
+	double store_turn = 0, rmw_turn = 0; /* optional: models before them have none */
+	if (get_optional_number(root, "store_turn", &store_turn) < 0 ||
+	    get_optional_number(root, "rmw_turn", &rmw_turn) < 0)
 		return -1;
 	struct model *m = model_new(cpu);
 	m->benchmarks = (unsigned)benchmarks;
