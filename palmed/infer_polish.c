@@ -84,9 +84,11 @@ static void make_mix(const struct model *m, size_t t, const size_t *core, size_t
 /* The mix as it ran (k and its helpers) seen from target t; 0, or -1 when
  * a form of it is not in the model, the mix ran slower than its forms one
  * after another or stores to other lines in turn (what no usages explain:
- * infer_refit.c's over_sum, form_stores_in_turn). */
+ * infer_refit.c's over_sum, form_stores_in_turn). With at_sum, a mix
+ * slower than its forms one after another is taken at that sum instead,
+ * the most usages can give it (the immediate mix: immediate_mix). */
 static int read_mix(const struct model *m, size_t t, const struct kernel *k, const char *helpers,
-		    double cycles, struct mix *x)
+		    double cycles, int at_sum, struct mix *x)
 {
 	struct kernel all;
 	kernel_with(k, helpers, &all);
@@ -114,7 +116,9 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	}
 	int in_turn = kernel_stores_in_turn(&all);
 	kernel_done(&all);
-	if (rc < 0 || x->a <= 0 || !(cycles <= sum * (1 + INFER_OVER_SUM)) || in_turn) {
+	if (rc == 0 && x->a > 0 && !in_turn && at_sum && cycles > sum)
+		x->cycles = sum;
+	else if (rc < 0 || x->a <= 0 || !(cycles <= sum * (1 + INFER_OVER_SUM)) || in_turn) {
 		free(x->fixed);
 		x->fixed = NULL;
 		return -1;
@@ -304,12 +308,14 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	long *holds = xmalloc((R + 2) * sizeof(long)), tw = -1;
 	size_t nh = 0;
 	holds[nh++] = -1;
-	long lw = -1; /* the load mix (load_mix) */
+	long lw = -1, iw = -1; /* the load mix (load_mix), the immediate mix (immediate_mix) */
 	for (size_t b = 0; b + 1 < n; b++) {
 		if (xs[b].twin == 1)
 			tw = (long)b;
 		if (xs[b].twin == 2)
 			lw = (long)b;
+		if (xs[b].twin == 3)
+			iw = (long)b;
 	}
 	if (tw >= 0) {
 		double ftop = 0;
@@ -378,8 +384,8 @@ static int polish_target(struct model *m, size_t t, struct mix *xs, size_t n,
 	 * 1.00 cycles, where its load's usages alone said 0.64), and one mix
 	 * weighs too little against the others and the anchor to move it.
 	 * The form takes what the pair leaves of that unit's cycles. */
-	for (int j = 0; j < 2 && o->twin_floor; j++) { /* the load mix likewise */
-		long b = j ? lw : tw;
+	for (int j = 0; j < 3 && o->twin_floor; j++) { /* the load and immediate mixes likewise */
+		long b = j == 0 ? tw : j == 1 ? lw : iw;
 		if (b < 0)
 			continue;
 		size_t top = bottleneck(R, &xs[b], u), p = 0;
@@ -664,6 +670,39 @@ static int load_mix(const struct model *m, size_t t, struct kernel *k)
 	kernel_init(k);
 	kernel_add(k, m->forms[t], 1);
 	kernel_add(k, PLAIN_LOAD, twin_copies(ct, cl));
+	return 1;
+}
+
+/* Memory form t with an immediate operand beside one plain immediate move
+ * (twin flag 3): on a Zen 5 `cmp byte [m], imm8` (0.294 cycles alone) beside
+ * `mov r32, imm32` (0.168) runs 0.493 cycles, slower than the two one after
+ * another; beside `mov r32, r32` 0.306, `popcnt` 0.338, three immediate
+ * moves 0.97, seven 1.35 (the front end's room for immediates and
+ * displacements, it seems). The mappings of a build put it beside neither,
+ * and predicted the pair 0.349 (blocks of compiled code hold it: `cmp byte
+ * [m], imm8; mov r32, imm32`, 4.25 instructions a cycle natively,
+ * predicted 5.73). The mix, one of each, is taken at its forms' sum when it
+ * runs slower (read_mix), and its floor applied as a twin's: the form gets
+ * the immediate move's resource. Returns 1 with k made, or 0 when t has no
+ * memory and immediate operands or the model lacks the move. */
+#define PLAIN_IMMEDIATE "MOV_GPR32_IMM32"
+static int immediate_mix(const struct model *m, size_t t, struct kernel *k)
+{
+	long mv = model_form_index(m, PLAIN_IMMEDIATE);
+	struct form f;
+	if (mv < 0 || (size_t)mv == t || !(m->form_cycles[mv] > 0) ||
+	    form_parse(m->forms[t], &f) < 0 || strchr(f.mnemonic, '.'))
+		return 0;
+	int mem = 0, imm = 0;
+	for (size_t i = 0; i < f.n; i++) {
+		mem |= form_kind_is_access(f.op[i]);
+		imm |= f.op[i] == FORM_IMM8 || f.op[i] == FORM_IMM16 || f.op[i] == FORM_IMM32;
+	}
+	if (!mem || !imm)
+		return 0;
+	kernel_init(k);
+	kernel_add(k, m->forms[t], 1);
+	kernel_add(k, PLAIN_IMMEDIATE, 1);
 	return 1;
 }
 
@@ -1233,7 +1272,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	if (nc == 0)
 		nt = 0;
 	/* the kernels, target by target: first[ti] the first of target ti's */
-	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 2) + 1, nk = 0;
+	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 3) + 1, nk = 0;
 	struct kernel *ks = xmalloc(cap * sizeof(*ks));
 	unsigned char *twin = xcalloc(cap, 1);
 	size_t *first = xmalloc((nt + 2) * sizeof(size_t));
@@ -1251,6 +1290,10 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		if (o->twins && o->per_form && load_mix(m, targets[ti], &ks[nk])) {
 			twin[nk++] = 2;
 			stats->load_mixes++;
+		}
+		if (o->twins && o->per_form && immediate_mix(m, targets[ti], &ks[nk])) {
+			twin[nk++] = 3;
+			stats->immediate_mixes++;
 		}
 	}
 	first[nt] = nk;
@@ -1276,7 +1319,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			if (x.status[i] != 0)
 				continue;
 			stats->kernels++;
-			if (read_mix(m, t, &ks[i], x.helpers[i], x.cycles[i], &xs[n]) == 0) {
+			if (read_mix(m, t, &ks[i], x.helpers[i], x.cycles[i], twin[i] == 3,
+				     &xs[n]) == 0) {
 				/* the one mix that reads the operation's own unit
 				 * weighs as the form alone does */
 				xs[n].weight = twin[i] ? 2 : 1;

@@ -73,6 +73,7 @@ struct infer_polish_stats {
 	double store_turn;	 /* what it gave the model's store_turn */
 	double rmw_turn;	 /* and its rmw_turn */
 	unsigned load_mixes;	 /* memory forms beside the plain load (load_mix) */
+	unsigned immediate_mixes; /* memory forms with an immediate beside mov r32, imm32 */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */
