@@ -706,6 +706,67 @@ static int immediate_mix(const struct model *m, size_t t, struct kernel *k)
 	return 1;
 }
 
+/* Form t beside one register move (twin flag 4), for a form of
+ * SEQUENCED_LEAST cycles or more alone: on a Zen 5 `shrd r64, r64, imm8`
+ * runs one a cycle back to back and two cycles beside any other
+ * instruction, a NOP, a move, an add or a vector add alike (microcode, it
+ * seems: `shld`, `shrd` of every width and operand, `vcvtps2ph [m],
+ * zmm, imm8`). Its cycles alone then say nothing of what it takes in
+ * code: `shrd r64, r64, imm8` x3 beside three `vrsqrt14pd` ran 6.0 cycles,
+ * predicted 3.06. A pair over its forms' sum by SEQUENCED_OVER gives the
+ * form the pair's cycles on a resource of such forms ("sequencer",
+ * sequenced_forms). Returns 1 with k made, or 0 when t is faster alone,
+ * a string or locked form, or the model lacks the move. */
+#define FILLER "MOV_GPR64_GPR64"
+#define SEQUENCED_LEAST 0.75
+#define SEQUENCED_OVER 0.25
+#define SEQUENCER "sequencer"
+static int filler_mix(const struct model *m, size_t t, struct kernel *k)
+{
+	long mv = model_form_index(m, FILLER);
+	if (mv < 0 || (size_t)mv == t || !(m->form_cycles[mv] > 0) ||
+	    !(m->form_cycles[t] >= SEQUENCED_LEAST) || strchr(m->forms[t], '.'))
+		return 0;
+	kernel_init(k);
+	kernel_add(k, m->forms[t], 1);
+	kernel_add(k, FILLER, 1);
+	return 1;
+}
+
+/* The filler mix k (and its helpers) as it ran, cycles: what the form
+ * takes in code when the pair ran over its forms' sum by SEQUENCED_OVER,
+ * else 0. */
+static double sequenced(const struct model *m, const struct kernel *k, const char *helpers,
+			double cycles)
+{
+	struct kernel all;
+	double sum = 0;
+	kernel_with(k, helpers, &all);
+	for (size_t i = 0; i < all.n; i++) {
+		long f = model_form_index(m, all.terms[i].form);
+		sum += f >= 0 ? all.terms[i].count * m->form_cycles[f] : INFINITY;
+	}
+	kernel_done(&all);
+	return cycles > sum * (1 + SEQUENCED_OVER) ? cycles : 0;
+}
+
+/* The forms with seq[f] > 0 on a new resource, SEQUENCER, for seq[f]
+ * cycles. Returns how many. */
+static unsigned sequenced_forms(struct model *m, const double *seq, size_t nseq)
+{
+	long r = -1;
+	unsigned n = 0;
+	for (size_t f = 0; f < nseq; f++) {
+		if (!(seq[f] > 0))
+			continue;
+		if (r < 0)
+			r = (long)model_add_resource(m, SEQUENCER, m->forms[f]);
+		model_set_rho(m, f, (size_t)r, seq[f]);
+		n++;
+	}
+	return n;
+}
+
 /* Whether resource r is one of a cluster's own (infer_map_own.c): used,
  * and by no core form (cidx[0..nc)). */
 static int own_resource(const struct model *m, size_t r, const size_t *cidx, size_t nc)
@@ -1272,7 +1333,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	if (nc == 0)
 		nt = 0;
 	/* the kernels, target by target: first[ti] the first of target ti's */
-	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 3) + 1, nk = 0;
+	size_t cap = nt * (o->per_form + (o->targeted ? m->nres : 0) + 4) + 1, nk = 0;
 	struct kernel *ks = xmalloc(cap * sizeof(*ks));
 	unsigned char *twin = xcalloc(cap, 1);
 	size_t *first = xmalloc((nt + 2) * sizeof(size_t));
@@ -1295,6 +1356,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			twin[nk++] = 3;
 			stats->immediate_mixes++;
 		}
+		if (o->twins && o->per_form && filler_mix(m, targets[ti], &ks[nk]))
+			twin[nk++] = 4;
 	}
 	first[nt] = nk;
 	int rc = 0;
@@ -1312,6 +1375,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 	for (size_t ti = 0; ti < nt; ti++)
 		most = first[ti + 1] - first[ti] > most ? first[ti + 1] - first[ti] : most;
 	struct mix *xs = xmalloc((most + 2) * sizeof(*xs));
+	double *seq = xcalloc(m->nforms + 1, sizeof(double)); /* sequenced */
 	double before = 0, after = 0;
 	for (size_t ti = 0; ti < nt && rc == 0; ti++) {
 		size_t t = targets[ti], n = 0;
@@ -1319,12 +1383,15 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 			if (x.status[i] != 0)
 				continue;
 			stats->kernels++;
+			if (twin[i] == 4 &&
+			    (seq[t] = sequenced(m, &ks[i], x.helpers[i], x.cycles[i])) > 0)
+				continue;
 			if (read_mix(m, t, &ks[i], x.helpers[i], x.cycles[i], twin[i] == 3,
 				     &xs[n]) == 0) {
 				/* the one mix that reads the operation's own unit
 				 * weighs as the form alone does */
-				xs[n].weight = twin[i] ? 2 : 1;
-				xs[n].twin = twin[i];
+				xs[n].weight = twin[i] && twin[i] != 4 ? 2 : 1;
+				xs[n].twin = twin[i] == 4 ? 0 : twin[i];
 				n++;
 			}
 		}
@@ -1340,6 +1407,8 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		for (size_t b = 0; b < n; b++)
 			free(xs[b].fixed);
 	}
+	if (rc == 0)
+		stats->sequenced = sequenced_forms(m, seq, m->nforms);
 	/* the mixes join the model's measurements, as they ran */
 	for (size_t i = 0; i < done && rc == 0; i++)
 		if (x.status[i] == 0)
@@ -1349,6 +1418,7 @@ int infer_polish(struct infer_meter *mt, struct model *m, const char *const *cor
 		stats->after = after / (double)stats->forms;
 	}
 	free(xs);
+	free(seq);
 	runs_done(&x, nk);
 measured:
 	if (rc == 0 && nc && o->vex_twins &&

@@ -74,6 +74,7 @@ struct infer_polish_stats {
 	double rmw_turn;	 /* and its rmw_turn */
 	unsigned load_mixes;	 /* memory forms beside the plain load (load_mix) */
 	unsigned immediate_mixes; /* memory forms with an immediate beside mov r32, imm32 */
+	unsigned sequenced;	  /* forms given their cycles beside a move on "sequencer" */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */
 	double before, after;  /* mean relative error of the mixes (per form) */

@@ -1503,6 +1503,63 @@ static int check_immediate_mix(double factor)
 	return !ok;
 }
 
+/* A form slower beside a move than alone (infer_polish.c, filler_mix):
+ * the machine of twin copies with a port of its own that shrd r64, r64,
+ * imm8 takes, a cycle alone. A Zen 5 runs the shift two cycles beside any
+ * other instruction, one back to back: with the pair of it and a move
+ * timed twice as the machine runs it (2.0 cycles, over the two one after
+ * another, 1.167, by more than a quarter), the form gets 2.0 cycles of a
+ * resource of its own, "sequencer", and beside four adds it is predicted
+ * 2.0 (the machine: 1.0); with the pair timed as the machine runs it,
+ * nothing is added. */
+#define SQ_SH 0x2000u
+static const char *const sq_ports[] = {"ld0", "ld1", "ld2", "alu0", "alu1", "alu2", "alu3",
+				       "sl0", "sl1", "sl2", "sl3",  "sl4",  "sl5",  "sh0"};
+static const struct sim_form sq_forms[] = {
+    {"MOV_GPR64_M64", 2, {TC_LD, TC_SLOT}, NULL},
+    {"MOV_GPR64_GPR64", 1, {TC_SLOT}, NULL},
+    {"ADD_GPR64_GPR64", 2, {TC_ALU, TC_SLOT}, NULL},
+    {"SHRD_GPR64_GPR64_IMM8", 1, {SQ_SH}, NULL},
+};
+static const struct sim_machine sq_machine = {"sequenced",
+					      "simulated: sequenced",
+					      "a form slower beside a move than alone",
+					      14,
+					      sq_ports,
+					      0,
+					      sq_forms,
+					      ARRAY_SIZE(sq_forms),
+					      tc_core,
+					      ARRAY_SIZE(tc_core)};
+
+static int check_sequenced(double factor)
+{
+	static const char pair[] = "MOV_GPR64_GPR64 SHRD_GPR64_GPR64_IMM8";
+	struct infer_polish_options po;
+	struct infer_polish_stats ps = {0};
+	double right = NAN, before = NAN, after = NAN, beside = NAN, want = factor > 1 ? 2 : 1;
+	infer_polish_options_default(&po);
+	slow_spec = factor > 1 ? pair : NULL;
+	slow_factor = factor;
+	struct model *m = sim_polished(&sq_machine, NULL, &po, pair, &right, &before, &ps,
+				       sq_machine.name);
+	slow_spec = NULL;
+	if (m) {
+		after = predicted(m, pair);
+		beside = predicted(m, "ADD_GPR64_GPR64^4 SHRD_GPR64_GPR64_IMM8");
+		model_delete(m);
+	}
+	/* by hand: the shift's port, a cycle; timed twice that beside the
+	 * move, the pair's 2.0 */
+	int ok = fabs(right - 1) < 1e-6 && fabs(before - 1) < 1e-6 &&
+		 fabs(after - want) < 1e-6 && fabs(beside - want) < 1e-6 &&
+		 ps.sequenced == (factor > 1);
+	printf("%s sequenced, the pair timed x%.2f: %s predicted %.3f cycles before the mixes, "
+	       "%.3f after, beside four adds %.3f (%u form on the sequencer; want %.1f)\n",
+	       ok ? "ok" : "FAIL", factor, pair, before, after, beside, ps.sequenced, want);
+	return !ok;
+}
+
 /* Resources of their own beside the core's (infer_polish.c,
  * own_beside_core): four vector pipes, four ALUs, two load ports. Right,
  * vpblendd and vpmaxsb take the pipes' resource as andnps does, a
@@ -2692,7 +2749,8 @@ int main(void)
 	       check_slow_base(sim, 1) | check_rebase_chain() | check_polish(sim) |
 	       check_polish_front(0, 1, 0) | check_polish_front_noisy() | check_short_core() |
 	       check_twin_mixes() | check_twin_copies() | check_carry_twin() | check_load_mix() |
-	       check_immediate_mix(1) | check_immediate_mix(1.25) | check_own_beside_core() |
+	       check_immediate_mix(1) | check_immediate_mix(1.25) | check_sequenced(1) |
+	       check_sequenced(2) | check_own_beside_core() |
 	       check_partner_holds() | check_standing_partner() | check_mixable_partner() |
 	       check_base_beside_vex() | check_locked() | check_contain() | check_vex_twins() |
 	       check_pushes_apart() | check_pushes_beside_loads() | check_strings() |
