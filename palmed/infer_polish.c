@@ -715,8 +715,9 @@ static int immediate_mix(const struct model *m, size_t t, struct kernel *k)
  * code: `shrd r64, r64, imm8` x3 beside three `vrsqrt14pd` ran 6.0 cycles,
  * predicted 3.06. A pair over its forms' sum by SEQUENCED_OVER gives the
  * form the pair's cycles on a resource of such forms ("sequencer",
- * sequenced_forms). Returns 1 with k made, or 0 when t is faster alone,
- * a string or locked form, or the model lacks the move. */
+ * sequenced_forms). Returns 1 with k made, or 0 when t runs under
+ * SEQUENCED_LEAST cycles alone, is a string or locked form, or the model
+ * lacks the move. */
 #define FILLER "MOV_GPR64_GPR64"
 #define SEQUENCED_LEAST 0.75
 #define SEQUENCED_OVER 0.25
