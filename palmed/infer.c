@@ -568,6 +568,7 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		infer_meter_note(
 		    mt,
 		    "mapped forms checked beside core forms: %u forms in %u mixes "
+		    "(%u beside a core resource they do not use) "
 		    "(%u memory and carry forms beside their register form or the "
 		    "form without the carry, %u memory forms beside the plain load, "
 		    "%u with an immediate beside an immediate move; %u slower "
@@ -581,9 +582,10 @@ static int polish(struct infer_meter *mt, struct model *m, const struct infer_op
 		    "%u stores beside them; %u given the loads' address units); "
 		    "pops beside loads: %s (%u forms); a store to another line "
 		    "in turn: %s%.2f cycles, beside a read-modify-write %.2f",
-		    ps.forms, ps.kernels, ps.twins, ps.load_mixes, ps.immediate_mixes, ps.sequenced,
-		    ps.twin_floors, ps.changed, 100 * ps.before, 100 * ps.after, ps.own_pairs,
-		    ps.own_shared, ps.contained, ps.containing, ps.vex_pairs, ps.vex_taken,
+		    ps.forms, ps.kernels, ps.absent_mixes, ps.twins, ps.load_mixes,
+		    ps.immediate_mixes, ps.sequenced, ps.twin_floors, ps.changed, 100 * ps.before,
+		    100 * ps.after, ps.own_pairs, ps.own_shared, ps.contained, ps.containing,
+		    ps.vex_pairs, ps.vex_taken,
 		    ps.pushes_gate == 1	  ? "yes"
 		    : ps.pushes_gate == 0 ? "no, the pairs share"
 					  : "not checked",

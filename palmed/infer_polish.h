@@ -24,6 +24,8 @@ struct infer_polish_options {
 	unsigned per_form; /* random mixes measured for each mapped form */
 	int targeted;	   /* and one for each resource it uses, beside the core
 			    * form that uses it most exclusively */
+	int absent;	   /* with targeted, a vector or immediate form also beside
+			    * each resource it does not use (absent_mix) */
 	int twins;	   /* and a memory form one beside its register form
 			    * (ADDPD_XMM_M128 beside ADDPD_XMM_XMM), if the model
 			    * has it, enough of that one that its unit binds the
@@ -74,6 +76,7 @@ struct infer_polish_stats {
 	double rmw_turn;	 /* and its rmw_turn */
 	unsigned load_mixes;	 /* memory forms beside the plain load (load_mix) */
 	unsigned immediate_mixes; /* memory forms with an immediate beside mov r32, imm32 */
+	unsigned absent_mixes;	  /* mixes beside a core resource the form does not use */
 	unsigned sequenced;	  /* forms given their cycles beside a move on "sequencer" */
 	unsigned forms;	       /* forms refitted */
 	unsigned changed;      /* of those, forms whose usages moved */

@@ -1560,6 +1560,77 @@ static int check_sequenced(double factor)
 	return !ok;
 }
 
+/* A vector form beside a core resource it does not use (infer_polish.c,
+ * absent_mix): two FP adders, two FMA pipes, six slots; vpmaskmovd xmm,
+ * xmm, [m] takes an FMA pipe, half a cycle alone. Put on the adders
+ * instead (a Zen 5's builds had vpmaskmovd ymm there), the targeted mixes
+ * probe the adders only; beside the FMA, which it does not use, the pair
+ * takes 1.0 cycles, and the checks in mixes give it the FMA pipes back
+ * (0.5 without those mixes). The adders' usage stays: beside vaddpd it is
+ * still predicted 1.0, where the machine takes 0.5. */
+#define AB_FA 0x3u
+#define AB_FM 0xcu
+#define AB_SLOT 0x3f0u
+static const char *const ab_ports[] = {"fa0", "fa1", "fm0", "fm1", "sl0",
+				       "sl1", "sl2", "sl3", "sl4", "sl5"};
+static const struct sim_form ab_forms[] = {
+    {"MOV_GPR64_GPR64", 1, {AB_SLOT}, NULL},
+    {"VADDPD_XMM_XMM_XMM", 2, {AB_FA, AB_SLOT}, NULL},
+    {"VFMADD231PD_XMM_XMM_XMM", 2, {AB_FM, AB_SLOT}, NULL},
+    {"VPMASKMOVD_XMM_XMM_M128", 2, {AB_FM, AB_SLOT}, NULL},
+};
+static const char *const ab_core[] = {"MOV_GPR64_GPR64", "VADDPD_XMM_XMM_XMM",
+				      "VFMADD231PD_XMM_XMM_XMM"};
+static const struct sim_machine ab_machine = {"absent mix",
+					      "simulated: absent mix",
+					      "a vector form beside a resource it does not use",
+					      10,
+					      ab_ports,
+					      0,
+					      ab_forms,
+					      ARRAY_SIZE(ab_forms),
+					      ab_core,
+					      ARRAY_SIZE(ab_core)};
+
+/* vpmaskmovd on the adders for its cycles alone, off the FMA pipes. */
+static void maskmov_on_adders(struct model *m)
+{
+	move_usage(m, "VPMASKMOVD_XMM_XMM_M128", "VFMADD231PD_XMM_XMM_XMM", "VADDPD_XMM_XMM_XMM");
+}
+
+static int check_absent_mix(void)
+{
+	static const char pair[] = "VFMADD231PD_XMM_XMM_XMM VPMASKMOVD_XMM_XMM_M128";
+	double right = NAN, before = NAN, got[2] = {NAN, NAN};
+	unsigned mixes[2] = {0, 0};
+	int ok = 1;
+	for (int absent = 0; absent < 2; absent++) {
+		struct infer_polish_options po;
+		struct infer_polish_stats ps = {0};
+		infer_polish_options_default(&po);
+		po.per_form = 0; /* random mixes beside the FMA would find it too */
+		po.absent = absent;
+		struct model *m = sim_polished(&ab_machine, maskmov_on_adders, &po, pair, &right,
+					       &before, &ps, ab_machine.name);
+		if (!m)
+			return 1;
+		got[absent] = predicted(m, pair);
+		mixes[absent] = ps.absent_mixes;
+		if (absent)
+			ok &= as_machine(&ab_machine, m, pair, ab_machine.name);
+		model_delete(m);
+	}
+	/* by hand: two µops on the two FMA pipes, 1.0 cycles; with vpmaskmovd
+	 * on the adders, the FMA's 0.5 and the adders' 0.5 */
+	ok &= fabs(right - 1) < 1e-6 && fabs(before - 0.5) < 1e-6 && fabs(got[0] - 0.5) < 1e-6 &&
+	      fabs(got[1] - 1) < 1e-6 && mixes[0] == 0 && mixes[1] >= 1;
+	printf("%s absent mix: %s predicted %.3f cycles by the right model, %.3f with vpmaskmovd "
+	       "on the adders, %.3f checked in mixes without those beside resources it does not "
+	       "use, %.3f with them (%u such mixes; the machine: 1.0)\n",
+	       ok ? "ok" : "FAIL", pair, right, before, got[0], got[1], mixes[1]);
+	return !ok;
+}
+
 /* Resources of their own beside the core's (infer_polish.c,
  * own_beside_core): four vector pipes, four ALUs, two load ports. Right,
  * vpblendd and vpmaxsb take the pipes' resource as andnps does, a
@@ -1621,6 +1692,7 @@ static int check_own_beside_core(void)
 		struct infer_polish_stats ps;
 		infer_polish_options_default(&po);
 		po.own = own;
+		po.absent = 0; /* the mixes beside absent resources would fix it too */
 		struct model *m = sim_polished(sim, own_split, &po, pair, &right, &mapped, &ps,
 					       "own beside core");
 		if (!m)
@@ -2073,6 +2145,7 @@ static int check_contain(void)
 		struct infer_polish_stats ps;
 		infer_polish_options_default(&po);
 		po.contain = way > 0;
+		po.absent = 0; /* the mixes beside absent resources would fix it too */
 		po.per_form = way == 2 ? 3 : 0;
 		struct model *m = sim_polished(sim, shift_only, &po, pair, &right, &mapped, &ps,
 					       "contain");
@@ -2749,8 +2822,8 @@ int main(void)
 	       check_slow_base(sim, 1) | check_rebase_chain() | check_polish(sim) |
 	       check_polish_front(0, 1, 0) | check_polish_front_noisy() | check_short_core() |
 	       check_twin_mixes() | check_twin_copies() | check_carry_twin() | check_load_mix() |
-	       check_immediate_mix(1) | check_immediate_mix(1.25) | check_sequenced(1) |
-	       check_sequenced(2) | check_own_beside_core() |
+	       check_immediate_mix(1) | check_immediate_mix(1.25) | check_absent_mix() |
+	       check_sequenced(1) | check_sequenced(2) | check_own_beside_core() |
 	       check_partner_holds() | check_standing_partner() | check_mixable_partner() |
 	       check_base_beside_vex() | check_locked() | check_contain() | check_vex_twins() |
 	       check_pushes_apart() | check_pushes_beside_loads() | check_strings() |
