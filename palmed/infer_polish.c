@@ -82,6 +82,18 @@ static void make_mix(const struct model *m, size_t t, const size_t *core, size_t
 	}
 }
 
+/* The cycles of kernel k's forms one after another (their cycles alone
+ * summed); INFINITY when a form of it is not in the model. */
+static double serial_cycles(const struct model *m, const struct kernel *k)
+{
+	double sum = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		long f = model_form_index(m, k->terms[i].form);
+		sum += f >= 0 ? k->terms[i].count * m->form_cycles[f] : INFINITY;
+	}
+	return sum;
+}
+
 /* The mix as it ran (k and its helpers) seen from target t; 0, or -1 when
  * a form of it is not in the model, the mix ran slower than its forms one
  * after another or stores to other lines in turn (what no usages explain:
@@ -100,14 +112,13 @@ static int read_mix(const struct model *m, size_t t, const struct kernel *k, con
 	x->at = -1;
 	x->fixed = xcalloc(m->nres + 1, sizeof(double));
 	int rc = 0;
-	double sum = 0;
+	double sum = serial_cycles(m, &all);
 	for (size_t i = 0; i < all.n && rc == 0; i++) {
 		long f = model_form_index(m, all.terms[i].form);
 		if (f < 0) {
 			rc = -1;
 			continue;
 		}
-		sum += all.terms[i].count * m->form_cycles[f];
 		if ((size_t)f == t) {
 			x->a += all.terms[i].count;
 		} else {
@@ -776,12 +787,8 @@ static double sequenced(const struct model *m, const struct kernel *k, const cha
 			double cycles)
 {
 	struct kernel all;
-	double sum = 0;
 	kernel_with(k, helpers, &all);
-	for (size_t i = 0; i < all.n; i++) {
-		long f = model_form_index(m, all.terms[i].form);
-		sum += f >= 0 ? all.terms[i].count * m->form_cycles[f] : INFINITY;
-	}
+	double sum = serial_cycles(m, &all);
 	kernel_done(&all);
 	return cycles > sum * (1 + SEQUENCED_OVER) ? cycles : 0;
 }
