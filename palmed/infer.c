@@ -482,10 +482,19 @@ static int form_idle(const char *name)
 	       !strcmp(name, "ENDBR64");
 }
 
-/* The width's slot a form that does nothing takes: none when its other
- * usages bound it alone (fused, it runs beside the others for free),
- * else at most its cycles alone. */
-static double idle_slot(const struct model *m, size_t f, double w)
+/* A form that does nothing is fused to the instruction before when a
+ * kernel with it ran this much faster than any kernel without such forms
+ * (a Zen 4: 11.8 a cycle against 6; a Zen 5 runs NOPs within its width,
+ * 7.8 a cycle against 7.97). */
+#define IDLE_FUSED 1.1
+
+/* The width's slot a form that does nothing takes: when it is fused
+ * (fused: IDLE_FUSED), none if its other usages bound it alone (it runs
+ * beside the others for free); else at most its cycles alone. A Zen 5's
+ * NOP bound alone by a core resource a zero idiom does not load took no
+ * slot without the measured test: `nop dword [m]; xor r32, r32` came out
+ * at 13.4 instructions a cycle, measured 7.7. */
+static double idle_slot(const struct model *m, size_t f, double w, int fused)
 {
 	double most = 0;
 	for (size_t r = 0; r < m->nres; r++)
@@ -493,7 +502,7 @@ static double idle_slot(const struct model *m, size_t f, double w)
 			most = fmax(most, model_rho(m, f, r));
 	if (!(m->form_cycles[f] > 0))
 		return 1 / w;
-	return most >= 0.95 * m->form_cycles[f] ? 0 : fmin(1 / w, m->form_cycles[f]);
+	return fused && most >= 0.95 * m->form_cycles[f] ? 0 : fmin(1 / w, m->form_cycles[f]);
 }
 
 /* The machine's width: one more resource, used 1/W by every form. No form
@@ -509,12 +518,15 @@ static double idle_slot(const struct model *m, size_t f, double w)
  * kernel at W need not sustain W on the others (the Zen 5: 7.97 at most,
  * 7.0-7.4 fit best, by database). Kernels of forms that do nothing
  * (form_idle) are left out of W, and each such form takes the slot
- * idle_slot gives it. Nothing is added when no kernel was measured. */
-static void add_width(struct model *m)
+ * idle_slot gives it, fused when a kernel with it ran over IDLE_FUSED
+ * times the fastest without. Nothing is added when no kernel was
+ * measured. */
+void infer_add_width(struct model *m)
 {
 	double best = 0;
 	const char *at = NULL;
 	struct infer_width_point *pts = xmalloc((m->nmeas + 1) * sizeof(*pts));
+	double *idle_ipc = xcalloc(m->nforms + 1, sizeof(*idle_ipc));
 	size_t np = 0;
 	for (size_t b = 0; b < m->nmeas; b++) {
 		struct kernel k;
@@ -527,6 +539,12 @@ static void add_width(struct model *m)
 				    form_idle(k.terms[t].form);
 		}
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
+		for (size_t t = 0; t < k.n; t++) {
+			long f =
+			    form_idle(k.terms[t].form) ? model_form_index(m, k.terms[t].form) : -1;
+			if (f >= 0)
+				idle_ipc[f] = fmax(idle_ipc[f], ipc);
+		}
 		if (!left_out && ipc > best)
 			best = ipc, at = m->meas[b].kernel;
 		struct prediction p;
@@ -542,8 +560,12 @@ static void add_width(struct model *m)
 		double w = infer_fit_width(pts, np, 0.75 * best, best);
 		size_t r = model_add_resource(m, MODEL_WIDTH, at);
 		for (size_t i = 0; i < m->nforms; i++)
-			model_set_rho(m, i, r, form_idle(m->forms[i]) ? idle_slot(m, i, w) : 1 / w);
+			model_set_rho(m, i, r,
+				      form_idle(m->forms[i])
+					  ? idle_slot(m, i, w, idle_ipc[i] > IDLE_FUSED * best)
+					  : 1 / w);
 	}
+	free(idle_ipc);
 	free(pts);
 }
 
@@ -638,7 +660,7 @@ int infer_model(const struct measure *ms, const char *const *forms, size_t nform
 		return perpi_set_error("interrupted after %u benchmarks", stats->benchmarks);
 	}
 	if (o->width)
-		add_width(m);
+		infer_add_width(m);
 	if (nmap && o->polish && polish(&meter, m, o, stats) < 0) {
 		model_delete(m);
 		return perpi_set_error("interrupted after %u benchmarks", stats->benchmarks);

@@ -67,7 +67,7 @@ void infer_options_exact(struct infer_options *o);
 /* Noisy measurements (real hardware): short kernels, tolerant checks. */
 void infer_options_noisy(struct infer_options *o);
 
-/* One short measured kernel, for the width (infer.c's add_width): the
+/* One short measured kernel, for the width (infer_add_width): the
  * model's cycles without the width, its instructions, its cycles. */
 struct infer_width_point {
 	double load, n, cycles;
@@ -76,6 +76,10 @@ struct infer_width_point {
  * max(load, n / W) has the least mean relative error over pts; the widest
  * of equals. */
 double infer_fit_width(const struct infer_width_point *pts, size_t np, double least, double most);
+/* Adds the machine's width to m (built, its measurements loaded): a
+ * resource of which every form takes a slot (infer.c says which W and
+ * what slot a form that does nothing takes). */
+void infer_add_width(struct model *m);
 
 struct infer_stats {
 	unsigned benchmarks;	    /* kernels measured (each distinct kernel once) */

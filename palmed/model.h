@@ -84,7 +84,7 @@ struct prediction {
 	char **uncovered; /* forms the model does not map, owned */
 };
 
-/* The resource every form uses one slot of (infer.c's add_width): the
+/* The resource every form uses one slot of (infer_add_width): the
  * machine's width, the most instructions a cycle it was measured to run. */
 #define MODEL_WIDTH "width"
 

@@ -421,6 +421,67 @@ static int check_width_fit(void)
 	return !ok;
 }
 
+/* A NOP's slot of the width (infer_add_width), on two models made by
+ * hand, each a width of 4 and measured as the machine runs by hand:
+ * - fused (a Zen 4): six ALUs (R0) that a NOP, a move and an add take,
+ *   four of them for the add (R1). A NOP alone 1/6 (6 a cycle, past the
+ *   width: fused), a move alone 1/4, a move and a NOP 1/3 (the ALUs, 6 a
+ *   cycle). The NOP takes no slot, and the mix comes out 1/3.
+ * - taking a slot (a Zen 5): the NOP and the add on four ALUs (R0), the
+ *   move on four units of its own (R1). Nothing runs past 4 a cycle; a
+ *   move and a NOP take 2/4 (two slots). The NOP takes a slot of 1/4, and
+ *   the mix comes out 2/4; with none (its ALUs bound it alone, as the
+ *   fused NOP's do) it came out 1/4. */
+static int idle_slot_case(int fused, double *slot, double *mix)
+{
+	static const char *const names[] = {"ADD_GPR64_GPR64", "MOV_GPR64_GPR64", "NOP"};
+	const double alone[2][3] = {{0.25, 0.25, 0.25}, {0.25, 0.25, 1.0 / 6}};
+	const double r0[2][3] = {{0.25, 0, 0.25}, {1.0 / 6, 1.0 / 6, 1.0 / 6}},
+		     r1[2][3] = {{0, 0.25, 0}, {0.25, 0, 0}};
+	struct model *m = model_new("hand");
+	size_t a = model_add_resource(m, "R0", NULL), b = model_add_resource(m, "R1", NULL);
+	for (size_t i = 0; i < 3; i++) {
+		size_t f = model_add_form(m, names[i], alone[fused][i]);
+		model_set_rho(m, f, a, r0[fused][i]);
+		model_set_rho(m, f, b, r1[fused][i]);
+		model_add_measurement(m, names[i], alone[fused][i]);
+	}
+	model_add_measurement(m, "ADD_GPR64_GPR64 MOV_GPR64_GPR64", 0.5);
+	model_add_measurement(m, "MOV_GPR64_GPR64 NOP", fused ? 1.0 / 3 : 0.5);
+	model_sort(m);
+	infer_add_width(m);
+	long nop = model_form_index(m, "NOP"), w = -1;
+	for (size_t r = 0; r < m->nres; r++)
+		if (!strcmp(m->res[r].name, MODEL_WIDTH))
+			w = (long)r;
+	struct kernel k;
+	struct prediction p;
+	int rc = -1;
+	*slot = *mix = NAN;
+	if (nop >= 0 && w >= 0 && kernel_parse("MOV_GPR64_GPR64 NOP", &k) == 0) {
+		*slot = model_rho(m, (size_t)nop, (size_t)w);
+		if (model_predict(m, &k, &p) == 0) {
+			*mix = p.cycles;
+			prediction_done(&p);
+			rc = 0;
+		}
+		kernel_done(&k);
+	}
+	model_delete(m);
+	return rc;
+}
+
+static int check_idle_slots(void)
+{
+	double fs = NAN, fm = NAN, ss = NAN, sm = NAN;
+	int ok = idle_slot_case(1, &fs, &fm) == 0 && idle_slot_case(0, &ss, &sm) == 0 && fs == 0 &&
+		 fabs(fm - 1.0 / 3) < 1e-9 && fabs(ss - 0.25) < 1e-9 && fabs(sm - 0.5) < 1e-9;
+	printf("%s idle slots: a fused NOP's slot %.3f, beside a move %.3f cycles (1/3); a NOP "
+	       "within the width: slot %.3f (1/4), beside a move %.3f (2/4)\n",
+	       ok ? "ok" : "FAIL", fs, fm, ss, sm);
+	return !ok;
+}
+
 /* The progress line's word on the host, from the repetitions counted by
  * hand: 2,000 repetitions, 100 clean: 95% disturbed; then 1,000 more, all
  * clean: too few to judge, the word stands; 1,000 more again, 100 clean:
@@ -688,7 +749,7 @@ int main(int argc, char **argv)
 {
 	int failed = argc < 2
 			 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
-			       check_width_fit() | check_host_note() | check_self_disturbing() |
+			       check_width_fit() | check_idle_slots() | check_host_note() | check_self_disturbing() |
 			       check_noisy(&fused_machine) | check_over_sum()
 			 : 0;
 	/* machines with a core are for the mapping stage (test_map) */
