@@ -65,7 +65,7 @@ static void build_usage(FILE *out)
 		     "                 search, for the final fit (default: 1000 + 100n, at most\n"
 		     "                 15000; 0: none)\n"
 		     "  --resources N  keep the N core resources that explain the measurements\n"
-		     "                 best, then fit again (default 16; 0: every one found)\n"
+		     "                 best, then fit again (default 20; 0: every one found)\n"
 		     "  --mixes N      check every mapped form in N random mixes with core forms,\n"
 		     "                 and one beside each resource it uses, and refit its\n"
 		     "                 usages to them (default 3; 0: no check)\n"

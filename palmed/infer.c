@@ -58,7 +58,7 @@ void infer_options_noisy(struct infer_options *o)
 	o->seed = 1;
 	o->refit = 1;
 	o->width = 1;
-	o->max_resources = 16;
+	o->max_resources = 20;
 	o->train_kernels = 2000;
 	o->train_pairs = 1;
 }
