@@ -532,18 +532,16 @@ void infer_add_width(struct model *m)
 		struct kernel k;
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
+		double ipc = kernel_size(&k) / m->meas[b].cycles;
 		int left_out = 0; /* a string form, or one that does nothing */
 		for (size_t t = 0; t < k.n; t++) {
 			struct form f;
-			left_out |= form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
-				    form_idle(k.terms[t].form);
-		}
-		double ipc = kernel_size(&k) / m->meas[b].cycles;
-		for (size_t t = 0; t < k.n; t++) {
-			long f =
-			    form_idle(k.terms[t].form) ? model_form_index(m, k.terms[t].form) : -1;
-			if (f >= 0)
-				idle_ipc[f] = fmax(idle_ipc[f], ipc);
+			int nothing = form_idle(k.terms[t].form);
+			long idle = nothing ? model_form_index(m, k.terms[t].form) : -1;
+			if (idle >= 0)
+				idle_ipc[idle] = fmax(idle_ipc[idle], ipc);
+			left_out |=
+			    form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) || nothing;
 		}
 		if (!left_out && ipc > best)
 			best = ipc, at = m->meas[b].kernel;

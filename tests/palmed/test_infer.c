@@ -747,11 +747,11 @@ static int check_over_sum(void)
 
 int main(int argc, char **argv)
 {
-	int failed = argc < 2
-			 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
-			       check_width_fit() | check_idle_slots() | check_host_note() | check_self_disturbing() |
-			       check_noisy(&fused_machine) | check_over_sum()
-			 : 0;
+	int failed =
+	    argc < 2 ? check_deterministic(sim_find("zen")) | check_pairs(sim_find("zen")) |
+			   check_width_fit() | check_idle_slots() | check_host_note() |
+			   check_self_disturbing() | check_noisy(&fused_machine) | check_over_sum()
+		     : 0;
 	/* machines with a core are for the mapping stage (test_map) */
 	for (size_t i = 0; sim_machine_at(i); i++)
 		if (!sim_machine_at(i)->core &&
