@@ -33,6 +33,15 @@ static int write_graph(const struct cmd_args *a, const struct graph *g,
 		       const struct filter_result *r, struct trace_reader *reader)
 {
 	const struct filter_options *o = &a->filter;
+	if (graph_nodes_seen(g) > a->max_nodes && (o->step_first || o->step_last != UINT64_MAX))
+		/* the ideal machine runs a loop's independent instructions in
+		 * one step: a few steps can hold thousands */
+		return perpi_set_error("the graph has %" PRIu64 " nodes, more than the limit of "
+				       "%" PRIu64 ": the %" PRIu64 " steps of --steps hold %" PRIu64
+				       " instructions; narrow it with --function or --call, "
+				       "or raise --max-nodes",
+				       graph_nodes_seen(g), a->max_nodes, r->totals.steps,
+				       r->totals.insns);
 	if (graph_nodes_seen(g) > a->max_nodes)
 		return graph_write_dot(g, NULL, NULL, NULL); /* sets the message */
 	int to_stdout = !strcmp(a->output, "-");

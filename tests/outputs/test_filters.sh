@@ -142,6 +142,9 @@ if command -v dot >/dev/null; then
 fi
 refused max-nodes 1 'more than the limit of 10' "$PERPI" graph -o big.dot --max-nodes 10
 [ ! -e big.dot ] || { echo "FAIL: refused graph left a file"; fail=1; }
+# --steps 2:3 holds 7 instructions (above): a limit of 5 says so.
+refused max-nodes-steps 1 'the 2 steps of --steps hold 7 instructions' \
+	"$PERPI" graph -o big.dot --max-nodes 5 --steps 2:3
 refused no-output 2 'give -o FILE.dot' "$PERPI" graph
 
 # Critical path: #0 -> #6 -> #12 -> #14 -> #15 (5 = C instructions), two of
