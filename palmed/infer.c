@@ -476,7 +476,7 @@ double infer_fit_width(const struct infer_width_point *pts, size_t np, double le
  * 11.8), fused to the instruction before, where no other kernel ran over 6
  * (its dispatch): a width read off them (8.9) put blocks of moves and zero
  * idioms at 8.9 instructions a cycle, which ran at 5.96. */
-static int form_idle(const char *name)
+int infer_form_idle(const char *name)
 {
 	return !strcmp(name, "NOP") || !strncmp(name, "NOP_", 4) || !strcmp(name, "ENDBR32") ||
 	       !strcmp(name, "ENDBR64");
@@ -517,7 +517,7 @@ static double idle_slot(const struct model *m, size_t f, double w, int fused)
  * relative error, the refit's criterion): a machine that ran its fastest
  * kernel at W need not sustain W on the others (the Zen 5: 7.97 at most,
  * 7.0-7.4 fit best, by database). Kernels of forms that do nothing
- * (form_idle) are left out of W, and each such form takes the slot
+ * (infer_form_idle) are left out of W, and each such form takes the slot
  * idle_slot gives it, fused when a kernel with it ran over IDLE_FUSED
  * times the fastest without. Nothing is added when no kernel was
  * measured. */
@@ -536,7 +536,7 @@ void infer_add_width(struct model *m)
 		int left_out = 0; /* a string form, or one that does nothing */
 		for (size_t t = 0; t < k.n; t++) {
 			struct form f;
-			int nothing = form_idle(k.terms[t].form);
+			int nothing = infer_form_idle(k.terms[t].form);
 			long idle = nothing ? model_form_index(m, k.terms[t].form) : -1;
 			if (idle >= 0)
 				idle_ipc[idle] = fmax(idle_ipc[idle], ipc);
@@ -559,7 +559,7 @@ void infer_add_width(struct model *m)
 		size_t r = model_add_resource(m, MODEL_WIDTH, at);
 		for (size_t i = 0; i < m->nforms; i++)
 			model_set_rho(m, i, r,
-				      form_idle(m->forms[i])
+				      infer_form_idle(m->forms[i])
 					  ? idle_slot(m, i, w, idle_ipc[i] > IDLE_FUSED * best)
 					  : 1 / w);
 	}

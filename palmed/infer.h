@@ -27,7 +27,8 @@ struct infer_options {
 	unsigned max_benchmarks; /* stop searching past this many (0: no limit) */
 	unsigned seed;
 	int refit;		/* fit the usages to all measurements at the end */
-	int width;		/* add the machine's width (every form a slot of it) */
+	int width;		/* the machine's width in the core's fit, and in the model (every
+				 * form a slot of it) */
 	unsigned max_resources; /* then keep the ones that explain them best (0: all) */
 	unsigned train_kernels; /* random small kernels measured for that fit
 				 * (perpi palmed build: 1000 + 100 per form, at
@@ -67,6 +68,9 @@ void infer_options_exact(struct infer_options *o);
 /* Noisy measurements (real hardware): short kernels, tolerant checks. */
 void infer_options_noisy(struct infer_options *o);
 
+/* Whether form name does nothing (NOP of any operands, ENDBR): a Zen 4
+ * fuses it to the instruction before, beyond the width. */
+int infer_form_idle(const char *name);
 /* One short measured kernel, for the width (infer_add_width): the
  * model's cycles without the width, its instructions, its cycles. */
 struct infer_width_point {

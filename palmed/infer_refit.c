@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "palmed/form.h"
 #include "palmed/infer_private.h"
 #include "palmed/lp.h"
 
@@ -57,6 +58,7 @@ struct sparse {
 	double *val;
 	double weight; /* of the kernel's error in the fit */
 	double cycles;
+	double width; /* its load of the machine's width (0: none) */
 };
 
 static double sigma_size(const struct state *st, const double *sigma)
@@ -135,7 +137,7 @@ static double fit_error(const struct state *st, const struct sparse *sp, size_t 
 {
 	double sum = 0;
 	for (size_t b = 0; b < M; b++) {
-		double best = 0;
+		double best = sp[b].width;
 		for (size_t r = 0; r < st->nres; r++)
 			best = fmax(best, load(rho[r], &sp[b]));
 		sum += fabs(best - sp[b].cycles) / sp[b].cycles;
@@ -256,6 +258,8 @@ static int fit(const struct state *st, const struct sparse *sp, size_t M, double
 			if (l > best)
 				best = l, assign[b] = r;
 		}
+		if (sp[b].width >= best && sp[b].width >= sp[b].cycles * (1 - st->o->tol))
+			assign[b] = (size_t)-1;
 	}
 	int rc = 0;
 	for (size_t r = 0; r < st->nres && rc == 0; r++) {
@@ -304,6 +308,8 @@ static size_t keep_best(struct state *st, const struct sparse *sp, size_t M, siz
 	double *loads = xmalloc((M * R + 1) * sizeof(double)), *now = xcalloc(M + 1, sizeof(double));
 	unsigned char *chosen = xcalloc(R + 1, 1);
 	for (size_t b = 0; b < M; b++)
+		now[b] = sp[b].width;
+	for (size_t b = 0; b < M; b++)
 		for (size_t r = 0; r < R; r++)
 			loads[b * R + r] = load(st->rho[r], &sp[b]);
 	for (size_t k = 0; k < keep; k++) {
@@ -341,12 +347,50 @@ static size_t keep_best(struct state *st, const struct sparse *sp, size_t M, siz
 	return R - to;
 }
 
+/* The machine's width in the fit (infer_add_width puts it in the model):
+ * each kernel's load of it, its instructions that do something
+ * (infer_form_idle) over the most instructions a cycle any kernel ran
+ * (kernels with a string form or one that does nothing left out, as in
+ * infer_add_width). Without it the fit spent core resources on the
+ * dispatch, each an approximation shared by most forms: on a Zen 5, a
+ * resource that loads and ALU forms both took most of their cycles alone
+ * on put `movzx r32, [m16]; test r16, r16` (7.68 a cycle natively) at
+ * 6.02, and `mov r64, [m]; xor r32, r32` (7.88) at 6.46; with the width,
+ * 7.81 (docs/BENCHMARKS.md). Returns the width, 0 when none. */
+static double core_width(const struct state *st, struct sparse *sp, size_t M)
+{
+	unsigned char *idle = xcalloc(st->n + 1, 1), *out = xcalloc(st->n + 1, 1);
+	double best = 0;
+	for (size_t j = 0; j < st->n; j++) {
+		struct form f;
+		idle[j] = (unsigned char)infer_form_idle(st->forms[j]);
+		out[j] = idle[j] || form_parse(st->forms[j], &f) < 0 || form_is_string(&f);
+	}
+	for (size_t b = 0; b < M; b++) {
+		double size = 0;
+		int left_out = 0;
+		for (size_t k = 0; k < sp[b].n; k++) {
+			size += idle[sp[b].cols[k]] ? 0 : sp[b].val[k];
+			left_out |= out[sp[b].cols[k]];
+		}
+		sp[b].width = size; /* over the width, below */
+		if (!left_out)
+			best = fmax(best, size / sp[b].cycles);
+	}
+	for (size_t b = 0; b < M; b++)
+		sp[b].width = best > 0 ? sp[b].width / best : 0;
+	free(idle);
+	free(out);
+	return best;
+}
+
 void infer_refit(struct state *st)
 {
 	if (!st->nres || !st->nmeas)
 		return;
 	size_t M;
 	struct sparse *sp = supports(st, &M);
+	double width = st->o->width ? core_width(st, sp, M) : 0;
 	double before = fit_error(st, sp, M, st->rho);
 	double err = fits(st, sp, M, before);
 	size_t dropped = keep_best(st, sp, M, st->o->max_resources);
@@ -365,8 +409,14 @@ void infer_refit(struct state *st)
 		for (size_t j = 0; j < st->n; j++)
 			if (st->rho[r][j] < st->o->tol * st->single[j])
 				st->rho[r][j] = 0;
-	infer_note(st, "usages fitted to %zu of the %zu measurements: mean error %.2f%% -> %.2f%%",
-		   M, st->nmeas, 100 * before, 100 * err);
+	infer_note(
+	    st, "usages fitted to %zu of the %zu measurements%s: mean error %.2f%% -> %.2f%%", M,
+	    st->nmeas, width > 0 ? ", beside the machine's width" : "", 100 * before, 100 * err);
+	if (width > 0)
+		infer_note(st,
+			   "the width in the core's fit: %.2f instructions a cycle (the fastest "
+			   "kernel of core forms)",
+			   width);
 	for (size_t b = 0; b < M; b++) {
 		free(sp[b].cols);
 		free(sp[b].val);
