@@ -419,6 +419,7 @@ static int map_rest(struct infer_meter *mt, struct model *m, const char *const *
 	if (o->map_probes)
 		mo.max_probes = o->map_probes;
 	mo.planned_after = (unsigned long)nforms * checked(o);
+	mo.width = o->width;
 	int rc = infer_map(mt, m, forms, nforms, &mo, &stats->map);
 	stats->benchmarks += stats->map.benchmarks;
 	if (rc == 0)
@@ -505,6 +506,32 @@ static double idle_slot(const struct model *m, size_t f, double w, int fused)
 	return fused && most >= 0.95 * m->form_cycles[f] ? 0 : fmin(1 / w, m->form_cycles[f]);
 }
 
+double infer_fastest(const struct model *m, const char **at)
+{
+	double best = 0;
+	if (at)
+		*at = NULL;
+	for (size_t b = 0; b < m->nmeas; b++) {
+		struct kernel k;
+		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
+			continue;
+		int left_out = 0; /* a string form, or one that does nothing */
+		for (size_t t = 0; t < k.n && !left_out; t++) {
+			struct form f;
+			left_out = form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
+				   infer_form_idle(k.terms[t].form);
+		}
+		double ipc = kernel_size(&k) / m->meas[b].cycles;
+		if (!left_out && ipc > best) {
+			best = ipc;
+			if (at)
+				*at = m->meas[b].kernel;
+		}
+		kernel_done(&k);
+	}
+	return best;
+}
+
 /* The machine's width: one more resource, used 1/W by every form. No form
  * executes without a slot of decode, rename and retirement, however its
  * usages spread over the other resources: without it, blocks of
@@ -523,12 +550,12 @@ static double idle_slot(const struct model *m, size_t f, double w, int fused)
  * measured. */
 void infer_add_width(struct model *m)
 {
-	double best = 0;
-	const char *at = NULL;
+	const char *at;
+	double best = infer_fastest(m, &at);
 	struct infer_width_point *pts = xmalloc((m->nmeas + 1) * sizeof(*pts));
 	double *idle_ipc = xcalloc(m->nforms + 1, sizeof(*idle_ipc));
 	size_t np = 0;
-	for (size_t b = 0; b < m->nmeas; b++) {
+	for (size_t b = 0; b < m->nmeas && best > 0; b++) {
 		struct kernel k;
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
@@ -543,8 +570,6 @@ void infer_add_width(struct model *m)
 			left_out |=
 			    form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) || nothing;
 		}
-		if (!left_out && ipc > best)
-			best = ipc, at = m->meas[b].kernel;
 		struct prediction p;
 		if (!left_out && kernel_size(&k) <= WIDTH_SMALL && model_predict(m, &k, &p) == 0) {
 			if (p.nuncovered == 0)

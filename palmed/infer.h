@@ -71,6 +71,10 @@ void infer_options_noisy(struct infer_options *o);
 /* Whether form name does nothing (NOP of any operands, ENDBR): a Zen 4
  * fuses it to the instruction before, beyond the width. */
 int infer_form_idle(const char *name);
+/* The most instructions a cycle any kernel m measured ran (those with a
+ * string form or a form that does nothing left out), and that kernel into
+ * *at (may be NULL); 0 when none. */
+double infer_fastest(const struct model *m, const char **at);
 /* One short measured kernel, for the width (infer_add_width): the
  * model's cycles without the width, its instructions, its cycles. */
 struct infer_width_point {

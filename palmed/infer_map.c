@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "palmed/form.h"
+#include "palmed/infer.h"
 #include "palmed/infer_map_private.h"
 
 /* Forms probed together: the probes of a chunk are one list to measure
@@ -24,6 +25,7 @@ void infer_map_options_default(struct infer_map_options *o, double tol)
 	o->no_siblings = 0;
 	o->no_locked = 0;
 	o->planned_after = 0;
+	o->width = 0;
 }
 
 /* The measurement as it ran: k and its helpers. */
@@ -415,11 +417,20 @@ static void read_probe(struct mapping *mp, const struct probe *p, double c, int 
 {
 	struct target *t = &mp->t[p->target];
 	const struct map_base *base = &mp->bases[p->base];
-	double before = p->copies * base->cycles, added = c - before;
+	double before = p->copies * base->cycles;
+	/* what the width explains is no resource's (a dispatch-bound probe
+	 * read as a usage of its base's) */
+	if (mp->width > 0) {
+		double size = p->instances;
+		for (size_t j = 0; j < mp->core.n; j++)
+			size += p->copies * base->sigma[j];
+		before = fmax(before, size / mp->width);
+	}
+	double added = c - before;
 	double v = added / p->instances, tol = mp->o->tol;
 	int positive = added > 2 * tol * c && v > tol * t->single;
 	/* the form alone outweighed the base: its own bottleneck timed it */
-	if (p->instances * t->single > before * (1 + base->margin))
+	if (p->instances * t->single > p->copies * base->cycles * (1 + base->margin))
 		mp->stats->unreliable++;
 	v = positive ? fmin(v, t->single) : 0;
 	for (size_t a = 0; a < base->nres; a++) {
@@ -744,6 +755,7 @@ int infer_map(struct infer_meter *mt, struct model *m, const char *const *forms,
 	struct mapping mp = {.mt = mt, .m = m, .o = o, .stats = stats};
 	memset(stats, 0, sizeof(*stats));
 	map_core_init(&mp.core, m);
+	mp.width = o->width ? infer_fastest(m, NULL) : 0;
 	stats->core_resources = (unsigned)mp.core.R;
 	mp.single_of = xmalloc((mp.core.R + 1) * sizeof(long));
 	map_make_bases(&mp.core, o, &mp.bases, &mp.nbases, &mp.ngroups, mp.single_of);

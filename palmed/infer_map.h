@@ -36,6 +36,8 @@ struct infer_map_options {
 			      * its shape does (infer_map_sibling.c) */
 	unsigned long planned_after; /* kernels the stages after the mapping expect
 				      * (for the progress line's time left) */
+	int width;		     /* a probe's cycles the machine's width explains are not its
+				      * base's (infer_map.c, read_probe) */
 };
 
 void infer_map_options_default(struct infer_map_options *o, double tol);

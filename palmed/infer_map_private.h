@@ -92,6 +92,9 @@ struct mapping {
 	/* Template mode (infer_map_template.c): the single-resource bases
 	 * every form is probed against, instead of the groups. */
 	size_t *probed, nprobed;
+	/* The most instructions a cycle a measured kernel ran (infer_fastest),
+	 * 0 when the width is not used */
+	double width;
 };
 
 /* The kernels and results of one list to measure. */

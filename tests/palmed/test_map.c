@@ -12,6 +12,8 @@
  * - the mapping measures fewer kernels than probing every form against
  *   every resource (Palmed's last stage; the split's pairs apart), and a
  *   stop request ends it;
+ * - a probe the machine's width slows is read as the width's, not as a
+ *   usage of its base's resource (check_probe_width);
  * - a form the machine times only beside a helper (as the runner times
  *   adc or div beside zero idioms) is mapped all the same, and the model
  *   predicts it as the machine runs it without the helper;
@@ -1080,6 +1082,63 @@ static int check_short_core(void)
 	       "them\n",
 	       ok ? "ok" : "FAIL", st.map.core_own, sim->ncore, st.map.core_resources,
 	       st.map.own, st.map.own_resources, ARRAY_SIZE(pairs));
+	model_delete(m);
+	return !ok;
+}
+
+/* A probe the machine's width slows (infer_map.c, read_probe): six ALUs,
+ * four load ports, 8 instructions a cycle; the core (adds and loads) kept
+ * to its two units, the width beside them (infer_refit.c), and a move
+ * that runs on any of the ten ports mapped. Alone the move is the width's
+ * (1/8 cycles); probed as four moves beside six adds (the ALUs' base, 1
+ * cycle), it runs 10/8 cycles: the width's, not the ALUs'. Read as the
+ * ALUs', the move took a share of them, and six adds beside two moves (by
+ * hand: the ALUs' 1 cycle, the width's 8/8) came out 1.083 (checked). */
+#define PW_ALU 0x3fu
+#define PW_LD 0x3c0u
+static const char *const pw_ports[] = {"a0", "a1", "a2", "a3", "a4", "a5", "l0", "l1", "l2", "l3"};
+static const struct sim_form pw_forms[] = {
+    {"ADD_GPR64_GPR64", 1, {PW_ALU}, NULL},
+    {"MOV_GPR64_M64", 1, {PW_LD}, NULL},
+    {"MOV_GPR64_GPR64", 1, {PW_ALU | PW_LD}, NULL},
+};
+static const char *const pw_core[] = {"ADD_GPR64_GPR64", "MOV_GPR64_M64"};
+static const struct sim_machine pw_machine = {"probe width",
+					      "simulated: probe width",
+					      "a probe the width slows",
+					      10,
+					      pw_ports,
+					      8,
+					      pw_forms,
+					      ARRAY_SIZE(pw_forms),
+					      pw_core,
+					      ARRAY_SIZE(pw_core)};
+
+static int check_probe_width(void)
+{
+	const struct sim_machine *sim = &pw_machine;
+	static const char *const kernels[] = {
+	    "ADD_GPR64_GPR64^6 MOV_GPR64_GPR64^2", "ADD_GPR64_GPR64^6 MOV_GPR64_GPR64^4",
+	    "MOV_GPR64_GPR64^4 MOV_GPR64_M64^4", "MOV_GPR64_GPR64"};
+	const char *forms[ARRAY_SIZE(pw_forms)];
+	struct measure ms;
+	struct infer_options o;
+	struct model *m;
+	int ok = 1;
+	exact_setup(sim, &ms, &o, forms);
+	o.refit = 1;
+	o.width = 1;
+	o.max_resources = 2;
+	if (infer_model(&ms, forms, sim->nforms, &o, &m, NULL) < 0) {
+		printf("FAIL probe width: %s\n", perpi_error());
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++)
+		ok &= as_machine(sim, m, kernels[i], "probe width");
+	printf("%s probe width: a move on any port, probed beside the ALUs' base at the width: "
+	       "%s predicted %.3f cycles (by hand 1.0), and %zu kernels as the machine runs "
+	       "them\n",
+	       ok ? "ok" : "FAIL", kernels[0], predicted(m, kernels[0]), ARRAY_SIZE(kernels));
 	model_delete(m);
 	return !ok;
 }
@@ -2821,12 +2880,13 @@ int main(void)
 	       check_memory_siblings() | check_refused_group(sim) | check_slow_base(sim, 0) |
 	       check_slow_base(sim, 1) | check_rebase_chain() | check_polish(sim) |
 	       check_polish_front(0, 1, 0) | check_polish_front_noisy() | check_short_core() |
-	       check_twin_mixes() | check_twin_copies() | check_carry_twin() | check_load_mix() |
-	       check_immediate_mix(1) | check_immediate_mix(1.25) | check_absent_mix() |
-	       check_sequenced(1) | check_sequenced(2) | check_own_beside_core() |
-	       check_partner_holds() | check_standing_partner() | check_mixable_partner() |
-	       check_base_beside_vex() | check_locked() | check_contain() | check_vex_twins() |
-	       check_pushes_apart() | check_pushes_beside_loads() | check_strings() |
-	       check_most_pipes() | check_stores_in_turn(&turn_machine) |
-	       check_stores_in_turn(&turn_probed_machine) | check_store_turn() | check_rmw_turn();
+	       check_probe_width() | check_twin_mixes() | check_twin_copies() | check_carry_twin() |
+	       check_load_mix() | check_immediate_mix(1) | check_immediate_mix(1.25) |
+	       check_absent_mix() | check_sequenced(1) | check_sequenced(2) |
+	       check_own_beside_core() | check_partner_holds() | check_standing_partner() |
+	       check_mixable_partner() | check_base_beside_vex() | check_locked() |
+	       check_contain() | check_vex_twins() | check_pushes_apart() |
+	       check_pushes_beside_loads() | check_strings() | check_most_pipes() |
+	       check_stores_in_turn(&turn_machine) | check_stores_in_turn(&turn_probed_machine) |
+	       check_store_turn() | check_rmw_turn();
 }
