@@ -222,6 +222,22 @@ static int check_noisy(const struct sim_machine *sim)
 	return rms >= 0.02 || over || !width_ok;
 }
 
+/* sim's forms into forms, its exact model into *exact (returns whether
+ * that failed), then ms measuring it with noise and o the noisy options. */
+static int exact_then_noisy(const struct sim_machine *sim, struct sim_noisy *noisy,
+			    struct measure *ms, struct infer_options *o, const char **forms,
+			    struct model **exact)
+{
+	for (size_t i = 0; i < sim->nforms; i++)
+		forms[i] = sim->forms[i].name;
+	sim_measure(sim, ms);
+	infer_options_exact(o);
+	int failed = infer_model(ms, forms, sim->nforms, o, exact, NULL) < 0;
+	sim_measure_noisy(noisy, ms);
+	infer_options_noisy(o);
+	return failed;
+}
+
 /* A model of noisy measurements with at most as many resources as the
  * exact inference finds on the same machine (the facets of its throughput
  * polytope): the noisy search finds more (near-copies of one another), the
@@ -234,13 +250,7 @@ static int check_fewer(const struct sim_machine *sim)
 	struct infer_options o;
 	struct model *exact, *all, *fewer;
 	const char **forms = xmalloc(sim->nforms * sizeof(char *));
-	for (size_t i = 0; i < sim->nforms; i++)
-		forms[i] = sim->forms[i].name;
-	sim_measure(sim, &ms);
-	infer_options_exact(&o);
-	int failed = infer_model(&ms, forms, sim->nforms, &o, &exact, NULL) < 0;
-	sim_measure_noisy(&noisy, &ms);
-	infer_options_noisy(&o);
+	int failed = exact_then_noisy(sim, &noisy, &ms, &o, forms, &exact);
 	o.max_resources = 0;
 	o.width = 0; /* the search's resources alone, as the exact inference's */
 	failed = failed || infer_model(&ms, forms, sim->nforms, &o, &all, NULL) < 0;
@@ -296,13 +306,7 @@ static int check_core_width(void)
 	struct infer_options o;
 	struct model *exact, *model;
 	const char **forms = xmalloc(sim->nforms * sizeof(char *));
-	for (size_t i = 0; i < sim->nforms; i++)
-		forms[i] = sim->forms[i].name;
-	sim_measure(sim, &ms);
-	infer_options_exact(&o);
-	int failed = infer_model(&ms, forms, sim->nforms, &o, &exact, NULL) < 0;
-	sim_measure_noisy(&noisy, &ms);
-	infer_options_noisy(&o);
+	int failed = exact_then_noisy(sim, &noisy, &ms, &o, forms, &exact);
 	o.max_resources = 8;
 	failed = failed || infer_model(&ms, forms, sim->nforms, &o, &model, NULL) < 0;
 	if (failed) {
