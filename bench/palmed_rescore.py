@@ -17,6 +17,11 @@ What it is for: comparing models built from one database (other
 again: on a host whose noise moves by the minute, natives timed anew
 differ by more than the models do. Scored against the model that ran the
 evaluation, it gives back the evaluation's palmed row.
+
+With --with MODEL2 (repeatable), each kernel's prediction is the mean of
+the models' cycles (the harmonic mean of their IPCs), covered when every
+model covers it: several builds together (docs/BENCHMARKS.md, "builds
+together").
 """
 import argparse
 import csv
@@ -34,6 +39,15 @@ def predict(perpi, model, kernel):
     if not m or m.group(2) != m.group(3):
         return math.nan
     return float(m.group(1))
+
+
+def predict_mean(perpi, models, kernel):
+    """The IPC of the models' mean cycles, or NaN when one does not cover
+    the kernel."""
+    ipcs = [predict(perpi, m, kernel) for m in models]
+    if any(math.isnan(x) or x <= 0 for x in ipcs):
+        return math.nan
+    return len(ipcs) / sum(1 / x for x in ipcs)
 
 
 def order(x, y):
@@ -89,6 +103,8 @@ def main():
     ap.add_argument("--match", metavar="REGEX",
                     help="only the kernels whose spec matches (e.g. 'M[0-9]+X' for "
                     "those with indexed memory forms)")
+    ap.add_argument("--with", dest="also", metavar="MODEL2", action="append", default=[],
+                    help="predict with the mean cycles of MODEL and MODEL2 (repeatable)")
     ap.add_argument("--apart", metavar="FRACTION", type=float,
                     help="also Kendall's tau over the pairs whose natives differ by "
                     "more than FRACTION (e.g. 0.01): those the timing separates")
@@ -105,7 +121,8 @@ def main():
             rows = [r for r in csv.DictReader(f)
                     if not a.match or re.search(a.match, r["kernel"])]
         with ThreadPoolExecutor(4) as ex:
-            preds = list(ex.map(lambda r: predict(a.perpi, a.model, r["kernel"]), rows))
+            preds = list(ex.map(
+                lambda r: predict_mean(a.perpi, [a.model] + a.also, r["kernel"]), rows))
         sq = covered = total = 0.0
         pa, na = [], []
         for r, p in zip(rows, preds):
