@@ -506,6 +506,12 @@ static double idle_slot(const struct model *m, size_t f, double w, int fused)
 	return fused && most >= 0.95 * m->form_cycles[f] ? 0 : fmin(1 / w, m->form_cycles[f]);
 }
 
+int infer_form_widthless(const char *name)
+{
+	struct form f;
+	return infer_form_idle(name) || form_parse(name, &f) < 0 || form_is_string(&f);
+}
+
 double infer_fastest(const struct model *m, const char **at)
 {
 	double best = 0;
@@ -515,12 +521,9 @@ double infer_fastest(const struct model *m, const char **at)
 		struct kernel k;
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
-		int left_out = 0; /* a string form, or one that does nothing */
-		for (size_t t = 0; t < k.n && !left_out; t++) {
-			struct form f;
-			left_out = form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) ||
-				   infer_form_idle(k.terms[t].form);
-		}
+		int left_out = 0;
+		for (size_t t = 0; t < k.n && !left_out; t++)
+			left_out = infer_form_widthless(k.terms[t].form);
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
 		if (!left_out && ipc > best) {
 			best = ipc;
@@ -560,15 +563,14 @@ void infer_add_width(struct model *m)
 		if (m->meas[b].cycles <= 0 || kernel_parse(m->meas[b].kernel, &k) < 0)
 			continue;
 		double ipc = kernel_size(&k) / m->meas[b].cycles;
-		int left_out = 0; /* a string form, or one that does nothing */
+		int left_out = 0;
 		for (size_t t = 0; t < k.n; t++) {
-			struct form f;
-			int nothing = infer_form_idle(k.terms[t].form);
-			long idle = nothing ? model_form_index(m, k.terms[t].form) : -1;
+			long idle = infer_form_idle(k.terms[t].form)
+					? model_form_index(m, k.terms[t].form)
+					: -1;
 			if (idle >= 0)
 				idle_ipc[idle] = fmax(idle_ipc[idle], ipc);
-			left_out |=
-			    form_parse(k.terms[t].form, &f) < 0 || form_is_string(&f) || nothing;
+			left_out |= infer_form_widthless(k.terms[t].form);
 		}
 		struct prediction p;
 		if (!left_out && kernel_size(&k) <= WIDTH_SMALL && model_predict(m, &k, &p) == 0) {

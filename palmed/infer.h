@@ -71,6 +71,10 @@ void infer_options_noisy(struct infer_options *o);
 /* Whether form name does nothing (NOP of any operands, ENDBR): a Zen 4
  * fuses it to the instruction before, beyond the width. */
 int infer_form_idle(const char *name);
+/* Whether form name is left out of the width's fastest kernels: a string
+ * form (one instruction of many operations), one that does nothing
+ * (infer_form_idle), or a name that does not parse. */
+int infer_form_widthless(const char *name);
 /* The most instructions a cycle any kernel m measured ran (those with a
  * string form or a form that does nothing left out), and that kernel into
  * *at (may be NULL); 0 when none. */

@@ -362,9 +362,8 @@ static double core_width(const struct state *st, struct sparse *sp, size_t M)
 	unsigned char *idle = xcalloc(st->n + 1, 1), *out = xcalloc(st->n + 1, 1);
 	double best = 0;
 	for (size_t j = 0; j < st->n; j++) {
-		struct form f;
 		idle[j] = (unsigned char)infer_form_idle(st->forms[j]);
-		out[j] = idle[j] || form_parse(st->forms[j], &f) < 0 || form_is_string(&f);
+		out[j] = (unsigned char)infer_form_widthless(st->forms[j]);
 	}
 	for (size_t b = 0; b < M; b++) {
 		double size = 0;
