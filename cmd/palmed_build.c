@@ -26,7 +26,8 @@ static void build_usage(FILE *out)
 	fprintf(out,
 		"usage: perpi palmed build [--forms FILE | --from perpi.data | --sim MACHINE]\n"
 		"                          [--core FILE] [--db FILE | --no-db] [--budget N]\n"
-		"                          [--training N] [--resources N] [-o MODEL] [-q]\n"
+		"                          [--training N] [--resources N] [--seed N] [--cores N]\n"
+		"                          [-o MODEL] [-q]\n"
 		"  (default: every form this CPU can benchmark, 'perpi forms discover': a core\n"
 		"  of %zu common forms is inferred first, every other form is mapped onto its\n"
 		"  resources)\n"
@@ -40,38 +41,44 @@ static void build_usage(FILE *out)
 		infer_default_nforms);
 	for (size_t i = 0; sim_machine_at(i); i++)
 		fprintf(out, " %s", sim_machine_at(i)->name);
-	fprintf(out, "\n  --db FILE      measurement database (default: "
-		     "$XDG_DATA_HOME/perpi/measurements.db);\n"
-		     "                 measurements already there are reused: a build resumes\n"
-		     "  --no-db        neither read nor store measurements\n"
-		     "  --retry-refused  measure again the kernels the database remembers as\n"
-		     "                 refused (repetitions that spread, a form's verdict)\n"
-		     "  --busy-wait S  wait at most S seconds in all for a busy host (a sibling\n"
-		     "                 thread, another guest) to measure again the kernels it\n"
-		     "                 disturbed throughout (default 600; 0: leave them out)\n"
-		     "  --budget N     stop the core's search after N benchmarks (default:\n"
-		     "                 n^2/2 + 40n + 2000 for n core forms)\n"
-		     "  --probes N     map a form with at most about N probes (default 24): a\n"
-		     "                 core with more groups of resources maps each form as a\n"
-		     "                 combination of core forms, from N probes\n"
-		     "  --exhaustive   map every form against every core resource alone (Palmed's\n"
-		     "                 way: slower; for measuring what the groups cost)\n"
-		     "  --split        split a core resource where pairs of mapped forms show\n"
-		     "                 that they do not share it (default: keep it whole)\n"
-		     "  --no-siblings  probe every form against the core's resources, even one\n"
-		     "                 that runs as a core form of its shape does, or an\n"
-		     "                 indexed memory form whose unindexed form is mapped\n"
-		     "  --training N   random short kernels of core forms measured after the\n"
-		     "                 search, for the final fit (default: 1000 + 100n, at most\n"
-		     "                 15000; 0: none)\n"
-		     "  --resources N  keep the N core resources that explain the measurements\n"
-		     "                 best, then fit again (default 20; 0: every one found)\n"
-		     "  --mixes N      check every mapped form in N random mixes with core forms,\n"
-		     "                 and one beside each resource it uses, and refit its\n"
-		     "                 usages to them (default 3; 0: no check)\n"
-		     "  -o MODEL       where to write the model (default: "
-		     "$XDG_DATA_HOME/perpi/model.json)\n"
-		     "  -q             no progress\n");
+	fprintf(out,
+		"\n  --db FILE      measurement database (default: "
+		"$XDG_DATA_HOME/perpi/measurements.db);\n"
+		"                 measurements already there are reused: a build resumes\n"
+		"  --no-db        neither read nor store measurements\n"
+		"  --retry-refused  measure again the kernels the database remembers as\n"
+		"                 refused (repetitions that spread, a form's verdict)\n"
+		"  --busy-wait S  wait at most S seconds in all for a busy host (a sibling\n"
+		"                 thread, another guest) to measure again the kernels it\n"
+		"                 disturbed throughout (default 600; 0: leave them out)\n"
+		"  --budget N     stop the core's search after N benchmarks (default:\n"
+		"                 n^2/2 + 40n + 2000 for n core forms)\n"
+		"  --probes N     map a form with at most about N probes (default 24): a\n"
+		"                 core with more groups of resources maps each form as a\n"
+		"                 combination of core forms, from N probes\n"
+		"  --exhaustive   map every form against every core resource alone (Palmed's\n"
+		"                 way: slower; for measuring what the groups cost)\n"
+		"  --split        split a core resource where pairs of mapped forms show\n"
+		"                 that they do not share it (default: keep it whole)\n"
+		"  --no-siblings  probe every form against the core's resources, even one\n"
+		"                 that runs as a core form of its shape does, or an\n"
+		"                 indexed memory form whose unindexed form is mapped\n"
+		"  --training N   random short kernels of core forms measured after the\n"
+		"                 search, for the final fit (default: 1000 + 100n, at most\n"
+		"                 15000; 0: none)\n"
+		"  --resources N  keep the N core resources that explain the measurements\n"
+		"                 best, then fit again (default 20; 0: every one found)\n"
+		"  --mixes N      check every mapped form in N random mixes with core forms,\n"
+		"                 and one beside each resource it uses, and refit its\n"
+		"                 usages to them (default 3; 0: no check)\n"
+		"  --seed N       the seed of the core's random mixes and training kernels\n"
+		"                 (default 1)\n"
+		"  --cores N      infer N cores (seeds --seed, --seed + 1...), map every form\n"
+		"                 onto each, and predict with the mean of their cycles\n"
+		"                 (default 1)\n"
+		"  -o MODEL       where to write the model (default: "
+		"$XDG_DATA_HOME/perpi/model.json)\n"
+		"  -q             no progress\n");
 }
 
 /* mkdir -p of the directory part of path. */
@@ -92,7 +99,7 @@ struct build_args {
 	const char **from; /* --from, repeatable */
 	size_t nfrom;
 	int no_db, quiet, exhaustive, retry_refused, split, no_siblings;
-	long budget, training, probes, resources, mixes;
+	long budget, training, probes, resources, mixes, seed, cores;
 	double busy_wait; /* --busy-wait (negative: the default) */
 };
 
@@ -272,6 +279,53 @@ static int make_plan(const struct build_args *a, const struct sim_machine *sim, 
 	return rc;
 }
 
+/* core's measurements that m lacks, into m; returns how many. */
+static unsigned take_measurements(struct model *m, const struct model *core)
+{
+	model_sort_measurements(m);
+	char *fresh = xcalloc(core->nmeas + 1, 1);
+	for (size_t i = 0; i < core->nmeas; i++)
+		fresh[i] = !model_measured(m, core->meas[i].kernel);
+	unsigned added = 0;
+	for (size_t i = 0; i < core->nmeas; i++)
+		if (fresh[i]) {
+			model_add_measurement(m, core->meas[i].kernel, core->meas[i].cycles);
+			added++;
+		}
+	free(fresh);
+	return added;
+}
+
+/* infer_model once for each of n cores, from seeds o->seed, o->seed + 1...:
+ * the first is the model, the others its further cores (model.cores),
+ * their measurements its own. */
+static int infer_cores(const struct measure *ms, const struct plan *p, struct infer_options *o,
+		       unsigned n, struct model **m, struct infer_stats *stats)
+{
+	unsigned seed = o->seed;
+	int rc = infer_model(ms, (const char *const *)p->forms.v, p->forms.n, o, m, stats);
+	for (unsigned c = 1; rc == 0 && c < n; c++) {
+		struct model *core;
+		struct infer_stats st;
+		o->seed = seed + c;
+		if (o->progress)
+			fprintf(o->progress, "palmed: core %u of %u (--seed %u)\n", c + 1, n,
+				o->seed);
+		rc = infer_model(ms, (const char *const *)p->forms.v, p->forms.n, o, &core, &st);
+		if (rc < 0)
+			break;
+		stats->benchmarks += take_measurements(*m, core);
+		stats->budget_exhausted |= st.budget_exhausted;
+		model_add_core(*m, core);
+	}
+	o->seed = seed;
+	if (rc < 0) {
+		model_delete(*m);
+		*m = NULL;
+	}
+	return rc;
+}
+
 static volatile sig_atomic_t build_stop;
 
 static void on_stop(int sig)
@@ -319,7 +373,7 @@ static int build_native(const struct build_args *a, struct infer_options *o, con
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	o->stop = &build_stop;
-	int rc = infer_model(&ms, (const char *const *)p->forms.v, p->forms.n, o, m, stats);
+	int rc = infer_cores(&ms, p, o, a->cores > 0 ? (unsigned)a->cores : 1, m, stats);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc < 0 && build_stop) {
@@ -360,6 +414,8 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 		infer_options_exact(&o);
 	else
 		set_options(a, &p, &o);
+	if (a->seed >= 0)
+		o.seed = (unsigned)a->seed;
 	o.progress = a->quiet ? NULL : stderr;
 	o.core = p.core.n ? (const char *const *)p.core.v : NULL;
 	o.map_exhaustive = a->exhaustive;
@@ -371,7 +427,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	if (sim) {
 		struct measure ms;
 		sim_measure(sim, &ms);
-		rc = infer_model(&ms, (const char *const *)p.forms.v, p.forms.n, &o, m, stats);
+		rc = infer_cores(&ms, &p, &o, a->cores > 0 ? (unsigned)a->cores : 1, m, stats);
 	} else {
 		rc = build_native(a, &o, &p, m, stats, cached);
 	}
@@ -404,20 +460,26 @@ static const struct option build_options[] = {{"sim", required_argument, NULL, '
 					      {"busy-wait", required_argument, NULL, 'W'},
 					      {"resources", required_argument, NULL, 'r'},
 					      {"mixes", required_argument, NULL, 'M'},
+					      {"seed", required_argument, NULL, 'e'},
+					      {"cores", required_argument, NULL, 'C'},
 					      {0}};
 
-/* --budget, --training, --probes, --resources, --mixes. Returns 0 or 2. */
+/* --budget, --training, --probes, --resources, --mixes, --seed, --cores.
+ * Returns 0 or 2. */
 static int parse_count(int c, struct build_args *a)
 {
 	long *v = c == 't'   ? &a->training
 		  : c == 'b' ? &a->budget
 		  : c == 'r' ? &a->resources
 		  : c == 'M' ? &a->mixes
+		  : c == 'e' ? &a->seed
+		  : c == 'C' ? &a->cores
 			     : &a->probes;
-	int zero = c == 't' || c == 'r' || c == 'M';
+	int zero = c == 't' || c == 'r' || c == 'M' || c == 'e';
 	if (bench_cli_count(optarg, v, !zero,
 			    c == 't'   ? 10000000
 			    : c == 'M' ? 100
+			    : c == 'C' ? 8
 				       : 100000000) == 0)
 		return 0;
 	fprintf(stderr, "perpi: palmed build: --%s: %s\n",
@@ -425,6 +487,8 @@ static int parse_count(int c, struct build_args *a)
 		: c == 'b' ? "budget"
 		: c == 'r' ? "resources"
 		: c == 'M' ? "mixes"
+		: c == 'e' ? "seed"
+		: c == 'C' ? "cores"
 			   : "probes",
 		perpi_error());
 	return 2;
@@ -493,6 +557,8 @@ static int parse_option(int c, struct build_args *a)
 	case 'p':
 	case 'r':
 	case 'M':
+	case 'e':
+	case 'C':
 		return parse_count(c, a);
 	default:
 		build_usage(c == 'h' ? stdout : stderr);
@@ -504,7 +570,7 @@ static int parse_option(int c, struct build_args *a)
 static int parse_args(int argc, char **argv, struct build_args *a)
 {
 	int c, rc = -1;
-	a->budget = a->training = a->probes = a->resources = a->mixes = -1;
+	a->budget = a->training = a->probes = a->resources = a->mixes = a->seed = a->cores = -1;
 	a->busy_wait = -1;
 	optind = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", build_options, NULL)) != -1) {

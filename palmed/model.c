@@ -41,8 +41,17 @@ void model_delete(struct model *m)
 	for (size_t i = 0; i < m->nstrings; i++)
 		free(m->strings[i].form);
 	free(m->strings);
+	for (size_t c = 0; c < m->ncores; c++)
+		model_delete(m->cores[c]);
+	free(m->cores);
 	free(m->cpu);
 	free(m);
+}
+
+void model_add_core(struct model *m, struct model *core)
+{
+	m->cores = xrealloc(m->cores, (m->ncores + 1) * sizeof(*m->cores));
+	m->cores[m->ncores++] = core;
 }
 
 /* rho is capforms rows of capres entries; more resources than capres
@@ -330,6 +339,7 @@ void prediction_done(struct prediction *p)
 		free(p->uncovered[i]);
 	free(p->uncovered);
 	free(p->bottlenecks);
+	free(p->core_cycles);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -387,8 +397,9 @@ int model_predict(const struct model *m, const struct kernel *k, struct predicti
 	return model_predict_scaled(m, k, NULL, out);
 }
 
-int model_predict_scaled(const struct model *m, const struct kernel *k, const double *scale,
-			 struct prediction *out)
+/* model_predict_scaled of one core: m's own resources. */
+static int predict_core(const struct model *m, const struct kernel *k, const double *scale,
+			struct prediction *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (k->n == 0)
@@ -430,6 +441,38 @@ int model_predict_scaled(const struct model *m, const struct kernel *k, const do
 			out->bottlenecks[out->nbottlenecks++] = r;
 	out->ipc = out->cycles > 0 ? out->covered / out->cycles : INFINITY;
 	free(load);
+	return 0;
+}
+
+/* Whether core c maps every form of k that m maps, and no other: its
+ * cycles are of the same instructions. */
+static int core_covers(const struct model *m, const struct model *c, const struct kernel *k)
+{
+	for (size_t t = 0; t < k->n; t++)
+		if ((model_form_lookup(m, k->terms[t].form) >= 0) !=
+		    (model_form_lookup(c, k->terms[t].form) >= 0))
+			return 0;
+	return 1;
+}
+
+int model_predict_scaled(const struct model *m, const struct kernel *k, const double *scale,
+			 struct prediction *out)
+{
+	if (predict_core(m, k, scale, out) < 0)
+		return -1;
+	out->core_cycles = xmalloc((m->ncores + 1) * sizeof(*out->core_cycles));
+	out->core_cycles[out->ncore_cycles++] = out->cycles;
+	double sum = out->cycles;
+	for (size_t c = 0; c < m->ncores; c++) {
+		struct prediction p;
+		if (!core_covers(m, m->cores[c], k) || predict_core(m->cores[c], k, scale, &p) < 0)
+			continue;
+		out->core_cycles[out->ncore_cycles++] = p.cycles;
+		sum += p.cycles;
+		prediction_done(&p);
+	}
+	out->cycles = sum / (double)out->ncore_cycles;
+	out->ipc = out->cycles > 0 ? out->covered / out->cycles : INFINITY;
 	return 0;
 }
 

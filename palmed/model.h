@@ -69,6 +69,14 @@ struct model {
 	 * MOV_M64` so, and a store beside a push to its resources' speed);
 	 * 0: store_turn there too. */
 	double rmw_turn;
+	/* Further cores (`perpi palmed build --cores N`): models of their own
+	 * of the same forms, each mapped onto another core, from another seed
+	 * of its search (docs/MODEL.md, "Several cores"). model_predict gives
+	 * the mean of their cycles and this model's; everything else (the
+	 * resources, the bottleneck, the cycle predictor) is this model's.
+	 * Owned; their forms, cpu and measurements are not used. */
+	size_t ncores;
+	struct model **cores;
 };
 
 struct prediction {
@@ -82,6 +90,11 @@ struct prediction {
 				  * bottleneck listed */
 	size_t nuncovered;
 	char **uncovered; /* forms the model does not map, owned */
+	/* The cycles of each core whose mean is cycles (model.cores): this
+	 * model's first, then each further core that maps every covered form;
+	 * owned. ncore_cycles is 1 for a model of one core. */
+	size_t ncore_cycles;
+	double *core_cycles;
 };
 
 /* The resource every form uses one slot of (infer_add_width): the
@@ -105,6 +118,8 @@ void model_forget_unmapped(struct model *m, const char *form);
 void model_add_measurement(struct model *m, const char *kernel, double cycles);
 /* The same for kernel k as it ran beside helpers (a kernel spec, or NULL). */
 void model_add_run(struct model *m, const struct kernel *k, const char *helpers, double cycles);
+/* Adds a further core's model to m (m owns it). */
+void model_add_core(struct model *m, struct model *core);
 /* Sets (or replaces) form's timing at two lengths. */
 void model_set_string(struct model *m, const char *form, double start, double iteration);
 /* The factor on form i's usages in one execution of n iterations (per
@@ -146,7 +161,9 @@ const char *model_unmapped_reason(const struct model *m, const char *form);
  * out->uncovered and left out of the cycles. Returns 0, and the caller owns what out points to
  * (prediction_done frees it); or -1 with perpi_error() set when k is empty
  * or no instruction of it is covered, and out owns nothing (zeroed: there
- * is nothing to free, and prediction_done on it does nothing). */
+ * is nothing to free, and prediction_done on it does nothing). A model of
+ * several cores predicts the mean of their cycles (model.cores); the
+ * bottleneck is this model's. */
 int model_predict(const struct model *m, const struct kernel *k, struct prediction *out);
 /* The same, term t's usages multiplied by scale[t] (scale NULL: by 1): a
  * REP string instruction's iterations in one execution

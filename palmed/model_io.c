@@ -40,6 +40,50 @@ static int save_measurements(const struct model *m, const char *path)
 	return rc;
 }
 
+/* What each core of a model has of its own (docs/MODEL.md): the stores'
+ * turns, resources, forms and REP timings, into o. */
+static void save_core(json_object *o, const struct model *m)
+{
+	json_object *arr;
+	if (m->store_turn > 0) /* optional: models before it have none */
+		json_object_object_add(o, "store_turn", json_object_new_double(m->store_turn));
+	if (m->rmw_turn > 0)
+		json_object_object_add(o, "rmw_turn", json_object_new_double(m->rmw_turn));
+	arr = json_object_new_array();
+	for (size_t r = 0; r < m->nres; r++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "name", json_object_new_string(m->res[r].name));
+		if (m->res[r].kernel)
+			json_object_object_add(e, "bottleneck_of",
+					       json_object_new_string(m->res[r].kernel));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "resources", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < m->nforms; i++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "form", json_object_new_string(m->forms[i]));
+		json_object_object_add(e, "cycles", json_object_new_double(m->form_cycles[i]));
+		json_object_object_add(e, "usage", form_usage(m, i));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "forms", arr);
+	if (m->nstrings) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < m->nstrings; i++) {
+			json_object *e = json_object_new_object();
+			json_object_object_add(e, "form",
+					       json_object_new_string(m->strings[i].form));
+			json_object_object_add(e, "start",
+					       json_object_new_double(m->strings[i].start));
+			json_object_object_add(e, "iteration",
+					       json_object_new_double(m->strings[i].iteration));
+			json_object_array_add(arr, e);
+		}
+		json_object_object_add(o, "strings", arr);
+	}
+}
+
 int model_save(const struct model *m, const char *path)
 {
 	json_object *root = json_object_new_object(), *arr;
@@ -47,29 +91,7 @@ int model_save(const struct model *m, const char *path)
 	json_object_object_add(root, "version", json_object_new_int(MODEL_VERSION));
 	json_object_object_add(root, "cpu", json_object_new_string(m->cpu));
 	json_object_object_add(root, "benchmarks", json_object_new_int((int)m->benchmarks));
-	if (m->store_turn > 0) /* optional: models before it have none */
-		json_object_object_add(root, "store_turn", json_object_new_double(m->store_turn));
-	if (m->rmw_turn > 0)
-		json_object_object_add(root, "rmw_turn", json_object_new_double(m->rmw_turn));
-	arr = json_object_new_array();
-	for (size_t r = 0; r < m->nres; r++) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(m->res[r].name));
-		if (m->res[r].kernel)
-			json_object_object_add(o, "bottleneck_of",
-					       json_object_new_string(m->res[r].kernel));
-		json_object_array_add(arr, o);
-	}
-	json_object_object_add(root, "resources", arr);
-	arr = json_object_new_array();
-	for (size_t i = 0; i < m->nforms; i++) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "form", json_object_new_string(m->forms[i]));
-		json_object_object_add(o, "cycles", json_object_new_double(m->form_cycles[i]));
-		json_object_object_add(o, "usage", form_usage(m, i));
-		json_object_array_add(arr, o);
-	}
-	json_object_object_add(root, "forms", arr);
+	save_core(root, m);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < m->nunmapped; i++) {
 		json_object *o = json_object_new_object();
@@ -78,18 +100,14 @@ int model_save(const struct model *m, const char *path)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "unmapped", arr);
-	if (m->nstrings) {
+	if (m->ncores) { /* optional: a model of one core has none */
 		arr = json_object_new_array();
-		for (size_t i = 0; i < m->nstrings; i++) {
+		for (size_t c = 0; c < m->ncores; c++) {
 			json_object *o = json_object_new_object();
-			json_object_object_add(o, "form", json_object_new_string(m->strings[i].form));
-			json_object_object_add(o, "start",
-					       json_object_new_double(m->strings[i].start));
-			json_object_object_add(o, "iteration",
-					       json_object_new_double(m->strings[i].iteration));
+			save_core(o, m->cores[c]);
 			json_object_array_add(arr, o);
 		}
-		json_object_object_add(root, "strings", arr);
+		json_object_object_add(root, "cores", arr);
 	}
 	const char *base = strrchr(path, '/');
 	char *file = xasprintf("%s.measurements", base ? base + 1 : path);
@@ -283,6 +301,44 @@ static int load_lists(json_object *root, struct model *m)
 	return 0;
 }
 
+/* What save_core wrote, into m (sorted). */
+static int load_core(json_object *o, struct model *m)
+{
+	/* optional: models before them have none */
+	if (get_optional_number(o, "store_turn", &m->store_turn) < 0 ||
+	    get_optional_number(o, "rmw_turn", &m->rmw_turn) < 0 || load_resources(o, m) < 0 ||
+	    load_forms(o, m) < 0 || load_strings(o, m) < 0)
+		return -1;
+	model_sort(m);
+	return 0;
+}
+
+/* The further cores (optional: a model of one core has none). */
+static int load_cores(json_object *root, struct model *m)
+{
+	json_object *arr;
+	if (!json_object_object_get_ex(root, "cores", NULL))
+		return 0;
+	if (get(root, "cores", json_type_array, &arr) < 0)
+		return -1;
+	for (size_t c = 0; c < json_object_array_length(arr); c++) {
+		json_object *o = json_object_array_get_idx(arr, c);
+		struct model *core = model_new(m->cpu);
+		model_add_core(m, core);
+		if (!json_object_is_type(o, json_type_object))
+			return perpi_set_error("corrupt model '%s': cores entry %zu is not an "
+					       "object",
+					       load_path, c);
+		if (load_core(o, core) < 0) {
+			char *why = xstrdup(perpi_error());
+			perpi_set_error("%s (cores entry %zu)", why, c);
+			free(why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load_root(json_object *root, struct model **out)
 {
 	const char *format, *cpu;
@@ -305,20 +361,12 @@ static int load_root(json_object *root, struct model **out)
 	if (benchmarks > UINT_MAX || benchmarks != floor(benchmarks)) /* found by fuzz/ */
 		return perpi_set_error("corrupt model '%s': field 'benchmarks' is %g, not a count",
 				       load_path, benchmarks);
-	double store_turn = 0, rmw_turn = 0; /* optional: models before them have none */
-	if (get_optional_number(root, "store_turn", &store_turn) < 0 ||
-	    get_optional_number(root, "rmw_turn", &rmw_turn) < 0)
-		return -1;
 	struct model *m = model_new(cpu);
 	m->benchmarks = (unsigned)benchmarks;
-	m->store_turn = store_turn;
-	m->rmw_turn = rmw_turn;
-	if (load_resources(root, m) < 0 || load_forms(root, m) < 0 || load_lists(root, m) < 0 ||
-	    load_strings(root, m) < 0) {
+	if (load_core(root, m) < 0 || load_lists(root, m) < 0 || load_cores(root, m) < 0) {
 		model_delete(m);
 		return -1;
 	}
-	model_sort(m);
 	*out = m;
 	return 0;
 }

@@ -123,6 +123,16 @@ void model_show(const struct model *m, FILE *out)
 		m->cpu, m->nforms, m->nres, m->nunmapped, m->benchmarks,
 		m->meas_path ? m->meas_count : m->nmeas, m->meas_path ? " in " : "",
 		m->meas_path ? m->meas_path : "");
+	if (m->ncores) {
+		fprintf(out,
+			"%zu cores: predictions are the mean of their cycles; below, the "
+			"first's resources (the others':",
+			m->ncores + 1);
+		for (size_t c = 0; c < m->ncores; c++)
+			fprintf(out, "%s %zu forms on %zu resources", c ? "," : "",
+				m->cores[c]->nforms, m->cores[c]->nres);
+		fprintf(out, ")\n\n");
+	}
 	if (m->store_turn > 0)
 		fprintf(out,
 			"stores to other cache lines in turn: %.2f cycles a store to another "

@@ -27,6 +27,12 @@ void predict_print(const struct model *m, const struct kernel *k, const struct p
 		"IPC:         %.3f (%u of the %u instructions that are not control transfers "
 		"covered; %u control transfer%s)\n",
 		p->ipc, p->covered, p->total - control, control, control == 1 ? "" : "s");
+	if (p->ncore_cycles > 1) {
+		fprintf(out, "cores:       the mean of %zu cores' cycles:", p->ncore_cycles);
+		for (size_t c = 0; c < p->ncore_cycles; c++)
+			fprintf(out, "%s %.3f", c ? "," : "", p->core_cycles[c]);
+		fprintf(out, " (the bottleneck below is the first's)\n");
+	}
 	if (p->store_turn)
 		fprintf(out,
 			"bottleneck:  stores to other cache lines in turn (%.2f cycles a store "

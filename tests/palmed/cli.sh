@@ -130,6 +130,21 @@ echo 'addq %rax' | $PERPI palmed predict -m "$tmp/zen.json" --asm - >"$tmp/out" 
 [ $? -ne 0 ] && contains "$tmp/err" "^perpi: palmed predict: cannot assemble"
 check "bad assembly is an error" $?
 
+# Two cores (--cores 2, seeds 3 and 4): each maps the same block to the
+# machine's 0.75 cycle, so their mean is 0.75 too; the file keeps both.
+$PERPI palmed build --sim zen --cores 2 --seed 3 -o "$tmp/zen2.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "palmed: core 2 of 2 (--seed 4)"; check "--cores 2: a second core inferred" $?
+$PERPI palmed predict -m "$tmp/zen2.json" MULSD_XMM_XMM ADDSD_XMM_XMM PSHUFD_XMM_XMM_IMM8 \
+	>"$tmp/out" 2>/dev/null
+contains "$tmp/out" "cycles/iter: 0.750" &&
+	contains "$tmp/out" "^cores:       the mean of 2 cores' cycles: 0.750, 0.750"
+check "--cores 2: the mean of both cores' cycles, each 0.75" $?
+$PERPI palmed show -m "$tmp/zen2.json" 2>/dev/null | grep -q "^2 cores: predictions are the mean"
+check "show: a model of two cores says so" $?
+$PERPI palmed build --sim zen --cores 9 -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --cores"
+check "--cores 9: exit 2 and which option" $?
+
 $PERPI palmed frobnicate >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown subcommand: exit 2" $?
 $PERPI palmed build --training -5 --sim overlap -o "$tmp/x.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && contains "$tmp/err" "^perpi: palmed build: --training"

@@ -310,6 +310,43 @@ int main(void)
 	remove("test_model_rt.json");
 	remove("test_model_rt.json.measurements");
 
+	/* A further core (model.cores): S0 and S1; A uses S0 for 2 cycles, B
+	 * S0 for 0.25 and S1 for 1; C is not mapped. A^2 B: the first core's
+	 * R0 = 2 + 0.5 = 2.5, R1 = 0.5; the second's S0 = 4 + 0.25 = 4.25, S1
+	 * = 1; the mean 3.375 cycles for 3 instructions, the bottleneck the
+	 * first's. A C: the second core lacks C, so the first's 1 alone. */
+	{
+		struct model *two = hand_model(), *c2 = model_new("test cpu"), *back;
+		size_t s0 = model_add_resource(c2, "S0", NULL),
+		       s1 = model_add_resource(c2, "S1", NULL);
+		size_t a2 = model_add_form(c2, "A", 2), b2 = model_add_form(c2, "B", 1);
+		model_set_rho(c2, a2, s0, 2);
+		model_set_rho(c2, b2, s0, 0.25);
+		model_set_rho(c2, b2, s1, 1);
+		model_add_core(two, c2);
+		predict(two, "A^2 B", 3.375, 3 / 3.375, "R0");
+		predict(two, "A C", 1, 2, "R0,R1");
+		struct kernel k2;
+		struct prediction p2;
+		kernel_parse("A^2 B", &k2);
+		check(model_predict(two, &k2, &p2) == 0 && p2.ncore_cycles == 2 &&
+			  p2.core_cycles[0] == 2.5 && p2.core_cycles[1] == 4.25,
+		      "a model of two cores gives each core's cycles");
+		prediction_done(&p2);
+		check(model_save(two, "test_model_cores.json") == 0 &&
+			  model_load("test_model_cores.json", &back) == 0 && back->ncores == 1 &&
+			  back->cores[0]->nres == 2 && back->cores[0]->nforms == 2,
+		      "a further core survives the round trip");
+		if (back) {
+			predict(back, "A^2 B", 3.375, 3 / 3.375, "R0");
+			model_delete(back);
+		}
+		kernel_done(&k2);
+		model_delete(two);
+		remove("test_model_cores.json");
+		remove("test_model_cores.json.measurements");
+	}
+
 	char *host = model_host_cpu();
 	free(m->cpu);
 	m->cpu = host;
@@ -348,5 +385,20 @@ int main(void)
 			  "\"unmapped\": [], \"measurements_file\": \"m\", \"measurement_count\": 0, "
 			  "\"strings\": [{\"form\": \"A\", \"start\": -3, \"iteration\": 1}]}",
 			  "strings entry 0");
+	expect_load_error(
+	    "{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+	    "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+	    "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": 1}}], "
+	    "\"unmapped\": [], \"measurements_file\": \"m\", \"measurement_count\": 0, "
+	    "\"cores\": [{\"resources\": [{\"name\": \"S0\"}], \"forms\": "
+	    "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": 1}}]}]}",
+	    "unknown resource R0 (cores entry 0)");
+	expect_load_error(
+	    "{\"format\": \"perpi-palmed-model\", \"version\": 2, \"cpu\": \"x\", "
+	    "\"benchmarks\": 1, \"resources\": [{\"name\": \"R0\"}], \"forms\": "
+	    "[{\"form\": \"A\", \"cycles\": 1, \"usage\": {\"R0\": 1}}], "
+	    "\"unmapped\": [], \"measurements_file\": \"m\", \"measurement_count\": 0, "
+	    "\"cores\": [3]}",
+	    "cores entry 0 is not an object");
 	return failures != 0;
 }
