@@ -75,7 +75,7 @@ static void build_usage(FILE *out)
 		"                 (default 1)\n"
 		"  --cores N      infer N cores (seeds --seed, --seed + 1...), map every form\n"
 		"                 onto each, and predict with the mean of their cycles\n"
-		"                 (default 1)\n"
+		"                 (default: 2 for the catalogue of this CPU, else 1)\n"
 		"  -o MODEL       where to write the model (default: "
 		"$XDG_DATA_HOME/perpi/model.json)\n"
 		"  -q             no progress\n");
@@ -296,6 +296,17 @@ static unsigned take_measurements(struct model *m, const struct model *core)
 	return added;
 }
 
+/* --cores, else 2 for this CPU's catalogue (the default build: two cores
+ * predict kernels perpi did not generate better than either alone,
+ * docs/MODEL.md, "Several cores"), 1 for chosen forms or a simulated
+ * machine. */
+static unsigned ncores(const struct build_args *a)
+{
+	if (a->cores > 0)
+		return (unsigned)a->cores;
+	return a->sim || a->forms_file || a->nfrom ? 1 : 2;
+}
+
 /* infer_model once for each of n cores, from seeds o->seed, o->seed + 1...:
  * the first is the model, the others its further cores (model.cores),
  * their measurements its own. */
@@ -373,7 +384,7 @@ static int build_native(const struct build_args *a, struct infer_options *o, con
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	o->stop = &build_stop;
-	int rc = infer_cores(&ms, p, o, a->cores > 0 ? (unsigned)a->cores : 1, m, stats);
+	int rc = infer_cores(&ms, p, o, ncores(a), m, stats);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc < 0 && build_stop) {
@@ -427,7 +438,7 @@ static int build_model(const struct build_args *a, struct model **m, struct infe
 	if (sim) {
 		struct measure ms;
 		sim_measure(sim, &ms);
-		rc = infer_cores(&ms, &p, &o, a->cores > 0 ? (unsigned)a->cores : 1, m, stats);
+		rc = infer_cores(&ms, &p, &o, ncores(a), m, stats);
 	} else {
 		rc = build_native(a, &o, &p, m, stats, cached);
 	}

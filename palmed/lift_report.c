@@ -134,7 +134,12 @@ static void uncovered_names(const struct lift_report *lr, enum lift_scope scope,
 
 void lift_report_header(FILE *out, const struct lift_report *lr)
 {
-	if (lr->model)
+	if (lr->model && lr->model->ncores)
+		fprintf(out,
+			"# Palmed model: %s (%zu cores; the first's %zu resources, %zu forms); "
+			"bound: the mean of the cores' resource bounds, bottleneck: the first's\n",
+			lr->model_path, lr->model->ncores + 1, lr->model->nres, lr->model->nforms);
+	else if (lr->model)
 		fprintf(out, "# Palmed model: %s (%zu resources, %zu forms); bound: its resource bound\n",
 			lr->model_path, lr->model->nres, lr->model->nforms);
 	if (lr->model && lr->lift) {
