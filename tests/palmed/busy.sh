@@ -72,14 +72,15 @@ fi
 # ALU probe runs at its own speed (harness_measure.c, rebase): with the
 # other guest of a shared VM on the core throughout a build it measures
 # against the fp probe's speed without replacing (a fresh-clone CI on the
-# Zen 3, 2026-11-29 23:13); such a spell does not last two builds.
+# Zen 3, 2026-11-29 23:13); such a spell has lasted two builds (the Zen
+# 5's busiest host, a fresh-clone CI on 2026-12-07 19:16): three are tried.
 glitched() {
 	awk -F'\t' '{ split($2, f, " "); line = $1 "\t"
 		for (i = 1; i <= 4; i++) { split(f[i], kv, "="); if (kv[1] == "fp") kv[2] *= 0.6
 			line = line (i > 1 ? " " : "") kv[1] "=" kv[2] }
 		print line }' "$tmp/real-reference" >"$ref"
 }
-for try in 1 2; do
+for try in 1 2 3; do
 	glitched
 	glitch=$(sed -n 's/.*fp=\([0-9.e-]*\).*/\1/p' "$ref")
 	$PERPI palmed build --forms "$tmp/forms" --training 0 --no-db -q --busy-wait 30 \
@@ -90,9 +91,9 @@ for try in 1 2; do
 		break
 	elif awk -v g="$glitch" -v n="$now" 'BEGIN { exit !(n > 1.5 * g) }'; then
 		break
-	elif [ $try = 2 ]; then
+	elif [ $try = 3 ]; then
 		echo "FAIL: the kept fp reference $now, out of reach at $glitch, was not replaced" \
-			"in two builds"
+			"in three builds"
 		fail=1
 	else
 		echo "  the kept fp reference $now, out of reach at $glitch, not replaced: again"
