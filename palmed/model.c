@@ -460,6 +460,10 @@ int model_predict_scaled(const struct model *m, const struct kernel *k, const do
 {
 	if (predict_core(m, k, scale, out) < 0)
 		return -1;
+	out->ncore_cycles = 1;
+	if (!m->ncores) /* one core: no list to allocate (a build predicts often) */
+		return 0;
+	out->ncore_cycles = 0;
 	out->core_cycles = xmalloc((m->ncores + 1) * sizeof(*out->core_cycles));
 	out->core_cycles[out->ncore_cycles++] = out->cycles;
 	double sum = out->cycles;

@@ -92,7 +92,8 @@ struct prediction {
 	char **uncovered; /* forms the model does not map, owned */
 	/* The cycles of each core whose mean is cycles (model.cores): this
 	 * model's first, then each further core that maps every covered form;
-	 * owned. ncore_cycles is 1 for a model of one core. */
+	 * owned. For a model of one core ncore_cycles is 1 and core_cycles
+	 * NULL. */
 	size_t ncore_cycles;
 	double *core_cycles;
 };
