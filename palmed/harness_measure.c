@@ -70,6 +70,10 @@
 /* A probe whose fast tenth is this slow while the ALU probe runs at its
  * best: a reference out of reach (see rebase). */
 #define UNREACHABLE 1.5
+/* A probe other than the ALU one whose every point of this many looks in a
+ * row is out of its clean band while the ALU probe runs at its best: a
+ * reference out of reach too, however near (see rebase). */
+#define MISSED_LOOKS 3
 
 struct harness_session {
 	const struct harness_config *cfg;
@@ -85,13 +89,14 @@ struct harness_session {
 	 * runs at when nothing shares it. */
 	double alu_kept;
 	unsigned replaced; /* bit k: probe k's reference was out of reach, replaced */
+	unsigned missed[PROBE_COUNT]; /* looks in a row with no point in its clean band */
 	double fp_ratio;   /* the FP chain's cycles per add (its latency); 0 unknown */
 };
 
 /* One probe point: a calibration, then each throughput probe. */
 struct probe_point {
 	uint64_t chain;
-	uint64_t fp_chain; /* the second calibration; 0: none */
+	uint64_t fp_chain; /* the second calibration, after the probes; 0: none */
 	uint64_t ticks[PROBE_COUNT];
 };
 
@@ -150,13 +155,23 @@ const struct harness_clock *harness_clock_real(void)
 
 /* ---- probes ---- */
 
+/* A point: the calibration chain, the probes, then the FP chain. The FP
+ * chain closes the point so that its check (fp_ratio near the FP adds'
+ * latency) also sees a clock that changed within the point: on an Intel
+ * Xeon (family 6 model 207) the clock stayed lower for a while after some
+ * kernels, the chain and the ALU probe ran at 0.92 ticks a cycle and the
+ * fp and front probes at 0.77; timed by the chain's clock, 0.418 cycles an
+ * addpd (two FP adders: 0.5) confirmed point after point, kept as the best,
+ * and every later repetition was disturbed: the build never ended. With
+ * the FP chain right after the chain, both ran at the lower clock and
+ * agreed. */
 static void probe(struct harness_session *s, struct probe_point *p)
 {
 	const struct harness_clock *c = s->clock;
 	p->chain = c->chain(c->ctx);
-	p->fp_chain = c->fp_chain ? c->fp_chain(c->ctx) : 0;
 	for (int k = 0; k < PROBE_COUNT; k++)
 		p->ticks[k] = c->probe(c->ctx, (enum timing_probe)k);
+	p->fp_chain = c->fp_chain ? c->fp_chain(c->ctx) : 0;
 }
 
 /* The second calibration's cycles per FP add by the first's clock (0: none). */
@@ -184,7 +199,8 @@ static int clocks_agree(const struct probe_point *a, const struct probe_point *b
 }
 
 /* The calibrations of two points agree: no clock change, no steal between,
- * and within each the chain of adds ran at one add a cycle. */
+ * and within each the chain of adds ran at one add a cycle and the clock
+ * held until its FP chain. */
 static int chains_agree(const struct harness_session *s, const struct probe_point *a,
 			const struct probe_point *b)
 {
@@ -443,7 +459,14 @@ static void learn_fp_ratio(struct harness_session *s)
  * VM the fp probe's kept best was 0.298 cycles an addpd, which two FP
  * adders cannot run: every kernel of a build was then disturbed, the build
  * never ended). The fast tenth's speed is its best from now on, and the
- * reference kept is replaced (harness_session_replaced). */
+ * reference kept is replaced (harness_session_replaced). So is one whose
+ * fastest point is out of its clean band in MISSED_LOOKS looks in a row
+ * with the ALU probe at its best, however near: a reference kept by a
+ * perpi that took it from points where the clock changed (fp 1.2 times
+ * its speed now, front 1.3 on an Intel Xeon, see probe) stays out of
+ * reach, between REBASE_MAX and UNREACHABLE, and every kernel was
+ * disturbed; a sibling's spells come and go within a look, their quiet
+ * moments reach the band and start the count again. */
 static void rebase(struct harness_session *s, double look)
 {
 	enum { MAX_POINTS = 512 };
@@ -475,6 +498,8 @@ static void rebase(struct harness_session *s, double look)
 	int alu_calm = isfinite(s->alu_kept) && median[PROBE_ALU] <= s->alu_kept * WIDE_SLACK &&
 		       median[PROBE_ALU] >= s->alu_kept * LOW_SLACK;
 	for (int k = 0; k < PROBE_COUNT; k++) {
+		int missed = k != PROBE_ALU && alu_calm && v[k][0] > s->best[k] * wide_slack(k);
+		s->missed[k] = missed ? s->missed[k] + 1 : 0;
 		if (!isfinite(s->best[k]) || (median[k] <= s->best[k] * wide_slack(k) &&
 					      median[k] >= s->best[k] * LOW_SLACK))
 			continue;
@@ -482,7 +507,8 @@ static void rebase(struct harness_session *s, double look)
 		double fast = v[k][n / 10];
 		if (median[k] > s->best[k] && fast <= s->best[k] * wide_slack(k))
 			continue; /* it still reaches its best: wait for that */
-		int unreachable = k != PROBE_ALU && alu_calm && fast > s->best[k] * UNREACHABLE;
+		int unreachable = k != PROBE_ALU && alu_calm &&
+				  (fast > s->best[k] * UNREACHABLE || s->missed[k] >= MISSED_LOOKS);
 		if (median[k] > s->best[k] * REBASE_MAX && !unreachable)
 			continue;
 		if (getenv("PERPI_BENCH_TIMES") && (unreachable || !s->warned++))
@@ -493,8 +519,10 @@ static void rebase(struct harness_session *s, double look)
 					      "of reach, replaced"
 					    : ": measuring against its speed now");
 		s->best[k] = unreachable ? fast : median[k];
-		if (unreachable)
+		if (unreachable) {
 			s->replaced |= 1u << k;
+			s->missed[k] = 0;
+		}
 	}
 }
 

@@ -1,8 +1,8 @@
 /* Timing one kernel in the worker (palmed/harness.h): repetitions, each
- * between two probe points (a calibration chain, then the throughput
- * probes), judged in core cycles against the calibrations taken around
- * that very repetition, so that a change of the core clock costs one
- * repetition, not the campaign (DESIGN.md, "Measuring a kernel").
+ * between two probe points (a calibration chain, the throughput probes,
+ * a second calibration on the FP adders), judged in core cycles against the calibrations taken
+ * around that very repetition, so that a change of the core clock costs one repetition, not the
+ * campaign (DESIGN.md, "Measuring a kernel").
  *
  * The clock is pluggable: the real one reads the TSC and runs the probes
  * of palmed/timing.h and the kernel itself; a test gives a fake one whose
