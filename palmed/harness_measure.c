@@ -460,13 +460,14 @@ static void learn_fp_ratio(struct harness_session *s)
  * adders cannot run: every kernel of a build was then disturbed, the build
  * never ended). The fast tenth's speed is its best from now on, and the
  * reference kept is replaced (harness_session_replaced). So is one whose
- * fastest point is out of its clean band in MISSED_LOOKS looks in a row
- * with the ALU probe at its best, however near: a reference kept by a
- * perpi that took it from points where the clock changed (fp 1.2 times
- * its speed now, front 1.3 on an Intel Xeon, see probe) stays out of
- * reach, between REBASE_MAX and UNREACHABLE, and every kernel was
- * disturbed; a sibling's spells come and go within a look, their quiet
- * moments reach the band and start the count again. */
+ * fast tenth is out of its clean band in MISSED_LOOKS looks in a row with
+ * the ALU probe at its best, however near: a reference kept by a perpi
+ * that took it from points where the clock changed (fp 1.2 times its speed
+ * now, front 1.3 on an Intel Xeon, see probe) stays out of reach, between
+ * REBASE_MAX and UNREACHABLE, and every kernel was disturbed (the front
+ * one's, 0.143 cycles an idiom, let 4% of repetitions through, those the
+ * probe ran fastest); a sibling's spells come and go within a look, their
+ * quiet moments reach the band and start the count again. */
 static void rebase(struct harness_session *s, double look)
 {
 	enum { MAX_POINTS = 512 };
@@ -498,13 +499,13 @@ static void rebase(struct harness_session *s, double look)
 	int alu_calm = isfinite(s->alu_kept) && median[PROBE_ALU] <= s->alu_kept * WIDE_SLACK &&
 		       median[PROBE_ALU] >= s->alu_kept * LOW_SLACK;
 	for (int k = 0; k < PROBE_COUNT; k++) {
-		int missed = k != PROBE_ALU && alu_calm && v[k][0] > s->best[k] * wide_slack(k);
+		/* the look's fast end: where a sibling's quiet moments show */
+		double fast = v[k][n / 10];
+		int missed = k != PROBE_ALU && alu_calm && fast > s->best[k] * wide_slack(k);
 		s->missed[k] = missed ? s->missed[k] + 1 : 0;
 		if (!isfinite(s->best[k]) || (median[k] <= s->best[k] * wide_slack(k) &&
 					      median[k] >= s->best[k] * LOW_SLACK))
 			continue;
-		/* the look's fast end: where a sibling's quiet moments show */
-		double fast = v[k][n / 10];
 		if (median[k] > s->best[k] && fast <= s->best[k] * wide_slack(k))
 			continue; /* it still reaches its best: wait for that */
 		int unreachable = k != PROBE_ALU && alu_calm &&

@@ -58,6 +58,7 @@ struct fake {
 	unsigned slow_at;	/* the first of two calibrations slowed 3 times */
 	double cycles;		/* the kernel being run: cycles per call */
 	double front_wobble;	/* the front-end probe this much slower, 5 calls in 10 */
+	double front_dip;	/* the front-end probe this much faster, 2 calls in 20 in a row */
 	unsigned front_calls;
 	double sibling;		/* a sibling slows the chain of adds and the ALU probe this
 				 * many times (0: none), not the FP chain nor the kernel */
@@ -103,6 +104,8 @@ static uint64_t fake_probe(void *ctx, enum timing_probe p)
 	double t = timing_probe_insns[p] * probe_cpi[p] * f->ticks_per_cycle;
 	if (p == PROBE_FRONT && (f->front_calls++ / 5) % 2)
 		t *= 1 + f->front_wobble;
+	if (p == PROBE_FRONT && (f->front_calls - 1) % 20 < 2)
+		t *= 1 - f->front_dip;
 	if (p == PROBE_ALU && f->sibling > 0)
 		t *= f->sibling;
 	t *= spell(f);
@@ -193,11 +196,13 @@ static void fake_clock_campaign(void)
  * session whose kept reference is the probes' speed times factor (the
  * time budget max_seconds); *alu_hint and *alu_best: the ALU probe's
  * reference before and after. */
-static void measure_hinted(const double factor[PROBE_COUNT], double wobble, double sibling,
-			   double comes_and_goes, double max_seconds, struct harness_samples *out,
-			   double best[PROBE_COUNT], unsigned *replaced)
+static void measure_hinted(const double factor[PROBE_COUNT], double wobble, double dip,
+			   double sibling, double comes_and_goes, double max_seconds,
+			   struct harness_samples *out, double best[PROBE_COUNT],
+			   unsigned *replaced)
 {
-	struct fake f = {.now = 1e9, .ticks_per_cycle = 1.0, .front_wobble = wobble};
+	struct fake f = {
+	    .now = 1e9, .ticks_per_cycle = 1.0, .front_wobble = wobble, .front_dip = dip};
 	struct harness_clock clock = {fake_tsc,	     fake_chain, fake_probe,
 				      fake_overhead, fake_run,	 &f,
 				      fake_fp_chain};
@@ -227,7 +232,7 @@ static void measure_wobbling(double factor, double wobble, double max_seconds,
 	unsigned replaced;
 	for (int k = 0; k < PROBE_COUNT; k++)
 		f[k] = factor;
-	measure_hinted(f, wobble, 0, 0, max_seconds, out, best, &replaced);
+	measure_hinted(f, wobble, 0, 0, 0, max_seconds, out, best, &replaced);
 	*alu_hint = probe_cpi[PROBE_ALU] * factor;
 	*alu_best = best[PROBE_ALU];
 }
@@ -325,7 +330,7 @@ static void unreachable_reference(void)
 	double f[PROBE_COUNT] = {1, 1, 0.6, 1}, best[PROBE_COUNT];
 	unsigned replaced;
 	struct harness_samples out;
-	measure_hinted(f, 0, 0, 0, 2, &out, best, &replaced);
+	measure_hinted(f, 0, 0, 0, 0, 2, &out, best, &replaced);
 	double c = 0;
 	for (unsigned i = 0; i < out.n; i++)
 		if (out.clean[i])
@@ -344,9 +349,12 @@ static void unreachable_reference(void)
 	/* nearer: the fp and front references an Intel Xeon kept (0.418
 	 * cycles an addpd, 0.5 its speed; 0.143 a zero idiom, 0.188), beyond
 	 * the rebase's reach, under UNREACHABLE: replaced after MISSED_LOOKS
-	 * looks (every kernel of a build was disturbed before, for ever) */
+	 * looks (every kernel of a build was disturbed before, for ever). The
+	 * front probe 12% faster at two points in twenty, within the front
+	 * reference's band: 5% of the repetitions were clean (4% on the
+	 * Xeon), its fast tenth out of reach. */
 	double near[PROBE_COUNT] = {1, 1, 0.836, 0.143 / 0.188};
-	measure_hinted(near, 0, 0, 0, 2, &out, best, &replaced);
+	measure_hinted(near, 0, 0.12, 0, 0, 2, &out, best, &replaced);
 	c = 0;
 	for (unsigned i = 0; i < out.n; i++)
 		if (out.clean[i])
@@ -363,7 +371,7 @@ static void unreachable_reference(void)
 	    out.n_clean, out.n, c, best[PROBE_FP], best[PROBE_FRONT]);
 	harness_samples_done(&out);
 	double busy[PROBE_COUNT] = {1 / 1.4, 1 / 1.4, 0.6 / 1.4, 1 / 1.4};
-	measure_hinted(busy, 0, 0, 0, 0.5, &out, best, &replaced);
+	measure_hinted(busy, 0, 0, 0, 0, 0.5, &out, best, &replaced);
 	CHECK(out.n_clean == 0 && replaced == 0,
 	      "the same on a busy host: %u clean of %u repetitions, replaced 0x%x", out.n_clean,
 	      out.n, replaced);
@@ -396,7 +404,7 @@ static void sibling_slows_chain(void)
 	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
 	unsigned replaced;
 	struct harness_samples out;
-	measure_hinted(f, 0, 1.08, 0, 0.5, &out, best, &replaced);
+	measure_hinted(f, 0, 0, 1.08, 0, 0.5, &out, best, &replaced);
 	unsigned wrong = wrong_clean(&out);
 	int bests_kept = 1;
 	for (int k = 0; k < PROBE_COUNT; k++)
@@ -423,7 +431,7 @@ static void comes_and_goes(void)
 	double f[PROBE_COUNT] = {1, 1, 1, 1}, best[PROBE_COUNT];
 	unsigned replaced;
 	struct harness_samples out;
-	measure_hinted(f, 0, 0, 1.3, 1, &out, best, &replaced);
+	measure_hinted(f, 0, 0, 0, 1.3, 1, &out, best, &replaced);
 	unsigned wrong = wrong_clean(&out);
 	CHECK(out.n_clean >= 15 && wrong == 0 && fabs(best[PROBE_ALU] / 0.25 - 1) < 1e-3,
 	      "a sibling that comes and goes: %u clean of %u repetitions, %u with wrong cycles, "
