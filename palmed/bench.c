@@ -62,6 +62,13 @@ void bench_result_done(struct bench_result *r)
 	bench_result_init(r);
 }
 
+/* Probe k's name in the database: "fp 2" (TIMING_REFERENCE_GENERATION). */
+static const char *probe_name(int k, char name[32])
+{
+	snprintf(name, 32, "%s %d", timing_probe_names[k], TIMING_REFERENCE_GENERATION);
+	return name;
+}
+
 struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 {
 	struct bench_ctx *b = xcalloc(1, sizeof(*b));
@@ -77,8 +84,9 @@ struct bench_ctx *bench_new(const struct bench_options *o, struct db *db)
 	timing_reference_load(b->machine, from_file);
 	for (int k = 0; k < PROBE_COUNT; k++) {
 		double from_db = 0;
+		char name[32];
 		if (db)
-			db_probe_get(db, timing_probe_names[k], &from_db);
+			db_probe_get(db, probe_name(k, name), &from_db);
 		b->best[k] = from_db > 0 && (from_file[k] <= 0 || from_db < from_file[k])
 				 ? from_db
 				 : from_file[k];
@@ -97,9 +105,10 @@ void bench_delete(struct bench_ctx *b)
 	if (!b)
 		return;
 	if (b->best_dirty) {
+		char name[32];
 		for (int k = 0; k < PROBE_COUNT && b->db; k++)
 			if (b->best[k] > 0)
-				db_probe_put(b->db, timing_probe_names[k], b->best[k],
+				db_probe_put(b->db, probe_name(k, name), b->best[k],
 					     b->best_replaced >> k & 1);
 		timing_reference_save(b->machine, b->best, b->best_replaced);
 	}

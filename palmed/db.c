@@ -12,6 +12,7 @@
 #include "common/util.h"
 
 #include "palmed/db_private.h"
+#include "palmed/timing.h"
 
 #define QUICK_CHECK_MAX_BYTES (16 << 20)
 /* How long a database busy with another perpi is waited for. */
@@ -250,7 +251,8 @@ void machine_reference_key(char *buf, size_t size)
 	struct machine_identity m;
 	machine_identity_current(&m);
 	machine_identity_describe(&m, buf, size);
-	snprintf(buf + strlen(buf), size - strlen(buf), " microcode %s", m.microcode);
+	snprintf(buf + strlen(buf), size - strlen(buf), " microcode %s probes %d", m.microcode,
+		 TIMING_REFERENCE_GENERATION);
 }
 
 int db_sql_error(struct db *db, const char *what)

@@ -32,7 +32,7 @@ void machine_identity_current(struct machine_identity *m);
 /* "AuthenticAMD family 25 model 17 stepping 1: AMD EPYC" */
 void machine_identity_describe(const struct machine_identity *m, char *buf, size_t size);
 /* This machine's key for the probe references (timing_reference_load):
- * its description and microcode. */
+ * its description, microcode and the references' generation. */
 void machine_reference_key(char *buf, size_t size);
 
 /* kind: "throughput" or "latency"; params: bench_options_key(). On this

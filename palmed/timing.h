@@ -70,6 +70,11 @@ double timing_calibrate(unsigned n);
  * for the probes of the mask `replace` (bit k: probe k's reference was out
  * of reach), whose value replaces the kept one. */
 int timing_reference_load(const char *machine, double out[PROBE_COUNT]);
+/* The references' generation, in the machine's key and the database's
+ * probe names: those kept before the FP chain closed each probe point
+ * (palmed/harness_measure.c, probe) may hold a clock change (an Intel Xeon
+ * kept 0.418 cycles an addpd, which it runs at 0.5) and are not read. */
+#define TIMING_REFERENCE_GENERATION 2
 int timing_reference_save(const char *machine, const double value[PROBE_COUNT],
 			  unsigned replace);
 
