@@ -70,8 +70,8 @@
 /* A probe whose fast tenth is this slow while the ALU probe runs at its
  * best: a reference out of reach (see rebase). */
 #define UNREACHABLE 1.5
-/* A probe other than the ALU one whose every point of this many looks in a
- * row is out of its clean band while the ALU probe runs at its best: a
+/* A probe other than the ALU one whose fast tenth is out of its clean band
+ * in this many looks in a row while the ALU probe runs at its best: a
  * reference out of reach too, however near (see rebase). */
 #define MISSED_LOOKS 3
 
@@ -89,11 +89,11 @@ struct harness_session {
 	 * runs at when nothing shares it. */
 	double alu_kept;
 	unsigned replaced; /* bit k: probe k's reference was out of reach, replaced */
-	unsigned missed[PROBE_COUNT]; /* looks in a row with no point in its clean band */
+	unsigned missed[PROBE_COUNT]; /* looks in a row whose fast tenth missed the band */
 	double fp_ratio;   /* the FP chain's cycles per add (its latency); 0 unknown */
 };
 
-/* One probe point: a calibration, then each throughput probe. */
+/* One probe point: a calibration, each throughput probe, the FP chain. */
 struct probe_point {
 	uint64_t chain;
 	uint64_t fp_chain; /* the second calibration, after the probes; 0: none */
