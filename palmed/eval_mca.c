@@ -12,6 +12,12 @@
 #include "palmed/eval.h"
 
 #define MCA "llvm-mca-19"
+/* Seconds llvm-mca may take for one kernel (or PERPI_CHILD_TIMEOUT where
+ * lower): a kernel takes it well under a second, but on an Intel Xeon
+ * (family 6 model 207) it ran into the helpers' 120 s on kernels of
+ * AVX-512 FP16 forms, one after another, and an evaluation of 300 kernels
+ * would have taken hours. Such a kernel is left out of llvm-mca's row. */
+#define MCA_TIMEOUT 10.0
 
 int eval_mca_available(void)
 {
@@ -46,7 +52,8 @@ static char *loop_body(const char *asm_text)
 static int run_mca(const char *src, const char *out)
 {
 	char *argv[] = {MCA, "-mcpu=native", "-iterations=100", (char *)src, NULL};
-	struct child_spec spec = {out, NULL, 0};
+	double limit = child_timeout();
+	struct child_spec spec = {out, NULL, limit < MCA_TIMEOUT ? limit : MCA_TIMEOUT};
 	return child_run(argv, &spec);
 }
 

@@ -84,6 +84,17 @@ static void check_callers(void)
 	check(rc < 0 && strstr(perpi_error(), "llvm-mca-19 did not finish in 0.5 s") &&
 		  perpi_now() - t0 < 2,
 	      "palmed eval: an llvm-mca that hangs is killed and named");
+	/* without PERPI_CHILD_TIMEOUT: llvm-mca's own 10 s, not the helpers'
+	 * 120 (an Intel Xeon's llvm-mca-19 took that on kernel after kernel) */
+	unsetenv("PERPI_CHILD_TIMEOUT");
+	t0 = perpi_now();
+	rc = eval_mca_ipc("k_loop:\n\tadd rax, rbx\n\tdec r15\n", &ipc);
+	double took = perpi_now() - t0;
+	check(
+	    rc < 0 && strstr(perpi_error(), "llvm-mca-19 did not finish in 10 s") && took >= 9 &&
+		took < 15,
+	    "palmed eval: an llvm-mca that hangs is killed at its own 10 s, not the helpers' 120");
+	setenv("PERPI_CHILD_TIMEOUT", "0.5", 1);
 	char *as = xasprintf("%s/as", dir), *mca = xasprintf("%s/llvm-mca-19", dir);
 	unlink(as);
 	unlink(mca);
