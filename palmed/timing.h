@@ -62,6 +62,12 @@ uint64_t timing_overhead(void);
 /* TSC ticks per core cycle, from the fastest of n calibration probes. */
 double timing_calibrate(unsigned n);
 
+/* The references' generation, in the machine's key and the database's
+ * probe names: those kept before the FP chain closed each probe point
+ * (palmed/harness_measure.c, probe) may hold a clock change (an Intel Xeon
+ * kept 0.418 cycles an addpd, which it runs at 0.5) and are not read. */
+#define TIMING_REFERENCE_GENERATION 2
+
 /* The throughput probes' best speed on this machine, in cycles per probe
  * instruction, kept in a small file ($XDG_CACHE_HOME/perpi/probe-reference,
  * else ~/.cache/perpi/...) under a key naming the machine, so that even a
@@ -70,11 +76,6 @@ double timing_calibrate(unsigned n);
  * for the probes of the mask `replace` (bit k: probe k's reference was out
  * of reach), whose value replaces the kept one. */
 int timing_reference_load(const char *machine, double out[PROBE_COUNT]);
-/* The references' generation, in the machine's key and the database's
- * probe names: those kept before the FP chain closed each probe point
- * (palmed/harness_measure.c, probe) may hold a clock change (an Intel Xeon
- * kept 0.418 cycles an addpd, which it runs at 0.5) and are not read. */
-#define TIMING_REFERENCE_GENERATION 2
 int timing_reference_save(const char *machine, const double value[PROBE_COUNT],
 			  unsigned replace);
 
