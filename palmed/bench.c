@@ -221,21 +221,16 @@ int bench_kernel_infos(struct bench_ctx *b, const struct kernel *k,
 	return 0;
 }
 
-/* The helpers of a kernel found in the database: generated again (the
+/* The helpers of a kernel found in the database: planned again (the
  * generator is deterministic, the forms' semantics are cached). */
 static void cached_helpers(struct bench_ctx *b, const struct kernel *k, int latency,
 			   struct bench_result *r)
 {
 	const struct gen_form_info **infos = xcalloc(k->n + 1, sizeof(*infos));
-	struct gen_params gp = b->gp;
 	struct gen_info gi;
-	struct strbuf s;
-	strbuf_init(&s);
-	gp.latency = latency;
 	if (bench_probe_kernels(b, k, 1) == 0 && bench_kernel_infos(b, k, infos) == 0 &&
-	    gen_kernel(k, infos, &gp, "perpi_kernel", &s, &gi) == 0)
+	    gen_kernel_helpers(k, infos, latency, &gi) == 0)
 		snprintf(r->helpers, sizeof(r->helpers), "%s", gi.helpers);
-	strbuf_done(&s);
 	free(infos);
 }
 

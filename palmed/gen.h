@@ -105,4 +105,12 @@ int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 	       const struct gen_params *p, const char *symbol, struct strbuf *out,
 	       struct gen_info *info);
 
+/* The helpers gen_kernel would add to kernel k (gi->helpers; of the
+ * flags, only the plan's), from the kernel's plan alone, without its text: what
+ * a kernel found in the measurement database needs (a build from a full
+ * database spent a tenth of its time writing kernels' text for this).
+ * Returns 0, or -1 with perpi_error() set. */
+int gen_kernel_helpers(const struct kernel *k, const struct gen_form_info *const *infos,
+		       int latency, struct gen_info *gi);
+
 #endif

@@ -459,6 +459,18 @@ static void balance_pools(const struct kernel *k, const struct gen_form_info *co
 	free(order);
 }
 
+int gen_kernel_helpers(const struct kernel *k, const struct gen_form_info *const *infos,
+		       int latency, struct gen_info *gi)
+{
+	struct plan plan;
+	memset(gi, 0, sizeof(*gi));
+	if (kernel_size(k) == 0)
+		return perpi_set_error("empty kernel: no instruction to generate");
+	int rc = gen_plan_make(k, infos, latency, &plan, gi);
+	gen_plan_done(&plan);
+	return rc;
+}
+
 int gen_kernel(const struct kernel *k, const struct gen_form_info *const *infos,
 	       const struct gen_params *p, const char *symbol, struct strbuf *out,
 	       struct gen_info *gi)

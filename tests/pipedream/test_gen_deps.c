@@ -22,6 +22,7 @@
 
 #include "common/util.h"
 #include "palmed/bench.h"
+#include "palmed/bench_private.h"
 #include "palmed/gen.h"
 #include "palmed/kernel.h"
 #include "tests/pipedream/body_util.h"
@@ -361,6 +362,37 @@ static void check_lines_apart(struct bench_ctx *b, const char *spec)
 	free(text);
 }
 
+/* The helpers a kernel found in the database gets (gen_kernel_helpers,
+ * from the kernel's plan alone) are those generating it adds (gen_kernel);
+ * want, by hand: a division's divisor set by a move and rdx zeroed, a
+ * carry reader's flags broken by a zero idiom, nothing for a plain add. */
+static void check_helpers(struct bench_ctx *b, const char *spec, const char *want)
+{
+	struct kernel k;
+	kernel_parse(spec, &k);
+	const struct gen_form_info **infos = xcalloc(k.n + 1, sizeof(*infos));
+	struct gen_params gp = {.unroll_size = 64,
+				.avx = __builtin_cpu_supports("avx"),
+				.avx512 = __builtin_cpu_supports("avx512f")};
+	struct gen_info full, plan;
+	struct strbuf s;
+	strbuf_init(&s);
+	int ok = bench_probe_kernels(b, &k, 1) == 0 && bench_kernel_infos(b, &k, infos) == 0 &&
+		 gen_kernel(&k, infos, &gp, "perpi_kernel", &s, &full) == 0 &&
+		 gen_kernel_helpers(&k, infos, 0, &plan) == 0;
+	if (!ok || strcmp(full.helpers, plan.helpers) || (want && strcmp(plan.helpers, want))) {
+		printf("FAIL: %s: helpers '%s' from the plan, '%s' generated, want '%s'%s%s\n",
+		       spec, ok ? plan.helpers : "", ok ? full.helpers : "",
+		       want ? want : "(as generated)", ok ? "" : ": ", ok ? "" : perpi_error());
+		failures++;
+	} else {
+		printf("ok: %s: helpers '%s'\n", spec, plan.helpers);
+	}
+	strbuf_done(&s);
+	free(infos);
+	kernel_done(&k);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir) || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
@@ -464,6 +496,12 @@ int main(void)
 	 * whose implicit registers leave fewer than 8 to rotate a chain over */
 	check(b, "SHA1MSG1_XMM_XMM VADDPD_YMM_YMM_YMM", 0, 2);
 	check(b, "ADD_GPR64_GPR64 DIV_GPR64 MOVSQ CMOVE_GPR64_GPR64 MUL_GPR32", 1, 1);
+	check_helpers(b, "ADD_GPR64_GPR64", "");
+	check_helpers(b, "ADC_GPR64_GPR64", "XOR_GPR32_SAME");
+	check_helpers(b, "DIV_GPR64", "MOV_GPR32_IMM32 XOR_GPR32_SAME");
+	check_helpers(b, "DIV_GPR64 IDIV_GPR32 ADC_GPR8_GPR8^2 MUL_GPR64 CDQE SETE_GPR8", NULL);
+	check_helpers(b, "PUSH_GPR64 POP_GPR64 CMPXCHG_M64_GPR64 SHL_GPR64_CL ADD_GPR64_IMM8",
+		      NULL);
 	bench_delete(b);
 	cs_close(&cs);
 	char cmd[300];
