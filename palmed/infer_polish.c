@@ -214,18 +214,26 @@ static double score(size_t R, const struct mix *xs, size_t n, const struct bound
 	return e;
 }
 
-/* Row "mix b's load on resource r stays under its cycles, less its
- * over-prediction": a (u0 + up - down) + fixed <= c (1 + over). */
-static void add_under_row(struct lp *lp, size_t R, const struct mix *xs, size_t b,
-			  const struct bounds *bd, size_t r, double *row, size_t cols)
+/* Mix b's row on resource r: a (u0 + up - down) + fixed, with the mix's
+ * over (under: 0) or under (1) slack times its cycles, between lo and
+ * hi less the fixed load; under 0 is the row "under its cycles, less its
+ * over-prediction": a (u0 + up - down) + fixed <= c (1 + over); under 1
+ * the bottleneck's "... >= c (1 - under)". */
+static void add_mix_row(struct lp *lp, size_t R, const struct mix *xs, size_t b,
+			const struct bounds *bd, size_t r, int under, double *row, size_t cols)
 {
 	const struct mix *mx = &xs[b];
+	double rest = mx->cycles - mix_load(mx, bd->u0, r);
 	memset(row, 0, cols * sizeof(double));
 	row[r] = mx->a;
 	row[R + r] = -mx->a;
-	row[2 * R + 2 * b] = -mx->cycles;
-	lp_add_row(lp, row, -INFINITY, mx->cycles - mix_load(mx, bd->u0, r));
+	row[2 * R + 2 * b + (size_t)under] = under ? mx->cycles : -mx->cycles;
+	lp_add_row(lp, row, under ? rest : -INFINITY, under ? INFINITY : rest);
 }
+
+/* A row "under its cycles" the program starts with: one the usages it
+ * starts from load to this share of the mix's cycles. */
+#define FIT_NEAR_TIGHT 0.9
 
 /* The usages closest to bd->u0 (at bd->anchor a unit) that explain the
  * mixes best, each mix's bottleneck the resource the usages u say it is:
@@ -267,15 +275,10 @@ static int fit_target(size_t R, const struct mix *xs, size_t n, const struct bou
 		size_t at = mx->at >= 0 ? (size_t)mx->at
 			    : later	? hold_of(R, mx, u)
 					: bottleneck(R, mx, u);
-		/* ... >= c (1 - under) on its bottleneck */
-		memset(row, 0, cols * sizeof(double));
-		row[at] = mx->a;
-		row[R + at] = -mx->a;
-		row[2 * R + 2 * b + 1] = mx->cycles;
-		lp_add_row(lp, row, mx->cycles - mix_load(mx, bd->u0, at), INFINITY);
+		add_mix_row(lp, R, xs, b, bd, at, 1, row, cols);
 		for (size_t r = 0; r < R; r++)
-			if (r == at || mix_load(mx, u, r) >= 0.9 * mx->cycles) {
-				add_under_row(lp, R, xs, b, bd, r, row, cols);
+			if (r == at || mix_load(mx, u, r) >= FIT_NEAR_TIGHT * mx->cycles) {
+				add_mix_row(lp, R, xs, b, bd, r, 0, row, cols);
 				added[b * R + r] = 1;
 			}
 	}
@@ -292,7 +295,7 @@ static int fit_target(size_t R, const struct mix *xs, size_t n, const struct bou
 				if (added[b * R + r] ||
 				    mix_load(&xs[b], now, r) <= c + 1e-9 * xs[b].cycles)
 					continue;
-				add_under_row(lp, R, xs, b, bd, r, row, cols);
+				add_mix_row(lp, R, xs, b, bd, r, 0, row, cols);
 				added[b * R + r] = 1;
 				more++;
 			}
